@@ -1,0 +1,171 @@
+"""Settings, read from environment variables.
+
+With nothing set, memoryadmin runs on its embedded default: SQLite (WAL, immediate
+transactions, a busy timeout), eager Celery tasks and a local embedding model.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def env(name: str, default: str | None = None) -> str | None:
+    return os.environ.get(f"MEMORYADMIN_{name}", default)
+
+
+def env_bool(name: str, default: bool) -> bool:
+    value = env(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def env_list(name: str, default: str = "") -> list[str]:
+    return [item.strip() for item in (env(name, default) or "").split(",") if item.strip()]
+
+
+PRODUCTION = env("ENV", "development") == "production"
+DEBUG = env_bool("DEBUG", not PRODUCTION)
+
+_secret = env("SECRET_KEY")
+if not _secret:
+    if PRODUCTION:
+        raise ImproperlyConfigured(
+            "MEMORYADMIN_SECRET_KEY must be set when MEMORYADMIN_ENV=production."
+        )
+    _secret = "django-insecure-development-only-key-do-not-use-in-production"
+SECRET_KEY = _secret
+
+ALLOWED_HOSTS = env_list(
+    "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver"
+)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "django_filters",
+    "django_htmx",
+    "template_partials",
+    "stores",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "memoryadmin.urls"
+WSGI_APPLICATION = "memoryadmin.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATA_DIR = Path(env("DATA_DIR", str(BASE_DIR / "var")) or "var")
+
+_database_url = env("DATABASE_URL")
+if _database_url:
+    DATABASES = {
+        "default": dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)
+    }
+else:
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": DATA_DIR / "memoryadmin.sqlite3",
+            # Several agents write at once: take the write lock at BEGIN and wait for it,
+            # instead of failing read-then-write transactions with "database is locked".
+            "OPTIONS": {
+                "transaction_mode": "IMMEDIATE",
+                "timeout": 20,
+                "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            },
+        }
+    }
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(env("STATIC_ROOT", str(BASE_DIR / "var" / "static")) or "var/static")
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "login"
+
+# Background work: with no broker, tasks run in-process (the embedded default).
+CELERY_BROKER_URL = env("BROKER_URL")
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_TASK_TIME_LIMIT = 300
+CELERY_TASK_SOFT_TIME_LIMIT = 240
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_RESULT_BACKEND = env("RESULT_BACKEND", CELERY_BROKER_URL)
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+MEMORYADMIN = {
+    "EMBEDDINGS": {
+        "BACKEND": env("EMBEDDING_BACKEND", "stores.embeddings.local.LocalE5Backend"),
+        "OPTIONS": {},
+    },
+    # Largest text a record may hold, per surface, in characters; larger writes are refused.
+    "MAX_TEXT_LENGTH": {
+        "memory": int(env("MAX_MEMORY_LENGTH", "100000") or 100000),
+        "working": int(env("MAX_WORKING_LENGTH", "100000") or 100000),
+        "skill": int(env("MAX_SKILL_LENGTH", "500000") or 500000),
+        "task": int(env("MAX_TASK_LENGTH", "50000") or 50000),
+        "rules": int(env("MAX_RULES_LENGTH", "500000") or 500000),
+    },
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
+}

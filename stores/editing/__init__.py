@@ -1,0 +1,43 @@
+"""The pure text engine: phrase edits, section and rule operations, diffs. No Django here."""
+
+from stores.editing.diff import DiffChunk, unified_diff, word_diff
+from stores.editing.errors import (
+    Ambiguous,
+    InvalidEdit,
+    NearMiss,
+    NoChange,
+    NoMatch,
+    TextEditError,
+)
+from stores.editing.rules import Rule, add_rule, parse_rules, remove_rule, replace_rule
+from stores.editing.sections import Section, append, delete_section, outline, replace_section
+from stores.editing.status import Status
+from stores.editing.text import EditApplied, PhraseEdit, apply_edit, apply_edits, looks_truncated
+
+__all__ = [
+    "Ambiguous",
+    "DiffChunk",
+    "EditApplied",
+    "InvalidEdit",
+    "NearMiss",
+    "NoChange",
+    "NoMatch",
+    "PhraseEdit",
+    "Rule",
+    "Section",
+    "Status",
+    "TextEditError",
+    "add_rule",
+    "append",
+    "apply_edit",
+    "apply_edits",
+    "delete_section",
+    "looks_truncated",
+    "outline",
+    "parse_rules",
+    "remove_rule",
+    "replace_rule",
+    "replace_section",
+    "unified_diff",
+    "word_diff",
+]

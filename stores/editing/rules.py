@@ -1,0 +1,158 @@
+"""The behavioural rules document: find, add, remove and rewrite one rule in place.
+
+The document is never re-rendered from a parse: every operation splices the one
+rule's lines, so headings, comments, blank lines and bullet styles survive byte for byte.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from difflib import get_close_matches
+
+from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
+from stores.editing.lines import LF, dominant_line_ending
+from stores.editing.markdown import Line, scan
+from stores.editing.sections import find_section
+
+_BULLET = re.compile(
+    r"^(?P<indent> {0,3})(?P<marker>[-*+]|\d{1,9}[.)])(?P<gap>[ \t]+)(?P<text>.*)$"
+)
+_THEMATIC_BREAK = re.compile(r"^ {0,3}([-*_=])(?:[ \t]*\1){2,}[ \t]*$")
+
+
+@dataclass(frozen=True)
+class Rule:
+    index: int  # 1-based position among the document's rules
+    line: int
+    start: int
+    end: int
+    marker: str  # "- ", "* ", "1. ", or "" for a plain line
+    text: str
+
+
+def parse_rules(text: str) -> list[Rule]:
+    rules: list[Rule] = []
+    current: list[Line] = []
+
+    def close() -> None:
+        if not current:
+            return
+        first = current[0]
+        bullet = _BULLET.match(first.content)
+        marker = f"{bullet['indent']}{bullet['marker']}{bullet['gap']}" if bullet else ""
+        head = bullet["text"] if bullet else first.content
+        body = [head.strip(), *(line.content.strip() for line in current[1:])]
+        rules.append(
+            Rule(
+                len(rules) + 1,
+                first.number,
+                first.start,
+                current[-1].end,
+                marker,
+                "\n".join(part for part in body if part),
+            )
+        )
+        current.clear()
+
+    for line in scan(text):
+        is_rule_line = line.kind == "text" and not _THEMATIC_BREAK.match(line.content)
+        if not is_rule_line:
+            close()
+            continue
+        continues = (
+            bool(current) and line.content[:1] in (" ", "\t") and not _BULLET.match(line.content)
+        )
+        if not continues:
+            close()
+        current.append(line)
+    close()
+    return rules
+
+
+def find_rule(text: str, rule: str) -> Rule:
+    wanted = _normalize(rule)
+    if not wanted:
+        raise InvalidEdit("rule is empty; quote the rule's text.")
+    rules = parse_rules(text)
+    found = [candidate for candidate in rules if _normalize(candidate.text) == wanted]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        lines = tuple(candidate.line for candidate in found)
+        raise Ambiguous(
+            f"{len(found)} rules read {rule!r} (lines {', '.join(map(str, lines))}).",
+            count=len(found),
+            lines=lines,
+        )
+    texts = [candidate.text for candidate in rules]
+    close = get_close_matches(wanted, [_normalize(t) for t in texts], n=1, cutoff=0.5)
+    near_miss = None
+    if close:
+        match = next(c for c in rules if _normalize(c.text) == close[0])
+        near_miss = NearMiss(match.line, match.text, 0.0)
+    raise NoMatch(f"No rule reads {rule!r}.", near_miss)
+
+
+def add_rule(text: str, rule: str, *, section: str | None = None) -> str:
+    """Add a rule after the last rule (of `section`, if named) in the document's bullet style."""
+    rule = rule.strip()
+    if not rule:
+        raise InvalidEdit("rule is empty.")
+    ending = dominant_line_ending(text) if text else LF
+    rules = parse_rules(text)
+    if section is not None:
+        found = find_section(text, section)
+        rules = [r for r in rules if found.body_start <= r.start < found.end]
+        fallback = found.body_start
+    else:
+        fallback = len(text)
+    if any(_normalize(r.text) == _normalize(rule) for r in rules):
+        raise NoChange(f"The rule {rule!r} is already there.")
+    marker = _next_marker(rules)
+    new_line = (
+        marker + rule.replace("\r\n", "\n").replace("\n", ending + " " * len(marker)) + ending
+    )
+    insert_at = rules[-1].end if rules else fallback
+    before = text[:insert_at]
+    if before and not before.endswith("\n"):
+        before += ending
+    if not rules and section is None and before.strip():
+        before += "" if before.endswith(ending * 2) else ending
+    return before + new_line + text[insert_at:]
+
+
+def remove_rule(text: str, rule: str) -> str:
+    found = find_rule(text, rule)
+    return text[: found.start] + text[found.end :]
+
+
+def replace_rule(text: str, rule: str, new_rule: str) -> str:
+    found = find_rule(text, rule)
+    new_rule = new_rule.strip()
+    if not new_rule:
+        raise InvalidEdit("new rule is empty; use remove_rule to delete a rule.")
+    if _normalize(new_rule) == _normalize(found.text):
+        raise NoChange("The rule already reads that way.")
+    span = text[found.start : found.end]
+    ending = "\r\n" if span.endswith("\r\n") else "\n" if span.endswith("\n") else ""
+    continuation = (ending or "\n") + " " * len(found.marker)
+    body = new_rule.replace("\r\n", "\n").replace("\n", continuation)
+    return text[: found.start] + found.marker + body + ending + text[found.end :]
+
+
+def _next_marker(rules: list[Rule]) -> str:
+    markers = [r.marker for r in rules]
+    if not markers:
+        return "- "
+    last = markers[-1]
+    numbered = re.match(r"^( *)(\d+)([.)])(\s+)$", last)
+    if numbered:
+        indent, number, close, gap = numbered.groups()
+        return f"{indent}{int(number) + 1}{close}{gap}"
+    return Counter(markers).most_common(1)[0][0]
+
+
+def _normalize(rule: str) -> str:
+    return " ".join(rule.split())

@@ -1,0 +1,135 @@
+"""Section operations on a markdown body: outline, append, replace_section, delete_section."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from difflib import get_close_matches
+
+from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
+from stores.editing.lines import LF, dominant_line_ending, with_line_ending
+from stores.editing.markdown import normalize_title, scan
+
+
+@dataclass(frozen=True)
+class Section:
+    title: str
+    level: int
+    line: int
+    start: int  # offset of the heading line
+    body_start: int  # offset after the heading line
+    end: int  # offset where the next heading of the same or a higher level starts
+
+
+def outline(text: str) -> list[Section]:
+    headings = [line for line in scan(text) if line.kind == "heading"]
+    sections: list[Section] = []
+    for index, heading in enumerate(headings):
+        end = len(text)
+        for later in headings[index + 1 :]:
+            if later.heading_level <= heading.heading_level:
+                end = later.start
+                break
+        sections.append(
+            Section(
+                heading.heading_title,
+                heading.heading_level,
+                heading.number,
+                heading.start,
+                heading.end,
+                end,
+            )
+        )
+    return sections
+
+
+def find_section(text: str, heading: str) -> Section:
+    wanted = normalize_title(heading)
+    if not wanted:
+        raise InvalidEdit("heading is empty; name the section by its heading text.")
+    sections = outline(text)
+    found = [section for section in sections if section.title == wanted]
+    if not found:
+        found = [section for section in sections if section.title.casefold() == wanted.casefold()]
+    if len(found) == 1:
+        return found[0]
+    if len(found) > 1:
+        lines = tuple(section.line for section in found)
+        raise Ambiguous(
+            f"{len(found)} sections are headed {wanted!r} (lines "
+            f"{', '.join(map(str, lines))}); rename one before editing it by heading.",
+            count=len(found),
+            lines=lines,
+        )
+    close = get_close_matches(wanted, [section.title for section in sections], n=1, cutoff=0.5)
+    near_miss = None
+    if close:
+        section = next(section for section in sections if section.title == close[0])
+        near_miss = NearMiss(section.line, section.title, 0.0)
+    known = ", ".join(repr(section.title) for section in sections) or "none"
+    raise NoMatch(f"No section is headed {wanted!r}. Headings: {known}.", near_miss)
+
+
+def replace_section(text: str, heading: str, body: str) -> str:
+    """Replace what stands under `heading` (its subsections too), keeping the heading line."""
+    section = find_section(text, heading)
+    old_body = text[section.body_start : section.end]
+    trailing = old_body[len(old_body.rstrip("\r\n")) :]
+    if not trailing and section.end < len(text):
+        trailing = dominant_line_ending(text)
+    new_body = with_line_ending(body, _ending(text)).rstrip("\r\n")
+    if new_body:
+        new_body += trailing or ""
+    else:
+        new_body = trailing
+    result = (
+        text[: section.body_start]
+        + _ensure_line_break(text, section)
+        + new_body
+        + text[section.end :]
+    )
+    return _changed(text, result)
+
+
+def delete_section(text: str, heading: str) -> str:
+    """Remove the heading and everything under it, subsections included."""
+    section = find_section(text, heading)
+    return _changed(text, text[: section.start] + text[section.end :])
+
+
+def append(text: str, content: str, heading: str | None = None) -> str:
+    """Add content at the end of the body, or at the end of the section under `heading`."""
+    if not content.strip():
+        raise InvalidEdit("content to append is empty.")
+    ending = _ending(text)
+    addition = with_line_ending(content, ending).rstrip("\r\n") + ending
+    if heading is None:
+        if text and not text.endswith(("\n", "\r")):
+            text += ending
+        return text + addition
+    section = find_section(text, heading)
+    body = text[section.body_start : section.end]
+    insert_at = section.body_start + len(body.rstrip("\r\n \t"))
+    if insert_at == section.body_start:
+        insert_at = section.body_start
+        prefix = _ensure_line_break(text, section)
+    else:
+        line_end = text.find("\n", insert_at)
+        insert_at = len(text) if line_end == -1 else line_end + 1
+        prefix = "" if text[:insert_at].endswith("\n") else ending
+    return text[:insert_at] + prefix + addition + text[insert_at:]
+
+
+def _ending(text: str) -> str:
+    return dominant_line_ending(text) if text else LF
+
+
+def _ensure_line_break(text: str, section: Section) -> str:
+    """A heading on the last line without a line ending needs one before a body follows."""
+    heading_line = text[section.start : section.body_start]
+    return "" if heading_line.endswith("\n") else _ending(text)
+
+
+def _changed(before: str, after: str) -> str:
+    if before == after:
+        raise NoChange("The section already reads that way; nothing to change.")
+    return after

@@ -1,0 +1,3 @@
+from stores.embeddings.base import EmbeddingBackend, get_backend
+
+__all__ = ["EmbeddingBackend", "get_backend"]

@@ -1,0 +1,33 @@
+from stores.models.agents import Agent, AgentAccess, AgentToken, Subject
+from stores.models.base import (
+    EMBEDDING_DIMENSIONS,
+    EmbeddedRecord,
+    VersionedRecord,
+    text_fingerprint,
+)
+from stores.models.memories import SHARED_BANK, Memory, bank_label
+from stores.models.revisions import Channel, Revision
+from stores.models.rules import RulesDocument
+from stores.models.skills import Skill
+from stores.models.tasks import ScheduledTask
+from stores.models.working import WorkingMemoryEntry
+
+__all__ = [
+    "EMBEDDING_DIMENSIONS",
+    "SHARED_BANK",
+    "Agent",
+    "AgentAccess",
+    "AgentToken",
+    "Channel",
+    "EmbeddedRecord",
+    "Memory",
+    "Revision",
+    "RulesDocument",
+    "ScheduledTask",
+    "Skill",
+    "Subject",
+    "VersionedRecord",
+    "WorkingMemoryEntry",
+    "bank_label",
+    "text_fingerprint",
+]

@@ -1,0 +1,85 @@
+"""Long-term memory: what the agent knows, in the shared bank or a subject's bank."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+
+from stores.models.agents import Agent, Subject
+from stores.models.base import EmbeddedRecord
+
+SHARED_BANK = "shared"
+
+
+class Memory(EmbeddedRecord):
+    """A long-term memory entry. Its `store` decides which edit ops it accepts."""
+
+    class Store(models.TextChoices):
+        WORKING = "working", "Working (editable)"
+        EPISODIC = "episodic", "Episodic (history: invalidate only)"
+        FACT = "fact", "Fact (read-only projection)"
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="memories")
+    subject = models.ForeignKey(
+        Subject,
+        null=True,
+        blank=True,
+        on_delete=models.CASCADE,
+        related_name="memories",
+        help_text="Empty for the agent-wide shared bank.",
+    )
+    store = models.CharField(max_length=10, choices=Store, default=Store.WORKING)
+    category = models.CharField(max_length=100, default="general")
+    tags = models.JSONField(default=list, blank=True)
+    content = models.TextField()
+    importance = models.FloatField(default=0.5)
+    importance_floor = models.FloatField(default=0.0)
+    pinned = models.BooleanField(default=False, help_text="Pinned memories do not decay.")
+    last_seen_at = models.DateTimeField(default=timezone.now)
+    reinforcement_count = models.PositiveIntegerField(default=1)
+    metadata = models.JSONField(default=dict, blank=True)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="supersedes"
+    )
+    invalidated_at = models.DateTimeField(null=True, blank=True)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    decayed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+        indexes = [
+            models.Index(fields=["agent", "subject"], name="memory_bank"),
+            models.Index(fields=["agent", "category"], name="memory_category"),
+            models.Index(fields=["agent", "store"], name="memory_store"),
+            models.Index(fields=["agent", "-updated_at"], name="memory_updated"),
+            models.Index(fields=["agent", "-importance"], name="memory_importance"),
+            models.Index(fields=["decayed_at"], name="memory_decayed"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "alias"],
+                condition=Q(alias__isnull=False),
+                name="memory_unique_alias",
+            ),
+            models.CheckConstraint(
+                condition=Q(importance__gte=0.0) & Q(importance__lte=1.0),
+                name="memory_importance_range",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"Memory {self.pk}"
+
+    @property
+    def bank(self) -> str:
+        return bank_label(self.subject)
+
+    def embedding_text(self) -> str:
+        return "\n".join(
+            part for part in (self.content, " ".join(self.tags), self.category) if part
+        )
+
+
+def bank_label(subject: Subject | None) -> str:
+    return SHARED_BANK if subject is None else f"subject:{subject.external_id}"

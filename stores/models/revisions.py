@@ -1,0 +1,70 @@
+"""Revisions: one append-only row per write of any surface record."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Channel(models.TextChoices):
+    UI = "ui", "Web UI"
+    API = "api", "API"
+    SHELL = "shell", "Shell"
+    TASK = "task", "Background task"
+
+
+class Revision(models.Model):
+    """What one write changed: versions, op, actor, channel, full text before and after.
+
+    Diffs are computed when shown. Revisions outlive their record, so a forgotten
+    memory's last text stays in history.
+    """
+
+    class Review(models.TextChoices):
+        NOT_NEEDED = "", "Not needed"
+        PENDING = "pending", "Awaiting review"
+        APPROVED = "approved", "Approved"
+        REVERTED = "reverted", "Reverted"
+
+    agent = models.ForeignKey("stores.Agent", on_delete=models.CASCADE, related_name="revisions")
+    surface = models.CharField(max_length=20)
+    record_id = models.BigIntegerField()
+    version_before = models.PositiveIntegerField()
+    version_after = models.PositiveIntegerField()
+    op = models.CharField(max_length=40)
+    field = models.CharField(max_length=40, blank=True)
+    actor = models.CharField(max_length=255)
+    actor_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor_token = models.ForeignKey(
+        "stores.AgentToken", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    channel = models.CharField(max_length=10, choices=Channel)
+    before_text = models.TextField(blank=True)
+    after_text = models.TextField(blank=True)
+    before_state = models.JSONField(default=dict, blank=True)
+    after_state = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    review = models.CharField(max_length=10, choices=Review, default=Review.NOT_NEEDED, blank=True)
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["agent", "-created_at"], name="revision_recent"),
+            models.Index(fields=["agent", "review"], name="revision_review"),
+        ]
+        constraints = [
+            # A gap-free chain: two writes can never both claim the same version.
+            models.UniqueConstraint(
+                fields=["surface", "record_id", "version_after"], name="revision_unique_version"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        versions = f"v{self.version_before}→v{self.version_after}"
+        return f"{self.surface} {self.record_id} {versions} {self.op}"

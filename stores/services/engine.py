@@ -1,0 +1,403 @@
+"""The one write path: resolve, check, compare-and-swap, record a revision, then embed.
+
+Every public service function returns a WriteResult. Expected refusals are raised
+inside as ApplicationError or TextEditError, which roll the transaction back, and
+come out as results carrying their status word.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ParamSpec
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import F, Q
+from django.utils import timezone
+
+from stores.editing import Status, TextEditError, unified_diff
+from stores.models import (
+    Agent,
+    EmbeddedRecord,
+    Memory,
+    Revision,
+    VersionedRecord,
+    WorkingMemoryEntry,
+    text_fingerprint,
+)
+from stores.services import policy
+from stores.services.actors import Actor
+from stores.services.errors import ApplicationError, Conflict, Invalid, NotFound
+from stores.services.results import WriteResult
+from stores.services.surfaces import SurfaceSpec
+
+logger = logging.getLogger("memoryadmin.writes")
+
+P = ParamSpec("P")
+RecordRef = int | str
+
+
+@dataclass
+class Change:
+    """What one op wants to write: new field values, and which text field it touched."""
+
+    op: str
+    values: dict[str, Any]
+    text_field: str | None = None
+    status: Status = Status.UPDATED
+    details: dict[str, Any] = field(default_factory=dict)
+    touch_updated_at: bool = True
+
+
+def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResult]:
+    """Turn expected refusals into results; everything else is a real error."""
+
+    @functools.wraps(function)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> WriteResult:
+        try:
+            result = function(*args, **kwargs)
+        except ApplicationError as error:
+            result = WriteResult(
+                status=error.status, message=error.message, details=dict(error.details)
+            )
+        except TextEditError as error:
+            result = WriteResult(
+                status=error.status, message=error.message, details=_edit_details(error)
+            )
+        _log(function.__name__, kwargs, result)
+        return result
+
+    return wrapper
+
+
+def _edit_details(error: TextEditError) -> dict[str, Any]:
+    details: dict[str, Any] = {}
+    near_miss = getattr(error, "near_miss", None)
+    if near_miss is not None:
+        details["near_miss"] = {
+            "line": near_miss.line,
+            "text": near_miss.text,
+            "similarity": near_miss.similarity,
+            "explanation": near_miss.explanation,
+        }
+    if hasattr(error, "count"):
+        details["count"] = error.count
+        details["lines"] = list(error.lines)
+    return details
+
+
+def _log(operation: str, kwargs: dict[str, Any], result: WriteResult) -> None:
+    actor = kwargs.get("actor")
+    agent = kwargs.get("agent")
+    logger.info(
+        "write %s",
+        operation,
+        extra={
+            "op": operation,
+            "status": str(result.status),
+            "agent": getattr(agent, "name", None),
+            "record_id": result.id if result.id is not None else kwargs.get("ref"),
+            "surface": result.surface,
+            "actor": getattr(actor, "label", None),
+            "channel": getattr(actor, "channel", None),
+        },
+    )
+
+
+# --- resolving -------------------------------------------------------------------------
+
+
+def lookup_filter(ref: RecordRef) -> Q:
+    """A record is found by its id or by the alias it had in the store it came from."""
+    text = str(ref).strip()
+    if text.isdigit() and int(text) > 0:
+        return Q(pk=int(text)) | Q(alias=text)
+    return Q(alias=text)
+
+
+def find_record(
+    spec: SurfaceSpec, *, agent: Agent, ref: RecordRef, actor: Actor, lock: bool = False
+) -> VersionedRecord:
+    """The record `ref` of `agent` as `actor` may see it, or NotFound (which reveals nothing)."""
+    if not actor.can_see(agent):
+        raise NotFound(_not_found_message(spec, ref))
+    records = spec.model.objects.filter(lookup_filter(ref), agent=agent)
+    if spec.select_related:
+        records = records.select_related(*spec.select_related)
+    if lock:
+        records = records.select_for_update(of=("self",))
+    candidates = list(records[:2])
+    if not candidates:
+        raise NotFound(_not_found_message(spec, ref))
+    # An id beats an alias that happens to read like another record's id.
+    record = next((c for c in candidates if str(c.pk) == str(ref).strip()), candidates[0])
+    if isinstance(record, WorkingMemoryEntry) and record.is_expired():
+        raise NotFound(f"Working-memory entry {ref} has expired.")
+    return record
+
+
+def _not_found_message(spec: SurfaceSpec, ref: RecordRef) -> str:
+    return f"No {spec.key} record {ref} in this agent's banks."
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def check_expected_version(record: VersionedRecord, expected_version: int | None) -> None:
+    if expected_version is not None and int(expected_version) != record.version:
+        raise Conflict(
+            f"The record changed since version {expected_version}; it is now at version "
+            f"{record.version}. Re-read it and apply your change to the current text.",
+            current_version=record.version,
+            expected_version=int(expected_version),
+        )
+
+
+def text_limit(spec: SurfaceSpec) -> int:
+    return settings.MEMORYADMIN["MAX_TEXT_LENGTH"][spec.key]
+
+
+def check_text_size(spec: SurfaceSpec, text: str) -> None:
+    limit = text_limit(spec)
+    if len(text) > limit:
+        raise Invalid(
+            f"The text is {len(text)} characters; a {spec.key} record holds at most {limit}. "
+            "Nothing was written.",
+            limit=limit,
+            length=len(text),
+        )
+
+
+def commit(
+    spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor, change: Change
+) -> WriteResult:
+    """Write `change` with compare-and-swap on `version` and record its revision.
+
+    The only place that bumps `version`. Runs inside the caller's transaction.
+    """
+    text_field = change.text_field or spec.primary_text_field
+    before_text = getattr(record, text_field)
+    before_state = spec.snapshot(record)
+    values = dict(change.values)
+    if change.touch_updated_at:
+        values["updated_at"] = timezone.now()
+    for name in spec.text_fields:
+        if name in values:
+            check_text_size(spec, values[name])
+
+    old_hash = getattr(record, "text_hash", None)
+    for name, value in values.items():
+        setattr(record, name, value)
+    if isinstance(record, EmbeddedRecord):
+        values["text_hash"] = text_fingerprint(record.embedding_text())
+        record.text_hash = values["text_hash"]
+
+    version_before = record.version
+    written = spec.model.objects.filter(pk=record.pk, version=version_before).update(
+        version=F("version") + 1, **values
+    )
+    if written != 1:
+        current = spec.model.objects.filter(pk=record.pk).values_list("version", flat=True).first()
+        raise Conflict(
+            "Another write changed the record at the same moment; re-read it and try again.",
+            current_version=current,
+        )
+    record.version = version_before + 1
+    after_text = getattr(record, text_field)
+    revision = record_revision(
+        spec,
+        record,
+        actor=actor,
+        op=change.op,
+        text_field=text_field,
+        version_before=version_before,
+        before_text=before_text,
+        after_text=after_text,
+        before_state=before_state,
+    )
+    if isinstance(record, EmbeddedRecord) and record.text_hash != old_hash:
+        schedule_reembed(spec.key, record.pk)
+    return success(
+        spec,
+        record,
+        revision,
+        status=change.status,
+        details=change.details,
+        diff=_diff(spec, record, before_text, after_text),
+    )
+
+
+def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, Any]) -> WriteResult:
+    """Insert a new record at version 1 with its first revision."""
+    now = timezone.now()
+    record = spec.model(agent=agent, version=1, **values)
+    record.created_at = record.created_at or now
+    record.updated_at = now
+    for name in spec.text_fields:
+        check_text_size(spec, getattr(record, name) or "")
+    validate_fields(record)
+    if isinstance(record, EmbeddedRecord):
+        record.text_hash = text_fingerprint(record.embedding_text())
+    try:
+        with transaction.atomic():
+            record.save(force_insert=True)
+    except IntegrityError as error:
+        raise Invalid(_integrity_message(spec, error)) from error
+    text_field = spec.primary_text_field
+    revision = record_revision(
+        spec,
+        record,
+        actor=actor,
+        op="create",
+        text_field=text_field,
+        version_before=0,
+        before_text="",
+        after_text=getattr(record, text_field),
+        before_state={},
+    )
+    if isinstance(record, EmbeddedRecord):
+        schedule_reembed(spec.key, record.pk)
+    return success(
+        spec,
+        record,
+        revision,
+        status=Status.CREATED,
+        diff=_diff(spec, record, "", getattr(record, text_field)),
+    )
+
+
+def validate_fields(record: VersionedRecord) -> None:
+    try:
+        record.clean_fields(exclude=["agent", "embedding", "superseded_by", "subject"])
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items()
+        )
+        raise Invalid(f"Invalid fields: {problems}", fields=error.message_dict) from error
+
+
+def _integrity_message(spec: SurfaceSpec, error: IntegrityError) -> str:
+    text = str(error).lower()
+    if "alias" in text:
+        return f"Another {spec.key} record of this agent already has that alias."
+    if "unique" in text or "duplicate" in text:
+        return f"Another {spec.key} record of this agent already has that name or key."
+    return f"The {spec.key} record breaks a database rule: {error}"
+
+
+def delete(spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor) -> WriteResult:
+    """Hard-delete a record; its revision keeps the last text and state."""
+    text_field = spec.primary_text_field
+    before_text = getattr(record, text_field)
+    before_state = spec.snapshot(record)
+    deleted = spec.model.objects.filter(pk=record.pk, version=record.version).delete()[0]
+    if not deleted:
+        raise Conflict("Another write changed the record at the same moment; re-read it.")
+    version_before = record.version
+    record.version = version_before + 1
+    revision = record_revision(
+        spec,
+        record,
+        actor=actor,
+        op="forget",
+        text_field=text_field,
+        version_before=version_before,
+        before_text=before_text,
+        after_text="",
+        before_state=before_state,
+        after_state={},
+    )
+    return success(
+        spec, record, revision, status=Status.DELETED, diff=_diff(spec, record, before_text, "")
+    )
+
+
+def record_revision(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    *,
+    actor: Actor,
+    op: str,
+    text_field: str,
+    version_before: int,
+    before_text: str,
+    after_text: str,
+    before_state: dict[str, Any],
+    after_state: dict[str, Any] | None = None,
+) -> Revision:
+    agent: Agent = record.agent
+    needs_review = actor.is_agent and agent.review_mode == Agent.ReviewMode.ALL
+    return Revision.objects.create(
+        agent_id=record.agent_id,
+        surface=spec.key,
+        record_id=record.pk,
+        version_before=version_before,
+        version_after=record.version,
+        op=op,
+        field=text_field,
+        actor=actor.label,
+        actor_user=actor.user if actor.kind == "user" else None,
+        actor_token=actor.token,
+        channel=actor.channel,
+        before_text=before_text,
+        after_text=after_text,
+        before_state=before_state,
+        after_state=spec.snapshot(record) if after_state is None else after_state,
+        review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,
+    )
+
+
+def success(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    revision: Revision,
+    *,
+    status: Status,
+    diff: str | None,
+    details: dict[str, Any] | None = None,
+) -> WriteResult:
+    return WriteResult(
+        status=status,
+        surface=spec.key,
+        id=record.pk,
+        version=record.version,
+        revision=revision.pk,
+        diff=diff,
+        store=record.store if isinstance(record, Memory) else None,
+        bank=record.bank if isinstance(record, Memory) else None,
+        details=details or {},
+        record=record,
+    )
+
+
+def _diff(spec: SurfaceSpec, record: VersionedRecord, before: str, after: str) -> str:
+    return unified_diff(before, after, label=f"{spec.key}/{record.pk}")
+
+
+def schedule_reembed(surface: str, record_id: int) -> None:
+    """After commit, ask the background worker to re-embed the record's text."""
+    from stores import tasks
+
+    transaction.on_commit(lambda: tasks.enqueue_reembed(surface, record_id), robust=True)
+
+
+def write(
+    spec: SurfaceSpec,
+    *,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    op: str,
+    expected_version: int | None,
+    build: Callable[[VersionedRecord], Change],
+) -> WriteResult:
+    """Lock the record, check who may do `op`, check the version, then commit `build`'s change."""
+    with transaction.atomic():
+        record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=True)
+        policy.check(record, actor=actor, op=op)
+        check_expected_version(record, expected_version)
+        return commit(spec, record, actor=actor, change=build(record))

@@ -1,0 +1,56 @@
+"""Refusals of the edit service: one exception family, each carrying its status word."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stores.editing import Status
+
+
+class ApplicationError(Exception):
+    status: Status = Status.INVALID
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.details = details
+
+
+class NotFound(ApplicationError):
+    status = Status.NOT_FOUND
+
+
+class NotEditable(ApplicationError):
+    status = Status.NOT_EDITABLE
+
+
+class Conflict(ApplicationError):
+    status = Status.CONFLICT
+
+
+class PreconditionRequired(ApplicationError):
+    status = Status.PRECONDITION_REQUIRED
+
+
+class SuspectedTruncation(ApplicationError):
+    status = Status.SUSPECTED_TRUNCATION
+
+
+class PrivacyRestricted(ApplicationError):
+    status = Status.PRIVACY_RESTRICTED
+
+
+class Disabled(ApplicationError):
+    status = Status.DISABLED
+
+
+class Forbidden(ApplicationError):
+    status = Status.FORBIDDEN
+
+
+class Invalid(ApplicationError):
+    status = Status.INVALID
+
+
+class NoChangeError(ApplicationError):
+    status = Status.NO_CHANGE

@@ -1,0 +1,464 @@
+"""Ops every surface shares: create, phrase edit, full replace, field update, forget, revert."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from stores.editing import NoChange, PhraseEdit, Status, apply_edits, looks_truncated
+from stores.models import (
+    Agent,
+    EmbeddedRecord,
+    Memory,
+    Revision,
+    Subject,
+    VersionedRecord,
+    text_fingerprint,
+)
+from stores.services import policy, validation
+from stores.services.actors import Actor
+from stores.services.engine import (
+    Change,
+    RecordRef,
+    check_expected_version,
+    commit,
+    create,
+    delete,
+    find_record,
+    record_revision,
+    returns_result,
+    schedule_reembed,
+    success,
+    write,
+)
+from stores.services.errors import (
+    Invalid,
+    NoChangeError,
+    NotFound,
+    PreconditionRequired,
+    SuspectedTruncation,
+)
+from stores.services.results import WriteResult
+from stores.services.surfaces import SurfaceSpec, surface
+
+CREATE_FIELDS: dict[str, tuple[str, ...]] = {
+    "memory": (
+        "content",
+        "store",
+        "category",
+        "tags",
+        "importance",
+        "importance_floor",
+        "pinned",
+        "metadata",
+        "subject",
+        "alias",
+    ),
+    "working": ("namespace", "key", "value", "expires_at", "ttl", "category", "tags", "alias"),
+    "skill": ("name", "summary", "content", "alias"),
+    "task": ("name", "schedule", "directive", "enabled", "alias"),
+    "rules": ("content", "alias"),
+}
+
+
+def clean_values(
+    spec: SurfaceSpec, values: dict[str, Any], allowed: Sequence[str]
+) -> dict[str, Any]:
+    """Validate and coerce field values for `spec`; unknown fields are refused, not ignored."""
+    unknown = sorted(set(values) - set(allowed))
+    if unknown:
+        raise Invalid(
+            f"{', '.join(unknown)} cannot be set on a {spec.key} record here; settable: "
+            f"{', '.join(allowed)}."
+        )
+    cleaned: dict[str, Any] = {}
+    for name, value in values.items():
+        if name in spec.text_fields:
+            cleaned[name] = validation.text(value, name)
+        elif name == "importance" or name == "importance_floor":
+            cleaned[name] = validation.clamp_importance(value)[0]
+        elif name == "tags":
+            cleaned[name] = validation.tags(value)
+        elif name == "metadata":
+            cleaned[name] = validation.metadata(value)
+        elif name == "schedule":
+            cleaned[name] = validation.cron(value)
+        elif name in ("enabled", "pinned"):
+            cleaned[name] = validation.flag(value, name)
+        elif name == "expires_at":
+            cleaned[name] = validation.moment(value, name)
+        elif name == "ttl":
+            if value is not None:
+                seconds = validation.ttl_seconds(value)
+                cleaned["expires_at"] = timezone.now() + dt.timedelta(seconds=seconds)
+        elif name == "alias":
+            cleaned[name] = None if value in (None, "") else str(value)
+        elif name == "subject":
+            if value is not None and not isinstance(value, Subject):
+                raise Invalid("subject must be a known subject of this agent.")
+            cleaned[name] = value
+        else:
+            cleaned[name] = validation.text(value, name) if isinstance(value, str) else value
+    return cleaned
+
+
+@returns_result
+def record_create(
+    *, surface_key: str, agent: Agent, actor: Actor, values: dict[str, Any]
+) -> WriteResult:
+    """Create a record of any surface at version 1."""
+    spec = surface(surface_key)
+    if not actor.can_see(agent):
+        raise NotFound(f"No agent {agent.name!r}.")
+    cleaned = clean_values(spec, values, CREATE_FIELDS[spec.key])
+    clamped = False
+    if "importance" in values:
+        clamped = validation.clamp_importance(values["importance"])[1]
+    if spec.key == "memory":
+        subject = cleaned.get("subject")
+        if subject is not None and subject.agent_id != agent.pk:
+            raise Invalid("subject belongs to another agent.")
+        store = cleaned.setdefault("store", Memory.Store.WORKING)
+        policy.check_agent(agent, actor=actor, op="create", store=store, subject=subject)
+    else:
+        policy.check_agent(agent, actor=actor, op="create")
+    with transaction.atomic():
+        result = create(spec, agent=agent, actor=actor, values=cleaned)
+    if clamped:
+        result.details["clamped"] = True
+    return result
+
+
+@returns_result
+def record_edit(
+    *,
+    surface_key: str,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    old_string: str | None = None,
+    new_string: str | None = None,
+    replace_all: bool = False,
+    edits: Sequence[PhraseEdit] | None = None,
+    field: str | None = None,
+    expected_version: int | None = None,
+) -> WriteResult:
+    """Replace exact phrases in a text field; several edits apply all or nothing.
+
+    Without `expected_version` the exact match is the precondition: it is checked
+    against the current text under a row lock.
+    """
+    spec = surface(surface_key)
+    text_field = _text_field(spec, field)
+    if edits is None:
+        if old_string is None or new_string is None:
+            raise Invalid("A phrase edit needs old_string and new_string.")
+        edits = [PhraseEdit(old_string, new_string, replace_all)]
+    edits = [
+        PhraseEdit(
+            validation.text(e.old_string, "old_string"),
+            validation.text(e.new_string, "new_string"),
+            bool(e.replace_all),
+        )
+        for e in edits
+    ]
+
+    def build(record: VersionedRecord) -> Change:
+        applied = apply_edits(getattr(record, text_field), list(edits))
+        return Change(
+            op="edit",
+            values={text_field: applied.text},
+            text_field=text_field,
+            details={"replacements": applied.replacements, "lines": list(applied.lines)},
+        )
+
+    return write(
+        spec,
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op="edit",
+        expected_version=expected_version,
+        build=build,
+    )
+
+
+@returns_result
+def record_replace(
+    *,
+    surface_key: str,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    text: str,
+    expected_version: int | None,
+    field: str | None = None,
+) -> WriteResult:
+    """Replace a whole text field. Needs a version precondition; refuses truncated previews."""
+    spec = surface(surface_key)
+    text_field = _text_field(spec, field)
+    new_text = validation.text(text, text_field)
+    if expected_version is None:
+        raise PreconditionRequired(
+            "A full replacement needs the version you read (expected_version or If-Match). "
+            "Read the full record first, or make a phrase edit instead."
+        )
+
+    def build(record: VersionedRecord) -> Change:
+        current = getattr(record, text_field)
+        _check_replacement(current, new_text, text_field)
+        return Change(op="replace", values={text_field: new_text}, text_field=text_field)
+
+    return write(
+        spec,
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op="replace",
+        expected_version=expected_version,
+        build=build,
+    )
+
+
+def _check_replacement(current: str, new_text: str, text_field: str) -> None:
+    if new_text == current:
+        raise NoChange(f"The {text_field} already reads exactly that; nothing to change.")
+    if not new_text.strip() and text_field in ("content", "value", "directive"):
+        raise Invalid(f"An empty {text_field} would erase the record; forget it instead.")
+    if looks_truncated(current, new_text):
+        raise SuspectedTruncation(
+            f"The new {text_field} looks like a truncated preview of the current one (it is "
+            f"{len(new_text)} of {len(current)} characters and matches its beginning). Read the "
+            "full record, merge your change, and replace with the full text; or remove the tail "
+            "with a phrase edit if that is what you mean.",
+            current_length=len(current),
+            new_length=len(new_text),
+        )
+
+
+@returns_result
+def record_update(
+    *,
+    surface_key: str,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    changes: dict[str, Any],
+    expected_version: int | None = None,
+) -> WriteResult:
+    """Set fields (PATCH). A text field in `changes` is a full replacement with its rules."""
+    spec = surface(surface_key)
+    if not changes:
+        raise Invalid("No fields to change.")
+    cleaned = clean_values(spec, changes, (*spec.text_fields, *spec.updatable_fields))
+    text_changes = [name for name in cleaned if name in spec.text_fields]
+    if text_changes and expected_version is None:
+        raise PreconditionRequired(
+            f"Replacing {', '.join(text_changes)} needs the version you read (expected_version "
+            "or If-Match)."
+        )
+    clamped = "importance" in changes and validation.clamp_importance(changes["importance"])[1]
+
+    def build(record: VersionedRecord) -> Change:
+        for name in text_changes:
+            _check_replacement(getattr(record, name), cleaned[name], name)
+        changed = {name: value for name, value in cleaned.items() if getattr(record, name) != value}
+        if not changed:
+            raise NoChangeError("Every field already has that value; nothing to change.")
+        op = "replace" if text_changes else "update"
+        if set(changed) == {"importance"}:
+            op = "set_importance"
+        details = {"fields": sorted(changed)}
+        if clamped:
+            details["clamped"] = True
+        return Change(
+            op=op,
+            values=changed,
+            text_field=text_changes[0] if text_changes else None,
+            details=details,
+        )
+
+    op = (
+        "replace"
+        if text_changes
+        else ("set_importance" if set(cleaned) == {"importance"} else "update")
+    )
+    return write(
+        spec,
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op=op,
+        expected_version=expected_version,
+        build=build,
+    )
+
+
+@returns_result
+def record_forget(
+    *,
+    surface_key: str,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    expected_version: int | None = None,
+) -> WriteResult:
+    """Hard-delete a record. Its last text stays in history and can be restored by a revert."""
+    spec = surface(surface_key)
+    with transaction.atomic():
+        record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=True)
+        policy.check(record, actor=actor, op="forget")
+        check_expected_version(record, expected_version)
+        return delete(spec, record, actor=actor)
+
+
+@returns_result
+def record_revert(
+    *,
+    surface_key: str,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    revision_id: int,
+    to: str = "after",
+    expected_version: int | None = None,
+) -> WriteResult:
+    """Bring the record back to how it stood after (or before) a revision, as a new revision.
+
+    A forgotten record is brought back under its own id.
+    """
+    spec = surface(surface_key)
+    if to not in ("after", "before"):
+        raise Invalid("to must be 'after' (the revision's result) or 'before' (what it replaced).")
+    with transaction.atomic():
+        try:
+            record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=True)
+        except NotFound:
+            return _restore_forgotten(
+                spec, agent=agent, ref=ref, actor=actor, revision_id=revision_id, to=to
+            )
+        revision = _revision_of(spec, record.agent, record.pk, revision_id)
+        policy.check(record, actor=actor, op="revert")
+        check_expected_version(record, expected_version)
+        state = revision.after_state if to == "after" else revision.before_state
+        text = revision.after_text if to == "after" else revision.before_text
+        if to == "before" and revision.op == "create":
+            raise Invalid("Before its first revision the record did not exist; forget it instead.")
+        if to == "after" and revision.op == "forget":
+            raise Invalid("That revision deleted the record; revert to before it instead.")
+        text_field = revision.field or spec.primary_text_field
+        values = {text_field: text, **spec.restore_values(state, spec.revertable_fields)}
+        changed = {name: value for name, value in values.items() if getattr(record, name) != value}
+        if not changed:
+            raise NoChangeError("The record already matches that revision; nothing to change.")
+        change = Change(
+            op="revert",
+            values=changed,
+            text_field=text_field,
+            status=Status.REVERTED,
+            details={"reverted_to": revision.pk, "side": to},
+        )
+        result = commit(spec, record, actor=actor, change=change)
+        _mark_reviewed(revision, actor, to)
+        return result
+
+
+def _restore_forgotten(
+    spec: SurfaceSpec, *, agent: Agent, ref: RecordRef, actor: Actor, revision_id: int, to: str
+) -> WriteResult:
+    if not actor.can_see(agent) or not str(ref).strip().isdigit():
+        raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
+    record_id = int(str(ref).strip())
+    last = (
+        Revision.objects.filter(agent=agent, surface=spec.key, record_id=record_id)
+        .order_by("-version_after")
+        .first()
+    )
+    if last is None or last.op != "forget":
+        raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
+    revision = _revision_of(spec, agent, record_id, revision_id)
+    state = revision.after_state if to == "after" else revision.before_state
+    if not state:
+        raise Invalid("That side of the revision holds no record to bring back.")
+    text = revision.after_text if to == "after" else revision.before_text
+    values = spec.restore_values(state, spec.state_fields)
+    if (
+        isinstance(values.get("subject_id"), int)
+        and not Subject.objects.filter(pk=values["subject_id"], agent=agent).exists()
+    ):
+        values["subject_id"] = None
+    if spec.key == "memory":
+        policy.check_agent(
+            agent,
+            actor=actor,
+            op="revert",
+            store=values.get("store"),
+            subject=Subject.objects.filter(pk=values.get("subject_id")).first(),
+        )
+    else:
+        policy.check_agent(agent, actor=actor, op="revert")
+    values[revision.field or spec.primary_text_field] = text
+    values.setdefault("created_at", timezone.now())
+    record = spec.model(pk=record_id, agent=agent, **values)
+    record.version = last.version_after + 1
+    record.updated_at = timezone.now()
+    if isinstance(record, EmbeddedRecord):
+        record.text_hash = text_fingerprint(record.embedding_text())
+    record.save(force_insert=True)
+    text_field = revision.field or spec.primary_text_field
+    new_revision = record_revision(
+        spec,
+        record,
+        actor=actor,
+        op="revert",
+        text_field=text_field,
+        version_before=last.version_after,
+        before_text="",
+        after_text=getattr(record, text_field),
+        before_state={},
+    )
+    if isinstance(record, EmbeddedRecord):
+        schedule_reembed(spec.key, record.pk)
+    _mark_reviewed(revision, actor, to)
+    return success(
+        spec,
+        record,
+        new_revision,
+        status=Status.REVERTED,
+        diff=None,
+        details={"reverted_to": revision.pk, "side": to, "restored": True},
+    )
+
+
+def _revision_of(spec: SurfaceSpec, agent: Agent, record_id: int, revision_id: int) -> Revision:
+    try:
+        return Revision.objects.get(
+            pk=int(revision_id), agent=agent, surface=spec.key, record_id=record_id
+        )
+    except (Revision.DoesNotExist, TypeError, ValueError):
+        raise NotFound(f"Revision {revision_id} is not a revision of this record.") from None
+
+
+def _mark_reviewed(revision: Revision, actor: Actor, to: str) -> None:
+    """Reverting what an agent wrote settles its pending review."""
+    if to == "before" and revision.review == Revision.Review.PENDING:
+        Revision.objects.filter(pk=revision.pk).update(
+            review=Revision.Review.REVERTED,
+            reviewed_by=actor.user if actor.kind == "user" else None,
+            reviewed_at=timezone.now(),
+        )
+
+
+def _text_field(spec: SurfaceSpec, field: str | None) -> str:
+    if field is None:
+        return spec.primary_text_field
+    if field not in spec.text_fields:
+        raise Invalid(
+            f"{field!r} is not an editable text field of a {spec.key}; use one of "
+            f"{', '.join(spec.text_fields)}."
+        )
+    return field

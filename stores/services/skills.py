@@ -1,0 +1,96 @@
+"""Section ops on a skill's markdown body."""
+
+from __future__ import annotations
+
+from stores.editing import sections
+from stores.models import Agent, VersionedRecord
+from stores.services import validation
+from stores.services.actors import Actor
+from stores.services.engine import Change, RecordRef, returns_result, write
+from stores.services.results import WriteResult
+from stores.services.surfaces import SKILL
+
+
+def _section_write(
+    *,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    op: str,
+    expected_version: int | None,
+    transform,
+) -> WriteResult:
+    def build(record: VersionedRecord) -> Change:
+        return Change(op=op, values={"content": transform(record.content)}, text_field="content")
+
+    return write(
+        SKILL,
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op=op,
+        expected_version=expected_version,
+        build=build,
+    )
+
+
+@returns_result
+def skill_append(
+    *,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    content: str,
+    heading: str | None = None,
+    expected_version: int | None = None,
+) -> WriteResult:
+    """Append to the end of the body, or to the end of the section under `heading`."""
+    content = validation.text(content, "content")
+    return _section_write(
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op="append",
+        expected_version=expected_version,
+        transform=lambda body: sections.append(body, content, heading),
+    )
+
+
+@returns_result
+def skill_replace_section(
+    *,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    heading: str,
+    content: str,
+    expected_version: int | None = None,
+) -> WriteResult:
+    content = validation.text(content, "content")
+    return _section_write(
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op="replace_section",
+        expected_version=expected_version,
+        transform=lambda body: sections.replace_section(body, heading, content),
+    )
+
+
+@returns_result
+def skill_delete_section(
+    *,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    heading: str,
+    expected_version: int | None = None,
+) -> WriteResult:
+    return _section_write(
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op="delete_section",
+        expected_version=expected_version,
+        transform=lambda body: sections.delete_section(body, heading),
+    )

@@ -1,0 +1,93 @@
+"""Checks and coercions of field values that every door shares."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+from croniter import croniter
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
+
+from stores.services.errors import Invalid
+
+
+def clamp_importance(value: Any) -> tuple[float, bool]:
+    """Importance is clamped to 0..1, never refused; the flag says whether it was clamped."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise Invalid(f"importance must be a number between 0 and 1, not {value!r}.") from None
+    if math.isnan(number):
+        raise Invalid("importance must be a number between 0 and 1, not NaN.")
+    clamped = min(1.0, max(0.0, number))
+    return clamped, clamped != number
+
+
+def tags(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = value.split(",")
+    if not isinstance(value, list | tuple) or not all(isinstance(tag, str) for tag in value):
+        raise Invalid("tags must be a list of strings.")
+    cleaned = [tag.strip() for tag in value if tag.strip()]
+    return list(dict.fromkeys(cleaned))
+
+
+def metadata(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise Invalid("metadata must be a JSON object.")
+    return value
+
+
+def cron(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid("schedule must be a cron expression such as '0 7 * * *'.")
+    expression = " ".join(value.split())
+    if not croniter.is_valid(expression):
+        raise Invalid(f"schedule {value!r} is not a valid cron expression.")
+    return expression
+
+
+def text(value: Any, name: str) -> str:
+    if not isinstance(value, str):
+        raise Invalid(f"{name} must be a string.")
+    if "\x00" in value:
+        raise Invalid(f"{name} contains a NUL character, which cannot be stored.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Invalid(f"{name} contains an unpaired surrogate, which is not valid text.") from None
+    return value
+
+
+def moment(value: Any, name: str) -> dt.datetime | None:
+    if value is None or isinstance(value, dt.datetime):
+        parsed = value
+    elif isinstance(value, str):
+        parsed = parse_datetime(value)
+        if parsed is None:
+            raise Invalid(f"{name} must be an ISO 8601 date and time, not {value!r}.")
+    else:
+        raise Invalid(f"{name} must be an ISO 8601 date and time.")
+    if parsed is not None and timezone.is_naive(parsed):
+        parsed = timezone.make_aware(parsed, dt.UTC)
+    return parsed
+
+
+def ttl_seconds(value: Any) -> int:
+    try:
+        seconds = int(value)
+    except (TypeError, ValueError):
+        raise Invalid(f"ttl must be a whole number of seconds, not {value!r}.") from None
+    if seconds <= 0:
+        raise Invalid("ttl must be a positive number of seconds.")
+    if seconds > 10 * 365 * 24 * 3600:
+        raise Invalid("ttl must be at most ten years.")
+    return seconds
+
+
+def flag(value: Any, name: str) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise Invalid(f"{name} must be true or false.")
