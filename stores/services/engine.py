@@ -128,6 +128,9 @@ def find_record(
     records = spec.model.objects.filter(lookup_filter(ref), agent=agent)
     if spec.select_related:
         records = records.select_related(*spec.select_related)
+    if spec.embedded:
+        # The vector is bookkeeping of the embedding job; an edit never needs to read it.
+        records = records.defer("embedding")
     if lock:
         records = records.select_for_update(of=("self",))
     candidates = list(records[:2])
@@ -135,6 +138,7 @@ def find_record(
         raise NotFound(_not_found_message(spec, ref))
     # An id beats an alias that happens to read like another record's id.
     record = next((c for c in candidates if str(c.pk) == str(ref).strip()), candidates[0])
+    record.agent = agent  # already loaded by the caller; spares a query per write
     if isinstance(record, WorkingMemoryEntry) and record.is_expired():
         raise NotFound(f"Working-memory entry {ref} has expired.")
     return record

@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from stores.editing import (
+    Ambiguous,
+    InvalidEdit,
+    NoChange,
+    NoMatch,
+    Status,
+    apply_edit,
+    apply_edits,
+    looks_truncated,
+    PhraseEdit,
+)
+
+
+def test_unique_phrase_is_replaced():
+    applied = apply_edit("The user lives in Paris.\nThey like tea.", "Paris", "Lyon")
+    assert applied.text == "The user lives in Lyon.\nThey like tea."
+    assert applied.replacements == 1
+    assert applied.lines == (1,)
+
+
+def test_absent_phrase_is_no_match_with_the_closest_line():
+    with pytest.raises(NoMatch) as refused:
+        apply_edit("alpha\nThe user lives in Paris.\nomega", "The user lives in Pariss", "x")
+    assert refused.value.status is Status.NO_MATCH
+    assert refused.value.near_miss.line == 2
+    assert "Paris" in refused.value.near_miss.text
+
+
+@pytest.mark.parametrize(
+    ("document", "old_string", "explained"),
+    [
+        ("price:\u00a010 euros", "price: 10 euros", "non-breaking space"),
+        ("it\u2019s \u201cfine\u201d", "it's \"fine\"", "quotes"),
+        ("key\tvalue", "key value", "tabs and spaces"),
+        ("first line   \nsecond", "first line\nsecond", "trailing whitespace"),
+        ("Call Mom on Sunday", "call mom on sunday", "letter case"),
+    ],
+)
+def test_invisible_differences_are_explained(document, old_string, explained):
+    with pytest.raises(NoMatch) as refused:
+        apply_edit(document, old_string, "replacement")
+    assert explained in refused.value.near_miss.explanation
+    assert explained in refused.value.message
+
+
+def test_repeated_phrase_is_ambiguous_with_count_and_lines():
+    with pytest.raises(Ambiguous) as refused:
+        apply_edit("tea\ncoffee\ntea and tea", "tea", "water")
+    assert refused.value.count == 3
+    assert refused.value.lines == (1, 3)
+
+
+def test_replace_all_replaces_every_occurrence():
+    applied = apply_edit("tea\ncoffee\ntea and tea", "tea", "water", replace_all=True)
+    assert applied.text == "water\ncoffee\nwater and water"
+    assert applied.replacements == 3
+
+
+def test_identical_strings_are_no_change():
+    with pytest.raises(NoChange):
+        apply_edit("text", "text", "text")
+
+
+def test_empty_old_string_only_inserts_into_empty_text():
+    assert apply_edit("", "", "first words").text == "first words"
+    with pytest.raises(InvalidEdit):
+        apply_edit("something", "", "more")
+
+
+def test_lf_phrase_matches_crlf_document_which_keeps_crlf():
+    document = "line one\r\nline two\r\nline three\r\n"
+    applied = apply_edit(document, "line one\nline two", "first\nsecond")
+    assert applied.text == "first\r\nsecond\r\nline three\r\n"
+
+
+def test_crlf_phrase_matches_lf_document_which_keeps_lf():
+    applied = apply_edit("a\nb\nc\n", "a\r\nb", "x\r\ny")
+    assert applied.text == "x\ny\nc\n"
+
+
+def test_mixed_line_endings_outside_the_edit_are_untouched():
+    document = "keep\r\nthis\nmixed\r\n"
+    assert apply_edit(document, "this", "that").text == "keep\r\nthat\nmixed\r\n"
+
+
+def test_batch_applies_all_or_nothing():
+    assert apply_edits("a b c", [PhraseEdit("a", "x"), PhraseEdit("c", "z")]).text == "x b z"
+    with pytest.raises(NoMatch):
+        apply_edits("a b c", [PhraseEdit("a", "x"), PhraseEdit("missing", "z")])
+
+
+def test_near_miss_in_a_huge_single_line_stays_fast():
+    document = "lorem ipsum dolor " * 60_000 + "needle in the haystack"
+    with pytest.raises(NoMatch) as refused:
+        apply_edit(document, "needle in a haystack", "x")
+    assert refused.value.near_miss is not None
+
+
+@pytest.mark.parametrize(
+    ("current", "replacement", "truncated"),
+    [
+        ("The whole memory text.", "The whole mem", True),
+        ("The whole memory text.", "The whole mem…", True),
+        ("The whole memory text.", "The whole mem...", True),
+        ("The whole memory text.", "The whole memory text, corrected.", False),
+        ("The whole memory text.", "A new text", False),
+        ("Short", "Short and longer", False),
+    ],
+)
+def test_truncated_previews_are_recognised(current, replacement, truncated):
+    assert looks_truncated(current, replacement) is truncated
+
+
+# --- properties -------------------------------------------------------------------------
+
+line_text = st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=30)
+documents = st.lists(line_text, min_size=1, max_size=8)
+endings = st.sampled_from(["\n", "\r\n"])
+
+
+@given(documents, endings, st.data())
+def test_an_edit_then_its_inverse_restores_the_text(lines, ending, data):
+    document = ending.join(lines)
+    normalized = document.replace("\r\n", "\n")
+    start = data.draw(st.integers(0, max(0, len(normalized) - 1)))
+    end = data.draw(st.integers(start + 1, max(start + 1, len(normalized))))
+    old = normalized[start:end]
+    assume(old and normalized.count(old) == 1)
+    new = data.draw(st.text(alphabet="XYZ\n", min_size=1, max_size=8))
+    assume(new != old)
+    edited = apply_edit(document, old, new).text
+    folded = edited.replace("\r\n", "\n")
+    assume(folded.count(new) == 1 and folded.find(new) == folded.rfind(new))
+    # The restored line breaks take the document's style, which needs a line break left to show it.
+    assume("\n" not in old or "\n" in edited.replace(new, ""))
+    assert apply_edit(edited, new, old).text == document
+
+
+@given(line_text, line_text, line_text, st.text(max_size=20))
+def test_a_unique_match_replaces_exactly_one_occurrence(prefix, phrase, suffix, replacement):
+    assume(phrase and phrase != replacement)
+    document = f"{prefix}{phrase}{suffix}"
+    assume(document.count(phrase) == 1)
+    assert apply_edit(document, phrase, replacement).text == f"{prefix}{replacement}{suffix}"
+
+
+@given(documents, endings, st.data())
+def test_line_endings_are_preserved(lines, ending, data):
+    document = ending.join(lines) + ending
+    index = data.draw(st.integers(0, len(lines) - 1))
+    assume(lines[index] and document.count(lines[index]) == 1)
+    new_lines = data.draw(st.lists(line_text, min_size=1, max_size=3))
+    assume("\n".join(new_lines) != lines[index])
+    edited = apply_edit(document, lines[index], "\n".join(new_lines)).text
+    if ending == "\r\n":
+        assert "\n" not in edited.replace("\r\n", "")
+    else:
+        assert "\r" not in edited
+
+
+@given(st.text(max_size=200), st.text(max_size=20), st.text(max_size=20))
+def test_every_outcome_is_a_result_or_a_refusal(document, old, new):
+    try:
+        applied = apply_edit(document, old, new)
+    except (NoMatch, Ambiguous, NoChange, InvalidEdit) as refused:
+        assert refused.status in Status
+    else:
+        assert isinstance(applied.text, str)
