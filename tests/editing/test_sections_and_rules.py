@@ -109,16 +109,22 @@ def test_rules_are_parsed_with_their_markers_and_continuations():
 
 def test_add_rule_in_a_section_uses_its_numbering_and_leaves_the_rest():
     result = add_rule(RULES, "Answer in the user's language.", section="Tone")
-    assert result == RULES.replace("2. Avoid jargon.\n", "2. Avoid jargon.\n3. Answer in the user's language.\n")
+    assert result == RULES.replace(
+        "2. Avoid jargon.\n", "2. Avoid jargon.\n3. Answer in the user's language.\n"
+    )
 
 
 def test_remove_rule_removes_its_continuation_lines_only():
     result = remove_rule(RULES, "Never share a user's address. Not even with other users.")
-    assert result == RULES.replace("* Never share a user's address.\n  Not even with other users.\n", "")
+    assert result == RULES.replace(
+        "* Never share a user's address.\n  Not even with other users.\n", ""
+    )
 
 
 def test_replace_rule_keeps_its_bullet():
-    assert replace_rule(RULES, "Be brief.", "Be concise.") == RULES.replace("* Be brief.", "* Be concise.")
+    assert replace_rule(RULES, "Be brief.", "Be concise.") == RULES.replace(
+        "* Be brief.", "* Be concise."
+    )
 
 
 def test_existing_rule_is_no_change_and_unknown_rule_no_match():

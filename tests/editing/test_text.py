@@ -9,11 +9,11 @@ from stores.editing import (
     InvalidEdit,
     NoChange,
     NoMatch,
+    PhraseEdit,
     Status,
     apply_edit,
     apply_edits,
     looks_truncated,
-    PhraseEdit,
 )
 
 
@@ -36,7 +36,7 @@ def test_absent_phrase_is_no_match_with_the_closest_line():
     ("document", "old_string", "explained"),
     [
         ("price:\u00a010 euros", "price: 10 euros", "non-breaking space"),
-        ("it\u2019s \u201cfine\u201d", "it's \"fine\"", "quotes"),
+        ("it\u2019s \u201cfine\u201d", 'it\'s "fine"', "quotes"),
         ("key\tvalue", "key value", "tabs and spaces"),
         ("first line   \nsecond", "first line\nsecond", "trailing whitespace"),
         ("Call Mom on Sunday", "call mom on sunday", "letter case"),
@@ -119,7 +119,9 @@ def test_truncated_previews_are_recognised(current, replacement, truncated):
 
 # --- properties -------------------------------------------------------------------------
 
-line_text = st.text(alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=30)
+line_text = st.text(
+    alphabet=st.characters(blacklist_characters="\r\n", blacklist_categories=("Cs",)), max_size=30
+)
 documents = st.lists(line_text, min_size=1, max_size=8)
 endings = st.sampled_from(["\n", "\r\n"])
 

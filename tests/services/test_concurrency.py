@@ -41,12 +41,16 @@ def test_concurrent_edits_are_never_lost(postgres_only):
                 if rng.random() < 0.5:
                     expected = Memory.objects.values_list("version", flat=True).get(pk=memory.pk)
                 result = record_edit(
-                    surface_key="memory", agent=agent, ref=memory.pk, actor=actor,
-                    old_string=token(number, edit), new_string=token(number, edit) + "+done",
+                    surface_key="memory",
+                    agent=agent,
+                    ref=memory.pk,
+                    actor=actor,
+                    old_string=token(number, edit),
+                    new_string=token(number, edit) + "+done",
                     expected_version=expected,
                 )
                 outcomes[token(number, edit)] = result.status
-        except BaseException as error:  # noqa: BLE001 - reported by the main thread
+        except BaseException as error:
             errors.append(error)
         finally:
             connection.close()
@@ -58,9 +62,11 @@ def test_concurrent_edits_are_never_lost(postgres_only):
             while not stop.is_set():
                 value = 0.9 if value != 0.9 else 0.1
                 importance_writes.append(
-                    memory_set_importance(agent=agent, ref=memory.pk, actor=actor, importance=value).status
+                    memory_set_importance(
+                        agent=agent, ref=memory.pk, actor=actor, importance=value
+                    ).status
                 )
-        except BaseException as error:  # noqa: BLE001
+        except BaseException as error:
             errors.append(error)
         finally:
             connection.close()
@@ -90,7 +96,8 @@ def test_concurrent_edits_are_never_lost(postgres_only):
 
     chain = list(
         Revision.objects.filter(surface="memory", record_id=memory.pk)
-        .order_by("version_after").values_list("version_before", "version_after", "op")
+        .order_by("version_after")
+        .values_list("version_before", "version_after", "op")
     )
     assert [after for _, after, _ in chain] == list(range(1, len(chain) + 1))
     assert all(before == after - 1 for before, after, _ in chain)

@@ -9,8 +9,9 @@ from tests.factories import SubjectFactory, UserFactory, agent_token
 
 
 def edit(agent, ref, actor):
-    return record_edit(surface_key="memory", agent=agent, ref=ref, actor=actor,
-                       old_string="tea", new_string="mate")
+    return record_edit(
+        surface_key="memory", agent=agent, ref=ref, actor=actor, old_string="tea", new_string="mate"
+    )
 
 
 def test_a_token_never_sees_another_agents_records(agent, other_agent, make):
@@ -49,8 +50,9 @@ def test_self_editing_switch_disables_agents_but_not_humans(agent, make):
     agent.save()
     token, _ = agent_token(agent)
     assert edit(agent, memory.pk, Actor.for_token(token)).status is Status.DISABLED
-    created = record_create(surface_key="memory", agent=agent, actor=Actor.for_token(token),
-                            values={"content": "new"})
+    created = record_create(
+        surface_key="memory", agent=agent, actor=Actor.for_token(token), values={"content": "new"}
+    )
     assert created.status is Status.DISABLED
     assert edit(agent, memory.pk, Actor.for_user(UserFactory(is_staff=True))).ok
 

@@ -18,10 +18,23 @@ def unchanged(memory: Memory, text: str, version: int) -> bool:
 
 def test_stale_expected_version_is_a_conflict_with_the_current_version(agent, make):
     memory = make.memory(agent, content=LONG)
-    record_edit(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                old_string="peanuts", new_string="tree nuts")
-    result = record_edit(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                         old_string="shellfish", new_string="fish", expected_version=1)
+    record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        old_string="peanuts",
+        new_string="tree nuts",
+    )
+    result = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        old_string="shellfish",
+        new_string="fish",
+        expected_version=1,
+    )
     assert result.status is Status.CONFLICT
     assert result.details["current_version"] == 2
     assert unchanged(memory, LONG.replace("peanuts", "tree nuts"), 2)
@@ -29,11 +42,22 @@ def test_stale_expected_version_is_a_conflict_with_the_current_version(agent, ma
 
 def test_full_replace_without_a_precondition_is_refused(agent, make):
     memory = make.memory(agent, content=LONG)
-    result = record_replace(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                            text="Allergic to nothing.", expected_version=None)
+    result = record_replace(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        text="Allergic to nothing.",
+        expected_version=None,
+    )
     assert result.status is Status.PRECONDITION_REQUIRED
-    patch = record_update(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                          changes={"content": "Allergic to nothing."})
+    patch = record_update(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        changes={"content": "Allergic to nothing."},
+    )
     assert patch.status is Status.PRECONDITION_REQUIRED
     assert unchanged(memory, LONG, 1)
 
@@ -41,8 +65,14 @@ def test_full_replace_without_a_precondition_is_refused(agent, make):
 def test_truncated_prefix_replacement_is_suspected_truncation(agent, make):
     memory = make.memory(agent, content=LONG)
     for preview in (LONG[:40], LONG[:40] + "…"):
-        result = record_replace(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                                text=preview, expected_version=1)
+        result = record_replace(
+            surface_key="memory",
+            agent=agent,
+            ref=memory.pk,
+            actor=ME,
+            text=preview,
+            expected_version=1,
+        )
         assert result.status is Status.SUSPECTED_TRUNCATION
         assert result.details["current_length"] == len(LONG)
     assert unchanged(memory, LONG, 1)
@@ -51,8 +81,9 @@ def test_truncated_prefix_replacement_is_suspected_truncation(agent, make):
 def test_full_replace_with_the_read_version_succeeds(agent, make):
     memory = make.memory(agent, content=LONG)
     merged = LONG.replace("at all times", "when travelling")
-    result = record_replace(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                            text=merged, expected_version=1)
+    result = record_replace(
+        surface_key="memory", agent=agent, ref=memory.pk, actor=ME, text=merged, expected_version=1
+    )
     assert result.status is Status.UPDATED and result.version == 2
     assert "-" + LONG in result.diff and "+" + merged in result.diff
     assert unchanged(memory, merged, 2)
@@ -60,12 +91,30 @@ def test_full_replace_with_the_read_version_succeeds(agent, make):
 
 def test_refused_phrase_edits_carry_their_hints_and_write_nothing(agent, make):
     memory = make.memory(agent, content="tea in the morning, tea at night")
-    no_match = record_edit(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                           old_string="coffee in the morning", new_string="x")
-    ambiguous = record_edit(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                            old_string="tea", new_string="water")
-    no_change = record_edit(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                            old_string="tea", new_string="tea")
+    no_match = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        old_string="coffee in the morning",
+        new_string="x",
+    )
+    ambiguous = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        old_string="tea",
+        new_string="water",
+    )
+    no_change = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        old_string="tea",
+        new_string="tea",
+    )
     assert no_match.status is Status.NO_MATCH and no_match.details["near_miss"]["line"] == 1
     assert ambiguous.status is Status.AMBIGUOUS and ambiguous.details["count"] == 2
     assert no_change.status is Status.NO_CHANGE
@@ -73,11 +122,19 @@ def test_refused_phrase_edits_carry_their_hints_and_write_nothing(agent, make):
 
 
 def test_text_over_the_limit_is_invalid_not_truncated(agent, make, settings):
-    settings.MEMORYADMIN = {**settings.MEMORYADMIN,
-                            "MAX_TEXT_LENGTH": {**settings.MEMORYADMIN["MAX_TEXT_LENGTH"], "memory": 50}}
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "MAX_TEXT_LENGTH": {**settings.MEMORYADMIN["MAX_TEXT_LENGTH"], "memory": 50},
+    }
     memory = make.memory(agent, content="short")
-    result = record_edit(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                         old_string="short", new_string="x" * 51)
+    result = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        old_string="short",
+        new_string="x" * 51,
+    )
     assert result.status is Status.INVALID and result.details["limit"] == 50
     assert unchanged(memory, "short", 1)
 
@@ -86,18 +143,34 @@ def test_batch_of_edits_is_all_or_nothing(agent, make):
     from stores.editing import PhraseEdit
 
     memory = make.memory(agent, content="red green blue")
-    refused = record_edit(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                          edits=[PhraseEdit("red", "crimson"), PhraseEdit("purple", "violet")])
+    refused = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        edits=[PhraseEdit("red", "crimson"), PhraseEdit("purple", "violet")],
+    )
     assert refused.status is Status.NO_MATCH
     assert unchanged(memory, "red green blue", 1)
-    applied = record_edit(surface_key="memory", agent=agent, ref=memory.pk, actor=ME,
-                          edits=[PhraseEdit("red", "crimson"), PhraseEdit("blue", "navy")])
+    applied = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        edits=[PhraseEdit("red", "crimson"), PhraseEdit("blue", "navy")],
+    )
     assert applied.ok and applied.version == 2
     assert unchanged(memory, "crimson green navy", 2)
 
 
 def test_records_resolve_by_alias(agent, make):
     memory = make.memory(agent, content="Imported.", alias="6f1c2a9e-guid")
-    result = record_edit(surface_key="memory", agent=agent, ref="6f1c2a9e-guid", actor=ME,
-                         old_string="Imported", new_string="Imported and corrected")
+    result = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref="6f1c2a9e-guid",
+        actor=ME,
+        old_string="Imported",
+        new_string="Imported and corrected",
+    )
     assert result.ok and result.id == memory.pk

@@ -12,15 +12,22 @@ PHRASE_EDIT_QUERIES = 5
 
 
 @pytest.mark.parametrize("store_size", [1, 300])
-def test_phrase_edit_query_count_does_not_grow_with_the_store(agent, make, store_size,
-                                                               django_assert_num_queries):
+def test_phrase_edit_query_count_does_not_grow_with_the_store(
+    agent, make, store_size, django_assert_num_queries
+):
     for number in range(store_size - 1):
         make.memory(agent, content=f"Filler memory {number}.")
     target = make.memory(agent, content="The user likes tea.")
     actor = Actor.maintainer("tests")
     with django_assert_num_queries(PHRASE_EDIT_QUERIES):
-        result = record_edit(surface_key="memory", agent=agent, ref=target.pk, actor=actor,
-                             old_string="tea", new_string="mate")
+        result = record_edit(
+            surface_key="memory",
+            agent=agent,
+            ref=target.pk,
+            actor=actor,
+            old_string="tea",
+            new_string="mate",
+        )
     assert result.ok
 
 
@@ -29,9 +36,21 @@ def test_agent_and_human_edits_cost_the_same_fixed_count(agent, make, django_ass
     token, _ = agent_token(agent)
     token_actor = Actor.for_token(token)
     with django_assert_num_queries(PHRASE_EDIT_QUERIES):
-        assert record_edit(surface_key="memory", agent=agent, ref=target.pk, actor=token_actor,
-                           old_string="tea", new_string="mate").ok
+        assert record_edit(
+            surface_key="memory",
+            agent=agent,
+            ref=target.pk,
+            actor=token_actor,
+            old_string="tea",
+            new_string="mate",
+        ).ok
     staff = Actor.for_user(UserFactory(is_staff=True))
     with django_assert_num_queries(PHRASE_EDIT_QUERIES):
-        assert record_edit(surface_key="memory", agent=agent, ref=target.pk, actor=staff,
-                           old_string="mate", new_string="tea").ok
+        assert record_edit(
+            surface_key="memory",
+            agent=agent,
+            ref=target.pk,
+            actor=staff,
+            old_string="mate",
+            new_string="tea",
+        ).ok

@@ -27,15 +27,28 @@ def every_op(agent, memory, actor):
         return Memory.objects.filter(pk=ref).values_list("version", flat=True).first()
 
     results = {}
-    results["edit"] = record_edit(surface_key="memory", agent=agent, ref=ref, actor=actor,
-                                  old_string="tea", new_string="coffee")
-    results["replace"] = record_replace(surface_key="memory", agent=agent, ref=ref, actor=actor,
-                                        text="Something else entirely.",
-                                        expected_version=current_version())
-    results["update"] = record_update(surface_key="memory", agent=agent, ref=ref, actor=actor,
-                                      changes={"category": "drinks"})
-    results["set_importance"] = memory_set_importance(agent=agent, ref=ref, actor=actor,
-                                                      importance=0.9)
+    results["edit"] = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        old_string="tea",
+        new_string="coffee",
+    )
+    results["replace"] = record_replace(
+        surface_key="memory",
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        text="Something else entirely.",
+        expected_version=current_version(),
+    )
+    results["update"] = record_update(
+        surface_key="memory", agent=agent, ref=ref, actor=actor, changes={"category": "drinks"}
+    )
+    results["set_importance"] = memory_set_importance(
+        agent=agent, ref=ref, actor=actor, importance=0.9
+    )
     results["reinforce"] = memory_reinforce(agent=agent, ref=ref, actor=actor)
     results["forget"] = record_forget(surface_key="memory", agent=agent, ref=ref, actor=actor)
     return results
@@ -50,7 +63,9 @@ def test_fact_rows_refuse_every_op_with_not_editable(agent, make, editor):
     fact = make.memory(agent, store=Memory.Store.FACT)
     results = every_op(agent, fact, editor)
     results["invalidate"] = memory_invalidate(agent=agent, ref=fact.pk, actor=editor)
-    assert {op: r.status for op, r in results.items()} == dict.fromkeys(results, Status.NOT_EDITABLE)
+    assert {op: r.status for op, r in results.items()} == dict.fromkeys(
+        results, Status.NOT_EDITABLE
+    )
     assert all(r.details["store"] == "fact" for r in results.values())
     fact.refresh_from_db()
     assert fact.version == 1 and fact.content == "The user prefers tea over coffee."
@@ -71,8 +86,12 @@ def test_working_rows_accept_every_op(agent, make, editor):
     memory = make.memory(agent)
     results = every_op(agent, memory, editor)
     assert {op: r.status for op, r in results.items()} == {
-        "edit": Status.UPDATED, "replace": Status.UPDATED, "update": Status.UPDATED,
-        "set_importance": Status.UPDATED, "reinforce": Status.UPDATED, "forget": Status.DELETED,
+        "edit": Status.UPDATED,
+        "replace": Status.UPDATED,
+        "update": Status.UPDATED,
+        "set_importance": Status.UPDATED,
+        "reinforce": Status.UPDATED,
+        "forget": Status.DELETED,
     }
     assert not Memory.objects.filter(pk=memory.pk).exists()
 
@@ -80,8 +99,14 @@ def test_working_rows_accept_every_op(agent, make, editor):
 def test_admin_permission_bypasses_store_rules(agent, make):
     fact = make.memory(agent, store=Memory.Store.FACT)
     admin = Actor.for_user(UserFactory(is_staff=True, is_superuser=True))
-    result = record_edit(surface_key="memory", agent=agent, ref=fact.pk, actor=admin,
-                         old_string="tea", new_string="mate")
+    result = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=fact.pk,
+        actor=admin,
+        old_string="tea",
+        new_string="mate",
+    )
     assert result.status is Status.UPDATED
 
 

@@ -40,22 +40,36 @@ def test_set_ttl_is_the_only_way_to_move_expiry(agent, make):
 
 def test_expired_entries_are_not_found(agent, make):
     entry = make.working(agent, ttl=60)
-    WorkingMemoryEntry.objects.filter(pk=entry.pk).update(expires_at=timezone.now() - dt.timedelta(seconds=1))
-    result = record_edit(surface_key="working", agent=agent, ref=entry.pk, actor=ME,
-                         old_string="patrol", new_string="night")
+    WorkingMemoryEntry.objects.filter(pk=entry.pk).update(
+        expires_at=timezone.now() - dt.timedelta(seconds=1)
+    )
+    result = record_edit(
+        surface_key="working",
+        agent=agent,
+        ref=entry.pk,
+        actor=ME,
+        old_string="patrol",
+        new_string="night",
+    )
     assert result.status is Status.NOT_FOUND
 
 
 def test_skill_section_ops_keep_summary_and_need_no_reembedding(agent, make):
-    skill = make.skill(agent, summary="How to deploy.",
-                       content="# Deploy\n\n## Steps\nRun it.\n\n## Rollback\nRevert it.\n")
+    skill = make.skill(
+        agent,
+        summary="How to deploy.",
+        content="# Deploy\n\n## Steps\nRun it.\n\n## Rollback\nRevert it.\n",
+    )
     text_hash = skill.text_hash
-    replaced = skill_replace_section(agent=agent, ref=skill.pk, actor=ME, heading="Steps",
-                                     content="Run the pipeline.")
-    appended = skill_append(agent=agent, ref=skill.pk, actor=ME, content="Tell the team.",
-                            heading="Rollback")
-    deleted = skill_delete_section(agent=agent, ref=skill.pk, actor=ME, heading="Steps",
-                                   expected_version=3)
+    replaced = skill_replace_section(
+        agent=agent, ref=skill.pk, actor=ME, heading="Steps", content="Run the pipeline."
+    )
+    appended = skill_append(
+        agent=agent, ref=skill.pk, actor=ME, content="Tell the team.", heading="Rollback"
+    )
+    deleted = skill_delete_section(
+        agent=agent, ref=skill.pk, actor=ME, heading="Steps", expected_version=3
+    )
     skill.refresh_from_db()
     assert [r.status for r in (replaced, appended, deleted)] == [Status.UPDATED] * 3
     assert skill.content == "# Deploy\n\n## Rollback\nRevert it.\nTell the team.\n"
@@ -65,21 +79,44 @@ def test_skill_section_ops_keep_summary_and_need_no_reembedding(agent, make):
 
 def test_skill_summary_is_an_editable_text_field(agent, make):
     skill = make.skill(agent, summary="How to deploy.")
-    result = record_edit(surface_key="skill", agent=agent, ref=skill.pk, actor=ME, field="summary",
-                         old_string="deploy", new_string="ship")
+    result = record_edit(
+        surface_key="skill",
+        agent=agent,
+        ref=skill.pk,
+        actor=ME,
+        field="summary",
+        old_string="deploy",
+        new_string="ship",
+    )
     skill.refresh_from_db()
     assert result.ok and skill.summary == "How to ship."
 
 
 def test_task_schedule_is_validated_and_directive_edited(agent, make):
     task = make.task(agent)
-    bad = record_update(surface_key="task", agent=agent, ref=task.pk, actor=ME,
-                        changes={"schedule": "every morning"})
+    bad = record_update(
+        surface_key="task",
+        agent=agent,
+        ref=task.pk,
+        actor=ME,
+        changes={"schedule": "every morning"},
+    )
     assert bad.status is Status.INVALID and "cron" in bad.message
-    good = record_update(surface_key="task", agent=agent, ref=task.pk, actor=ME,
-                         changes={"schedule": "30 6 * * 1-5", "enabled": False})
-    edited = record_edit(surface_key="task", agent=agent, ref=task.pk, actor=ME,
-                         old_string="overnight alerts", new_string="overnight alerts and tickets")
+    good = record_update(
+        surface_key="task",
+        agent=agent,
+        ref=task.pk,
+        actor=ME,
+        changes={"schedule": "30 6 * * 1-5", "enabled": False},
+    )
+    edited = record_edit(
+        surface_key="task",
+        agent=agent,
+        ref=task.pk,
+        actor=ME,
+        old_string="overnight alerts",
+        new_string="overnight alerts and tickets",
+    )
     task.refresh_from_db()
     assert good.ok and edited.ok
     assert (task.schedule, task.enabled) == ("30 6 * * 1-5", False)
@@ -88,8 +125,9 @@ def test_task_schedule_is_validated_and_directive_edited(agent, make):
 
 def test_unknown_fields_are_refused_not_ignored(agent, make):
     task = make.task(agent)
-    result = record_update(surface_key="task", agent=agent, ref=task.pk, actor=ME,
-                           changes={"version": 99})
+    result = record_update(
+        surface_key="task", agent=agent, ref=task.pk, actor=ME, changes={"version": 99}
+    )
     assert result.status is Status.INVALID
     assert ScheduledTask.objects.get(pk=task.pk).version == 1
 
@@ -103,12 +141,16 @@ def test_duplicate_names_are_invalid(agent, make):
 
 def test_rules_document_is_created_on_first_rule_and_kept_byte_for_byte(agent):
     document = "# Rules\r\n<!-- keep me -->\r\n\r\n* Be brief.\r\n"
-    created = record_create(surface_key="rules", agent=agent, actor=ME, values={"content": document})
+    created = record_create(
+        surface_key="rules", agent=agent, actor=ME, values={"content": document}
+    )
     added = rules_add(agent=agent, actor=ME, rule="Cite sources.")
     rules = RulesDocument.objects.get(agent=agent)
     assert created.ok and added.ok
     assert rules.content == document + "* Cite sources.\r\n"
-    replaced = rules_replace(agent=agent, actor=ME, rule="Cite sources.", new_rule="Cite sources inline.")
+    replaced = rules_replace(
+        agent=agent, actor=ME, rule="Cite sources.", new_rule="Cite sources inline."
+    )
     removed = rules_remove(agent=agent, actor=ME, rule="Cite sources inline.")
     rules.refresh_from_db()
     assert replaced.ok and removed.ok

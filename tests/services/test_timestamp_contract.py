@@ -17,18 +17,31 @@ from stores.services import (
 )
 
 ME = Actor.maintainer("tests")
-PRESERVED = ["created_at", "last_seen_at", "reinforcement_count", "importance", "metadata",
-             "superseded_by_id", "invalidated_at", "archived_at", "decayed_at"]
+PRESERVED = [
+    "created_at",
+    "last_seen_at",
+    "reinforcement_count",
+    "importance",
+    "metadata",
+    "superseded_by_id",
+    "invalidated_at",
+    "archived_at",
+    "decayed_at",
+]
 
 
 @pytest.fixture
 def aged_memory(agent, make):
-    memory = make.memory(agent, content="The user lives in Paris.", importance=0.4,
-                         metadata={"source": "chat"})
+    memory = make.memory(
+        agent, content="The user lives in Paris.", importance=0.4, metadata={"source": "chat"}
+    )
     long_ago = timezone.now() - dt.timedelta(days=30)
     # Age the record as if it had lived a month (bookkeeping outside the service, test only).
     Memory.objects.filter(pk=memory.pk).update(
-        created_at=long_ago, updated_at=long_ago, last_seen_at=long_ago, reinforcement_count=3,
+        created_at=long_ago,
+        updated_at=long_ago,
+        last_seen_at=long_ago,
+        reinforcement_count=3,
         decayed_at=long_ago,
     )
     memory.refresh_from_db()
@@ -37,13 +50,21 @@ def aged_memory(agent, make):
 
 def snapshot(memory: Memory) -> dict:
     memory.refresh_from_db()
-    return {name: getattr(memory, name) for name in [*PRESERVED, "updated_at", "content", "version"]}
+    return {
+        name: getattr(memory, name) for name in [*PRESERVED, "updated_at", "content", "version"]
+    }
 
 
 def test_phrase_edit_bumps_updated_at_only(agent, aged_memory):
     before = snapshot(aged_memory)
-    result = record_edit(surface_key="memory", agent=agent, ref=aged_memory.pk, actor=ME,
-                         old_string="Paris", new_string="Lyon")
+    result = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=aged_memory.pk,
+        actor=ME,
+        old_string="Paris",
+        new_string="Lyon",
+    )
     after = snapshot(aged_memory)
     assert result.ok
     assert after["content"] == "The user lives in Lyon."
@@ -54,8 +75,14 @@ def test_phrase_edit_bumps_updated_at_only(agent, aged_memory):
 
 def test_replace_bumps_updated_at_only(agent, aged_memory):
     before = snapshot(aged_memory)
-    result = record_replace(surface_key="memory", agent=agent, ref=aged_memory.pk, actor=ME,
-                            text="The user moved to Lyon in 2025.", expected_version=before["version"])
+    result = record_replace(
+        surface_key="memory",
+        agent=agent,
+        ref=aged_memory.pk,
+        actor=ME,
+        text="The user moved to Lyon in 2025.",
+        expected_version=before["version"],
+    )
     after = snapshot(aged_memory)
     assert result.ok
     assert after["updated_at"] > before["updated_at"]
@@ -96,8 +123,14 @@ def test_importance_is_clamped_and_reported(agent, aged_memory):
 def test_editing_a_working_memory_value_never_extends_its_ttl(agent, make):
     entry = make.working(agent, ttl=600)
     expires_at = entry.expires_at
-    result = record_edit(surface_key="working", agent=agent, ref=entry.pk, actor=ME,
-                         old_string="patrol log", new_string="incident log")
+    result = record_edit(
+        surface_key="working",
+        agent=agent,
+        ref=entry.pk,
+        actor=ME,
+        old_string="patrol log",
+        new_string="incident log",
+    )
     entry.refresh_from_db()
     assert result.ok
     assert entry.expires_at == expires_at
