@@ -11,7 +11,6 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from memoryadmin.api.serializers.outputs import ResultSerializer
 
 
-
 class BearerTokenScheme(OpenApiAuthenticationExtension):
     target_class = "memoryadmin.api.authentication.BearerTokenAuthentication"
     name = "bearerAuth"

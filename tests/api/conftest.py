@@ -20,7 +20,7 @@ class AgentClient(APIClient):
     """An APIClient speaking JSON for one agent token."""
 
     def call(self, method: str, path: str, data: Any = None, **headers: str):
-        url = path if path.startswith("/") else f"/api/v1/{path}"
+        url = path if path.startswith(("/", "http")) else f"/api/v1/{path}"
         extra = {f"HTTP_{k.upper().replace('-', '_')}": v for k, v in headers.items()}
         return getattr(self, method)(url, data, format="json", **extra)
 
