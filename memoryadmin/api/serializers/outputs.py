@@ -3,6 +3,7 @@ and WriteResult.as_dict(); schemathesis checks that the two agree)."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from stores.editing import Status
@@ -51,7 +52,10 @@ class ResultSerializer(serializers.Serializer):
     reverted_to = serializers.IntegerField(required=False)
     side = serializers.CharField(required=False)
     expires_at = serializers.DateTimeField(required=False, allow_null=True)
-    fields = serializers.ListField(child=serializers.CharField(), required=False)
+    fields = serializers.JSONField(
+        required=False,
+        help_text="The fields a PATCH changed, or (invalid) what is wrong with each.",
+    )
     limit = serializers.IntegerField(required=False)
     length = serializers.IntegerField(required=False)
     current_length = serializers.IntegerField(required=False)
@@ -148,7 +152,8 @@ def _summary(
 
 
 def page_of(item: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
-    return type(
+    # many=False: a list action answers one page object, not an array of them.
+    page = type(
         name,
         (serializers.Serializer,),
         {
@@ -159,6 +164,7 @@ def page_of(item: type[serializers.Serializer], name: str) -> type[serializers.S
             "results": item(many=True),
         },
     )
+    return extend_schema_serializer(many=False)(page)
 
 
 MemoryRead = _read(MemorySerializer, "MemoryRead")

@@ -10,7 +10,12 @@ such tool) and 429.
 from __future__ import annotations
 
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_serializer,
+)
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -38,6 +43,7 @@ class ToolDefinitionSerializer(serializers.Serializer):
     writes = serializers.BooleanField()
 
 
+@extend_schema_serializer(many=False)
 class ToolListSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=[Status.OK.value])
     tools = ToolDefinitionSerializer(many=True)
