@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
 from django.core.wsgi import get_wsgi_application
+from django.db import close_old_connections
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
@@ -33,6 +35,17 @@ RESPONSE_CHECKS = [
     response_schema_conformance,
     response_headers_conformance,
 ]
+
+
+@pytest.fixture(autouse=True)
+def _keep_the_test_connection():
+    """Requests through the raw WSGI app would close the connection holding the test's
+    transaction (Django's own test client switches this off the same way)."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
