@@ -139,9 +139,6 @@ def record_summary(spec: SurfaceSpec, record: VersionedRecord) -> dict[str, Any]
     """A list entry: the record's identifying fields and a preview of its main text."""
     data = record_data(record)
     text = data.pop(spec.primary_text_field)
-    if isinstance(record, Skill):
-        data.pop("summary")
-        data["summary"] = record.summary
     return {**data, **preview(text)}
 
 

@@ -123,9 +123,10 @@ def update_long_term_memory(context: ToolContext, args: dict[str, Any]) -> dict[
             )
     except DatabaseError as error:
         return _answer(FAILED + "db_error", f"The database refused the write: {error}", data)
-    for key in ("version", "revision", "current_version"):
-        if getattr(result, key, None) is not None or key in result.details:
-            data[key] = result.details.get(key, getattr(result, key, None))
+    body = result.as_dict()
+    data.update(
+        {key: body[key] for key in ("version", "revision", "current_version") if key in body}
+    )
     word = WORDS.get(result.status, FAILED + str(result.status))
     message = result.message or (
         f"Memory {memory_id} deleted."
