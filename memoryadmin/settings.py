@@ -169,3 +169,43 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
     "loggers": {"django.db.backends": {"level": "INFO"}},
 }
+
+# --- Agent API (issue 3) ----------------------------------------------------------------
+INSTALLED_APPS += ["drf_spectacular_sidecar"]
+MEMORYADMIN["API"] = {
+    # Requests per token (or logged-in user) and period; a client over it gets 429.
+    "RATE_LIMIT": env("API_RATE_LIMIT", "600/minute"),
+}
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memoryadmin.api.authentication.BearerTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_THROTTLE_CLASSES": ["memoryadmin.api.throttling.CallerRateThrottle"],
+    "DEFAULT_RENDERER_CLASSES": [
+        "rest_framework.renderers.JSONRenderer",
+        "rest_framework.renderers.BrowsableAPIRenderer",
+    ],
+    # JSON only: nested edits and typed fields do not survive form encoding.
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "memoryadmin.api.exceptions.exception_handler",
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "memoryadmin agent API",
+    "DESCRIPTION": "Read and correct an AI agent's memory. Every answer carries a `status` "
+    "word; see the README section 'Agent API'.",
+    "VERSION": "1",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "StatusWord": "memoryadmin.api.serializers.outputs.STATUS_WORDS",
+        "ReadStatus": ["ok"],
+        "MemoryStore": "stores.models.memories.Memory.Store",
+    },
+}

@@ -1,8 +1,11 @@
 from __future__ import annotations
 
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
 ]
+
+# The agent API (issue 3): /api/v1/, /api/schema/, /api/docs/.
+urlpatterns += [path("api/", include("memoryadmin.api.urls"))]

@@ -6,6 +6,8 @@ from enum import StrEnum
 
 
 class Status(StrEnum):
+    # A successful read (full record, list, recall): nothing was written.
+    OK = "ok"
     UPDATED = "updated"
     CREATED = "created"
     DELETED = "deleted"
@@ -32,6 +34,7 @@ class Status(StrEnum):
 
 SUCCESS_STATUSES = frozenset(
     {
+        Status.OK,
         Status.UPDATED,
         Status.CREATED,
         Status.DELETED,

@@ -1,0 +1,1 @@
+"""The agents' door: a REST API (Django REST Framework) over the one edit service."""

@@ -1,0 +1,51 @@
+"""The version precondition of a write: If-Match header or `expected_version` in the body."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from rest_framework.request import Request
+
+from memoryadmin.api.exceptions import ApiError
+from stores.editing import Status
+
+_ETAG = re.compile(r'^(?:W/)?"?(\d+)"?$')
+
+
+@dataclass(frozen=True)
+class Precondition:
+    expected_version: int | None
+    # Where it came from decides the HTTP code of a failed one: 412 for If-Match, 409 for body.
+    from_header: bool
+
+
+def etag(version: int) -> str:
+    return f'"{version}"'
+
+
+def precondition(request: Request, body_version: int | None) -> Precondition:
+    header = (request.headers.get("If-Match") or "").strip()
+    header_version = _parse_if_match(header) if header else None
+    if header_version is not None and body_version is not None and header_version != body_version:
+        raise ApiError(
+            Status.INVALID,
+            f"If-Match names version {header_version} but expected_version is {body_version}; "
+            "send one of them.",
+        )
+    if header_version is not None:
+        return Precondition(header_version, from_header=True)
+    return Precondition(body_version, from_header=False)
+
+
+def _parse_if_match(header: str) -> int | None:
+    if header == "*":
+        # "Any current version": the record must exist, which every write checks anyway.
+        return None
+    match = _ETAG.match(header)
+    if match is None:
+        raise ApiError(
+            Status.INVALID,
+            f'If-Match must be one ETag as returned by a read, such as "3"; got {header!r}.',
+        )
+    return int(match.group(1))

@@ -1,0 +1,81 @@
+"""OpenAPI helpers: the answers every write may give, and the `agent` parameter."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+
+from memoryadmin.api.serializers.outputs import ResultSerializer
+
+
+class BearerTokenScheme(OpenApiAuthenticationExtension):
+    target_class = "memoryadmin.api.authentication.BearerTokenAuthentication"
+    name = "bearerAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, Any]:
+        return {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "An agent token: python manage.py create_agent_token AGENT",
+        }
+
+
+AGENT_PARAMETER = OpenApiParameter(
+    "agent",
+    OpenApiTypes.STR,
+    OpenApiParameter.QUERY,
+    description="Humans (session login): the agent to act on, by name or id. Tokens act on "
+    "their own agent and may omit it.",
+)
+REF_PARAMETER = OpenApiParameter(
+    "ref",
+    OpenApiTypes.STR,
+    OpenApiParameter.PATH,
+    description="The record's id, or the alias it had in the store it came from.",
+)
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description='The ETag of your read, e.g. "3". A stale one answers 412 conflict.',
+)
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description="Any unique string; a retry with the same key gets the first answer back "
+    "and the write is applied once.",
+)
+
+_REFUSALS = {
+    400: "invalid",
+    401: "not authenticated",
+    403: "forbidden, disabled or privacy_restricted",
+    404: "not_found",
+    409: "conflict (expected_version) or not_editable",
+    412: "conflict (If-Match)",
+    422: "no_match, ambiguous, no_change or suspected_truncation",
+    428: "precondition_required",
+    429: "rate limited",
+}
+_READ_REFUSALS = (400, 401, 403, 404, 429)
+
+
+def write_responses(success: int = 200) -> dict[int, Any]:
+    answers: dict[int, Any] = {success: OpenApiResponse(ResultSerializer, "done")}
+    for code, description in _REFUSALS.items():
+        answers[code] = OpenApiResponse(ResultSerializer, description)
+    return answers
+
+
+def read_responses(body: Any) -> dict[int, Any]:
+    answers: dict[int, Any] = {200: body}
+    for code in _READ_REFUSALS:
+        answers[code] = OpenApiResponse(ResultSerializer, _REFUSALS[code])
+    return answers
+
+
+WRITE_PARAMETERS = [AGENT_PARAMETER, IF_MATCH, IDEMPOTENCY_KEY]

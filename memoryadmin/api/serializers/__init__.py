@@ -1,0 +1,1 @@
+"""Explicit input serializers (parse a body, never save) and output shapes (for the schema)."""

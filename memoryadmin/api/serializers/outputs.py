@@ -1,0 +1,224 @@
+"""The shapes of answers, declared for the OpenAPI schema (bodies are built by the selectors
+and WriteResult.as_dict(); schemathesis checks that the two agree)."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import extend_schema_serializer
+from rest_framework import serializers
+
+from stores.editing import Status
+from stores.models import Memory
+
+STATUS_WORDS = [status.value for status in Status]
+
+
+class NearMissSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    text = serializers.CharField()
+    similarity = serializers.FloatField()
+    explanation = serializers.CharField()
+
+
+class ResultSerializer(serializers.Serializer):
+    """Every answer of a write, and every refusal: a status word and what to act on."""
+
+    status = serializers.ChoiceField(choices=STATUS_WORDS)
+    message = serializers.CharField(required=False)
+    code = serializers.CharField(
+        required=False, help_text="For transport errors: what exactly went wrong."
+    )
+    surface = serializers.CharField(required=False)
+    id = serializers.IntegerField(required=False)
+    version = serializers.IntegerField(required=False)
+    revision = serializers.IntegerField(required=False)
+    diff = serializers.CharField(required=False, help_text="Unified diff of the change.")
+    store = serializers.ChoiceField(choices=Memory.Store.choices, required=False)
+    bank = serializers.CharField(required=False)
+    current_version = serializers.IntegerField(
+        required=False, allow_null=True, help_text="conflict: the version to re-read."
+    )
+    expected_version = serializers.IntegerField(required=False)
+    near_miss = NearMissSerializer(required=False, help_text="no_match: the closest text.")
+    count = serializers.IntegerField(required=False, help_text="ambiguous: how many matches.")
+    lines = serializers.ListField(
+        child=serializers.IntegerField(), required=False, help_text="Line numbers matched."
+    )
+    replacements = serializers.IntegerField(required=False)
+    clamped = serializers.BooleanField(required=False)
+    importance = serializers.FloatField(required=False)
+    previous_importance = serializers.FloatField(required=False)
+    reinforcement_count = serializers.IntegerField(required=False)
+    replacement_id = serializers.IntegerField(required=False)
+    reverted_to = serializers.IntegerField(required=False)
+    side = serializers.CharField(required=False)
+    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    fields = serializers.JSONField(
+        required=False,
+        help_text="The fields a PATCH changed, or (invalid) what is wrong with each.",
+    )
+    limit = serializers.IntegerField(required=False)
+    length = serializers.IntegerField(required=False)
+    current_length = serializers.IntegerField(required=False)
+    new_length = serializers.IntegerField(required=False)
+    retry_after = serializers.IntegerField(required=False)
+    errors = serializers.JSONField(required=False, help_text="invalid: the offending fields.")
+
+
+class SubjectSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    display_name = serializers.CharField()
+    external_id = serializers.CharField()
+    privacy_level = serializers.CharField()
+
+
+class RecordSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    alias = serializers.CharField(allow_null=True)
+    version = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    updated_at = serializers.DateTimeField()
+
+
+class MemorySerializer(RecordSerializer):
+    bank = serializers.CharField()
+    subject = SubjectSerializer(allow_null=True)
+    store = serializers.ChoiceField(choices=Memory.Store.choices)
+    category = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    content = serializers.CharField()
+    importance = serializers.FloatField()
+    importance_floor = serializers.FloatField()
+    pinned = serializers.BooleanField()
+    last_seen_at = serializers.DateTimeField()
+    reinforcement_count = serializers.IntegerField()
+    metadata = serializers.DictField()
+    superseded_by = serializers.IntegerField(allow_null=True)
+    invalidated_at = serializers.DateTimeField(allow_null=True)
+    archived_at = serializers.DateTimeField(allow_null=True)
+    decayed_at = serializers.DateTimeField(allow_null=True)
+
+
+class WorkingSerializer(RecordSerializer):
+    namespace = serializers.CharField()
+    key = serializers.CharField()
+    value = serializers.CharField()
+    stored_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField(allow_null=True)
+    category = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+
+
+class SkillSerializer(RecordSerializer):
+    name = serializers.CharField()
+    summary = serializers.CharField()
+    content = serializers.CharField()
+
+
+class TaskSerializer(RecordSerializer):
+    name = serializers.CharField()
+    schedule = serializers.CharField()
+    directive = serializers.CharField()
+    enabled = serializers.BooleanField()
+    last_run_at = serializers.DateTimeField(allow_null=True)
+
+
+class RulesSerializer(RecordSerializer):
+    content = serializers.CharField()
+
+
+class PreviewFields(serializers.Serializer):
+    preview = serializers.CharField(help_text="At most 500 characters; cut ones end in '…'.")
+    truncated = serializers.BooleanField()
+    full_length = serializers.IntegerField()
+
+
+def _read(record: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
+    """{status: ok, record: <record>} — the answer of a full read."""
+    return type(
+        name,
+        (serializers.Serializer,),
+        {
+            "status": serializers.ChoiceField(choices=[Status.OK.value]),
+            "record": record(),
+        },
+    )
+
+
+def _summary(
+    record: type[serializers.Serializer], text_field: str, name: str
+) -> type[serializers.Serializer]:
+    """A list entry: the record without its text, with a preview of it."""
+    return type(name, (record, PreviewFields), {text_field: None})
+
+
+def page_of(item: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
+    # many=False: a list action answers one page object, not an array of them.
+    page = type(
+        name,
+        (serializers.Serializer,),
+        {
+            "status": serializers.ChoiceField(choices=[Status.OK.value]),
+            "count": serializers.IntegerField(),
+            "next": serializers.URLField(allow_null=True),
+            "previous": serializers.URLField(allow_null=True),
+            "results": item(many=True),
+        },
+    )
+    return extend_schema_serializer(many=False)(page)
+
+
+MemoryRead = _read(MemorySerializer, "MemoryRead")
+WorkingRead = _read(WorkingSerializer, "WorkingMemoryRead")
+SkillRead = _read(SkillSerializer, "SkillRead")
+TaskRead = _read(TaskSerializer, "TaskRead")
+RulesRead = _read(RulesSerializer, "RulesRead")
+
+WorkingPage = page_of(_summary(WorkingSerializer, "value", "WorkingMemorySummary"), "WorkingPage")
+SkillPage = page_of(_summary(SkillSerializer, "content", "SkillSummary"), "SkillPage")
+TaskPage = page_of(_summary(TaskSerializer, "directive", "TaskSummary"), "TaskPage")
+RulesPage = page_of(_summary(RulesSerializer, "content", "RulesSummary"), "RulesPage")
+
+
+class RecallResultSerializer(PreviewFields):
+    id = serializers.IntegerField()
+    alias = serializers.CharField(allow_null=True)
+    version = serializers.IntegerField()
+    store = serializers.ChoiceField(choices=Memory.Store.choices)
+    bank = serializers.CharField()
+    category = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    importance = serializers.FloatField()
+    score = serializers.FloatField(
+        allow_null=True, help_text="Relevance 0..1 to q; null when listing without q."
+    )
+    invalidated_at = serializers.DateTimeField(allow_null=True)
+    updated_at = serializers.DateTimeField()
+
+
+RecallPage = page_of(RecallResultSerializer, "RecallPage")
+
+
+class RevisionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    surface = serializers.CharField()
+    record_id = serializers.IntegerField()
+    version_before = serializers.IntegerField()
+    version_after = serializers.IntegerField()
+    op = serializers.CharField()
+    field = serializers.CharField(allow_blank=True)
+    actor = serializers.CharField()
+    channel = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    review = serializers.CharField(allow_blank=True)
+
+
+class RevisionDetailSerializer(RevisionSerializer):
+    before_text = serializers.CharField(allow_blank=True)
+    after_text = serializers.CharField(allow_blank=True)
+    before_state = serializers.DictField()
+    after_state = serializers.DictField()
+    diff = serializers.CharField(allow_blank=True)
+
+
+RevisionPage = page_of(RevisionSerializer, "RevisionPage")
+RevisionRead = _read(RevisionDetailSerializer, "RevisionRead")

@@ -1,0 +1,59 @@
+"""/api/: the versioned agent API, its OpenAPI schema and interactive docs."""
+
+from __future__ import annotations
+
+from django.urls import include, path, re_path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from rest_framework.decorators import api_view, permission_classes, schema
+from rest_framework.permissions import AllowAny
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.routers import DefaultRouter
+
+from memoryadmin.api.exceptions import error_body
+from memoryadmin.api.views.revisions import RevisionViewSet
+from memoryadmin.api.views.surfaces import (
+    MemoryViewSet,
+    RulesViewSet,
+    SkillViewSet,
+    TaskViewSet,
+    WorkingMemoryViewSet,
+)
+from memoryadmin.api.views.tools import ToolViewSet
+from stores.editing import Status
+
+
+class Router(DefaultRouter):
+    include_root_view = False
+
+
+router = Router()
+router.register("memories", MemoryViewSet, basename="memory")
+router.register("working-memory", WorkingMemoryViewSet, basename="working")
+router.register("skills", SkillViewSet, basename="skill")
+router.register("tasks", TaskViewSet, basename="task")
+router.register("rules", RulesViewSet, basename="rules")
+router.register("revisions", RevisionViewSet, basename="revision")
+
+tool_list = ToolViewSet.as_view({"get": "list"})
+tool_detail = ToolViewSet.as_view({"get": "retrieve", "post": "create_call"})
+
+
+@api_view(["GET", "POST", "PUT", "PATCH", "DELETE"])
+@permission_classes([AllowAny])
+@schema(None)
+def unknown_path(request: Request, rest: str = "") -> Response:
+    """An unknown path under /api/ answers JSON like every other answer, not an HTML page."""
+    return Response(error_body(Status.NOT_FOUND, f"No API endpoint at {request.path}."), status=404)
+
+
+app_name = "api"
+urlpatterns = [
+    path("v1/", include(router.urls)),
+    path("v1/tools/", tool_list, name="tool-list"),
+    path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("auth/", include("rest_framework.urls", namespace="rest_framework")),
+    re_path(r"^(?P<rest>.*)$", unknown_path),
+]

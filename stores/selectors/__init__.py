@@ -1,0 +1,1 @@
+"""Reads: every door lists, searches and renders records through these functions."""

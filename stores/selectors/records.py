@@ -1,0 +1,171 @@
+"""Reading surface records as plain data, the same for the REST API and the tool registry."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from stores.models import (
+    Agent,
+    Memory,
+    Revision,
+    RulesDocument,
+    ScheduledTask,
+    Skill,
+    Subject,
+    VersionedRecord,
+    WorkingMemoryEntry,
+)
+from stores.services.surfaces import SurfaceSpec
+
+# Recall and list answers show this much of a text, never more: a full read is the only way
+# to see the whole text, which is what a full replacement must start from.
+PREVIEW_LENGTH = 500
+ELLIPSIS = "…"
+
+
+def preview(text: str) -> dict[str, Any]:
+    """The first characters of `text`; a cut preview ends in an ellipsis and says so."""
+    truncated = len(text) > PREVIEW_LENGTH
+    shown = text[: PREVIEW_LENGTH - 1] + ELLIPSIS if truncated else text
+    return {"preview": shown, "truncated": truncated, "full_length": len(text)}
+
+
+def records_for_agent(spec: SurfaceSpec, agent: Agent) -> QuerySet[VersionedRecord]:
+    """The live records of `agent` on one surface (expired working memory is gone already)."""
+    records = spec.model.objects.filter(agent=agent)
+    if spec.select_related:
+        records = records.select_related(*spec.select_related)
+    if spec.model is WorkingMemoryEntry:
+        records = records.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+    return records
+
+
+def working_entry_id(agent: Agent, *, namespace: str, key: str) -> int | None:
+    """The id of the live working-memory entry `namespace/key` of `agent`, if any."""
+    return (
+        WorkingMemoryEntry.objects.filter(agent=agent, namespace=namespace, key=key)
+        .filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+def named_record_id(model: type[Skill | ScheduledTask], agent: Agent, name: str) -> int | None:
+    """The id of the skill or scheduled task of `agent` called `name` (case-insensitive)."""
+    return (
+        model.objects.filter(agent=agent, name__iexact=name.strip())
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+def rules_document_id(agent: Agent) -> int | None:
+    return RulesDocument.objects.filter(agent=agent).values_list("pk", flat=True).first()
+
+
+def subject_data(subject: Subject | None) -> dict[str, Any] | None:
+    if subject is None:
+        return None
+    return {
+        "id": subject.pk,
+        "display_name": subject.display_name,
+        "external_id": subject.external_id,
+        "privacy_level": subject.privacy_level,
+    }
+
+
+def _moment(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def record_data(record: VersionedRecord) -> dict[str, Any]:
+    """The full record: every field an agent may read, with its whole text and version."""
+    data: dict[str, Any] = {
+        "id": record.pk,
+        "alias": record.alias,
+        "version": record.version,
+        "created_at": _moment(record.created_at),
+        "updated_at": _moment(record.updated_at),
+    }
+    if isinstance(record, Memory):
+        data.update(
+            bank=record.bank,
+            subject=subject_data(record.subject),
+            store=record.store,
+            category=record.category,
+            tags=list(record.tags),
+            content=record.content,
+            importance=record.importance,
+            importance_floor=record.importance_floor,
+            pinned=record.pinned,
+            last_seen_at=_moment(record.last_seen_at),
+            reinforcement_count=record.reinforcement_count,
+            metadata=record.metadata,
+            superseded_by=record.superseded_by_id,
+            invalidated_at=_moment(record.invalidated_at),
+            archived_at=_moment(record.archived_at),
+            decayed_at=_moment(record.decayed_at),
+        )
+    elif isinstance(record, WorkingMemoryEntry):
+        data.update(
+            namespace=record.namespace,
+            key=record.key,
+            value=record.value,
+            stored_at=_moment(record.stored_at),
+            expires_at=_moment(record.expires_at),
+            category=record.category,
+            tags=list(record.tags),
+        )
+    elif isinstance(record, Skill):
+        data.update(name=record.name, summary=record.summary, content=record.content)
+    elif isinstance(record, ScheduledTask):
+        data.update(
+            name=record.name,
+            schedule=record.schedule,
+            directive=record.directive,
+            enabled=record.enabled,
+            last_run_at=_moment(record.last_run_at),
+        )
+    elif isinstance(record, RulesDocument):
+        data.update(content=record.content)
+    return data
+
+
+def record_summary(spec: SurfaceSpec, record: VersionedRecord) -> dict[str, Any]:
+    """A list entry: the record's identifying fields and a preview of its main text."""
+    data = record_data(record)
+    text = data.pop(spec.primary_text_field)
+    return {**data, **preview(text)}
+
+
+def revisions_for_agent(agent: Agent) -> QuerySet[Revision]:
+    return Revision.objects.filter(agent=agent)
+
+
+def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
+    """A revision; `full` adds the whole text before and after and the states."""
+    data: dict[str, Any] = {
+        "id": revision.pk,
+        "surface": revision.surface,
+        "record_id": revision.record_id,
+        "version_before": revision.version_before,
+        "version_after": revision.version_after,
+        "op": revision.op,
+        "field": revision.field,
+        "actor": revision.actor,
+        "channel": revision.channel,
+        "created_at": _moment(revision.created_at),
+        "review": revision.review,
+    }
+    if full:
+        data.update(
+            before_text=revision.before_text,
+            after_text=revision.after_text,
+            before_state=revision.before_state,
+            after_state=revision.after_state,
+        )
+    return data

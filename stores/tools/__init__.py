@@ -1,0 +1,26 @@
+"""The tool registry: every tool a language model can call, defined once for every door."""
+
+from stores.tools import native, ohmypi, rockbot, tomori
+from stores.tools.registry import (
+    REGISTRY,
+    Tool,
+    ToolArgumentError,
+    ToolContext,
+    all_tools,
+    call_tool,
+    get_tool,
+)
+
+__all__ = [
+    "REGISTRY",
+    "Tool",
+    "ToolArgumentError",
+    "ToolContext",
+    "all_tools",
+    "call_tool",
+    "get_tool",
+    "native",
+    "ohmypi",
+    "rockbot",
+    "tomori",
+]

@@ -1,0 +1,121 @@
+"""Tools for language models: name, description, JSON Schema parameters and a handler.
+
+Defined once here, independent of any web framework: the REST door lists and runs them
+(`/api/v1/tools/`), and any other door (an MCP server) can be generated from the same
+registry. Every handler calls the edit service or a selector and returns a JSON-ready
+dict with a `status`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+from stores.models import Agent
+from stores.services import Actor
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """Whose memory a tool call touches and who makes it."""
+
+    agent: Agent
+    actor: Actor
+
+
+class ToolArgumentError(Exception):
+    """The arguments do not fit the tool: nothing ran, nothing was written."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+Handler = Callable[[ToolContext, dict[str, Any]], dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    handler: Handler
+    # native, or the reference project whose tool shape it reproduces
+    family: str = "native"
+    writes: bool = True
+
+    def definition(self) -> dict[str, Any]:
+        """The tool as a function-calling definition (the shape OpenAI-style APIs take)."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": self.parameters,
+            },
+            "family": self.family,
+            "writes": self.writes,
+        }
+
+
+REGISTRY: dict[str, Tool] = {}
+
+
+def register(tool: Tool) -> Tool:
+    if tool.name in REGISTRY:
+        raise ValueError(f"Tool {tool.name!r} is registered twice.")
+    Draft202012Validator.check_schema(tool.parameters)
+    REGISTRY[tool.name] = tool
+    return tool
+
+
+def tool(
+    name: str,
+    description: str,
+    parameters: dict[str, Any],
+    *,
+    family: str = "native",
+    writes: bool = True,
+) -> Callable[[Handler], Handler]:
+    """Register the decorated function as the handler of a tool."""
+
+    def decorate(handler: Handler) -> Handler:
+        register(Tool(name, description, parameters, handler, family=family, writes=writes))
+        return handler
+
+    return decorate
+
+
+def parameters(required: list[str] | None = None, **properties: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": properties,
+        "required": required or [],
+        "additionalProperties": False,
+    }
+
+
+def all_tools() -> list[Tool]:
+    return list(REGISTRY.values())
+
+
+def get_tool(name: str) -> Tool | None:
+    return REGISTRY.get(name)
+
+
+def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]:
+    """Check `arguments` against the tool's schema, then run it. KeyError: no such tool."""
+    tool_ = REGISTRY[name]
+    if not isinstance(arguments, dict):
+        raise ToolArgumentError("The arguments must be a JSON object.")
+    errors = sorted(
+        Draft202012Validator(tool_.parameters).iter_errors(arguments), key=lambda e: e.path
+    )
+    if errors:
+        error = errors[0]
+        where = ".".join(str(part) for part in error.absolute_path)
+        raise ToolArgumentError(f"{where + ': ' if where else ''}{error.message}")
+    return tool_.handler(context, arguments)

@@ -1,0 +1,128 @@
+"""RockBot's tool shapes: a phrase edit per surface, and add/remove of one rule.
+
+RockBot names working-memory entries by namespace and key, and skills and scheduled
+tasks by name; these tools resolve those names to records and call the same service.
+Their answers are the service's results (status words of memoryadmin).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from stores.editing import Status
+from stores.models import ScheduledTask, Skill
+from stores.selectors.records import named_record_id, working_entry_id
+from stores.services import record_edit, rules_add, rules_remove
+from stores.tools.registry import ToolContext, parameters, tool
+from stores.tools.schema import NEW_STRING, OLD_STRING, REFUSAL_ADVICE, REPLACE_ALL, record_id
+
+PHRASE_EDIT = (
+    " Copy old_string exactly from the current text; only that phrase changes, nothing "
+    "else in the record, and its timestamps of first observation and reinforcement stay."
+    + REFUSAL_ADVICE
+)
+
+
+def _edit(
+    context: ToolContext, surface_key: str, ref: int | str | None, args: dict[str, Any], what: str
+) -> dict[str, Any]:
+    if ref is None:
+        return {"status": str(Status.NOT_FOUND), "message": f"No {what}."}
+    return record_edit(
+        surface_key=surface_key,
+        agent=context.agent,
+        ref=ref,
+        actor=context.actor,
+        old_string=args["old_string"],
+        new_string=args["new_string"],
+        replace_all=args.get("replace_all", False),
+    ).as_dict()
+
+
+def _phrase_parameters(**identity: dict[str, Any]) -> dict[str, Any]:
+    return parameters(
+        [*identity, "old_string", "new_string"],
+        **identity,
+        old_string=OLD_STRING,
+        new_string=NEW_STRING,
+        replace_all=REPLACE_ALL,
+    )
+
+
+@tool(
+    "edit_memory",
+    "Correct a long-term memory by replacing an exact phrase of its content (instead of "
+    "deleting and re-saving it, which would lose its history)." + PHRASE_EDIT,
+    _phrase_parameters(id=record_id("memory")),
+    family="rockbot",
+)
+def edit_memory(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    return _edit(context, "memory", args["id"], args, f"memory {args['id']}")
+
+
+@tool(
+    "edit_working_memory",
+    "Correct a working-memory value by replacing an exact phrase. Its expiry does not "
+    "move." + PHRASE_EDIT,
+    _phrase_parameters(
+        key={"type": "string", "description": "The entry's key."},
+        namespace={"type": "string", "default": "session", "description": "e.g. session."},
+    ),
+    family="rockbot",
+)
+def edit_working_memory(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    namespace = args.get("namespace", "session")
+    ref = working_entry_id(context.agent, namespace=namespace, key=args["key"])
+    return _edit(context, "working", ref, args, f"working-memory entry {namespace}/{args['key']}")
+
+
+@tool(
+    "edit_skill",
+    "Correct a skill's markdown body by replacing an exact phrase; its summary stays."
+    + PHRASE_EDIT,
+    _phrase_parameters(name={"type": "string", "description": "The skill's name."}),
+    family="rockbot",
+)
+def edit_skill(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    ref = named_record_id(Skill, context.agent, args["name"])
+    return _edit(context, "skill", ref, args, f"skill {args['name']!r}")
+
+
+@tool(
+    "edit_task_directive",
+    "Correct a scheduled task's directive by replacing an exact phrase, instead of "
+    "rewriting the whole directive." + PHRASE_EDIT,
+    _phrase_parameters(name={"type": "string", "description": "The task's name."}),
+    family="rockbot",
+)
+def edit_task_directive(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    ref = named_record_id(ScheduledTask, context.agent, args["name"])
+    return _edit(context, "task", ref, args, f"scheduled task {args['name']!r}")
+
+
+@tool(
+    "add_rule",
+    "Add one behavioural rule to the rules document, after the last rule (of `section`), "
+    "in the document's own bullet style. Nothing else in the document changes.",
+    parameters(
+        ["rule"],
+        rule={"type": "string"},
+        section={"type": "string", "description": "Add under this heading."},
+    ),
+    family="rockbot",
+)
+def add_rule(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    return rules_add(
+        agent=context.agent, actor=context.actor, rule=args["rule"], section=args.get("section")
+    ).as_dict()
+
+
+@tool(
+    "remove_rule",
+    "Remove the one behavioural rule that reads `rule` (as written in the document). "
+    "Nothing else in the document changes.",
+    parameters(["rule"], rule={"type": "string"}),
+    family="rockbot",
+)
+def remove_rule(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
+    return rules_remove(agent=context.agent, actor=context.actor, rule=args["rule"]).as_dict()

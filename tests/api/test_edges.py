@@ -1,0 +1,93 @@
+"""Edges an agent developer runs into: header/body preconditions, expiry, reviews, DB errors."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from django.db import DatabaseError
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from stores.models import Agent, Revision, WorkingMemoryEntry
+from stores.tools import tomori
+
+
+def test_if_match_and_expected_version_must_agree(api, agent, make):
+    memory = make.memory(agent)
+    answer = api.call(
+        "post",
+        f"memories/{memory.pk}/replace/",
+        {"text": "New.", "expected_version": 1},
+        if_match='"2"',
+    )
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+
+
+def test_a_malformed_if_match_is_invalid(api, agent, make):
+    memory = make.memory(agent)
+    answer = api.call("post", f"memories/{memory.pk}/replace/", {"text": "New."}, if_match="v2")
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+
+
+def test_delete_honours_if_match(api, agent, make):
+    memory = make.memory(agent)
+    stale = api.call("delete", f"memories/{memory.pk}/", if_match='"9"')
+    assert (stale.status_code, stale.json()["current_version"]) == (412, 1)
+    assert api.call("delete", f"memories/{memory.pk}/", if_match='"1"').status_code == 200
+
+
+def test_expired_working_memory_is_not_found(api, agent, make):
+    entry = make.working(agent)
+    WorkingMemoryEntry.objects.filter(pk=entry.pk).update(
+        expires_at=timezone.now() - dt.timedelta(seconds=1)
+    )
+    assert api.call("get", f"working-memory/{entry.pk}/").status_code == 404
+    assert api.call("get", "working-memory/").json()["count"] == 0
+    edit = api.call(
+        "post", f"working-memory/{entry.pk}/edit/", {"old_string": "patrol", "new_string": "x"}
+    )
+    assert edit.status_code == 404
+
+
+def test_a_human_approves_what_an_agent_wrote(api, agent, make, staff_user):
+    Agent.objects.filter(pk=agent.pk).update(review_mode=Agent.ReviewMode.ALL)
+    memory = make.memory(agent)
+    edited = api.call(
+        "post", f"memories/{memory.pk}/edit/", {"old_string": "tea", "new_string": "mate"}
+    ).json()
+    assert Revision.objects.get(pk=edited["revision"]).review == Revision.Review.PENDING
+    by_token = api.call("post", f"revisions/{edited['revision']}/approve/", {})
+    assert by_token.status_code == 404
+    human = APIClient()
+    human.force_login(staff_user)
+    approved = human.post(
+        f"/api/v1/revisions/{edited['revision']}/approve/?agent={agent.name}", {}, format="json"
+    )
+    assert (approved.status_code, approved.json()["status"]) == (200, "approved")
+
+
+def test_tomori_reports_a_database_failure(api, agent, make, monkeypatch):
+    memory = make.memory(agent)
+
+    def broken(**kwargs):
+        raise DatabaseError("disk full")
+
+    monkeypatch.setattr(tomori, "record_replace", broken)
+    answer = api.call(
+        "post",
+        "tools/update_long_term_memory/",
+        {"memory_id": memory.pk, "memory_content": "New text."},
+    ).json()
+    assert answer["status"] == "memory_update_failed_db_error"
+    assert answer["success"] is False
+
+
+def test_tomori_refuses_a_truncated_preview_in_its_own_words(api, agent, make):
+    memory = make.memory(agent, "Long memory. " * 60)
+    preview = api.call("get", "memories/?q=long").json()["results"][0]["preview"]
+    answer = api.call(
+        "post",
+        "tools/update_long_term_memory/",
+        {"memory_id": memory.pk, "memory_content": preview},
+    ).json()
+    assert answer["status"] == "memory_update_failed_suspected_truncation"

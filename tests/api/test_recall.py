@@ -1,0 +1,101 @@
+"""Recall answers previews, never the full text; a replacement must start from a full read."""
+
+from __future__ import annotations
+
+from stores.models import Memory
+from tests.factories import SubjectFactory
+
+LONG = "The user's travel plans. " + "They visit Lisbon every spring. " * 40 + "TAIL: allergic."
+
+
+def test_recall_ranks_by_words_and_returns_previews_only(api, agent, make):
+    best = make.memory(agent, "Alice likes green tea in the morning.", importance=0.2)
+    weaker = make.memory(agent, "Bob drinks tea.", importance=0.9)
+    make.memory(agent, "Unrelated note about cars.")
+    answer = api.call("get", "memories/?q=green tea")
+    assert answer.status_code == 200
+    body = answer.json()
+    assert body["status"] == "ok"
+    assert [hit["id"] for hit in body["results"]] == [best.pk, weaker.pk]
+    hit = body["results"][0]
+    assert set(hit) >= {"id", "version", "store", "bank", "score", "preview", "truncated"}
+    assert hit["full_length"] == len(best.content)
+    assert "content" not in hit
+    assert 0 < body["results"][1]["score"] < hit["score"] <= 1
+
+
+def test_long_memories_are_cut_at_500_characters(api, agent, make):
+    make.memory(agent, LONG)
+    hit = api.call("get", "memories/?q=lisbon").json()["results"][0]
+    assert hit["truncated"] is True
+    assert len(hit["preview"]) == 500
+    assert hit["preview"].endswith("…")
+    assert hit["full_length"] == len(LONG)
+    assert "TAIL" not in hit["preview"]
+
+
+def test_recall_filters_and_pagination(api, agent, make):
+    person = SubjectFactory(agent=agent, external_id="discord:42")
+    about = make.memory(agent, "Tea with milk.", subject=person, tags=["drinks"], store="episodic")
+    shared = make.memory(agent, "Tea at five.", category="habits", importance=0.8)
+    gone = make.memory(agent, "Tea is banned.")
+    Memory.objects.filter(pk=gone.pk).update(invalidated_at=shared.updated_at)
+
+    def ids(query: str) -> list[int]:
+        answer = api.call("get", f"memories/?q=tea&{query}")
+        assert answer.status_code == 200, answer.json()
+        return [hit["id"] for hit in answer.json()["results"]]
+
+    assert set(ids("")) == {about.pk, shared.pk}
+    assert set(ids("include_invalidated=true")) == {about.pk, shared.pk, gone.pk}
+    assert ids("subject=discord:42") == [about.pk]
+    assert ids("subject=shared") == [shared.pk]
+    assert ids("tag=drinks") == [about.pk]
+    assert ids("category=habits") == [shared.pk]
+    assert ids("store=episodic") == [about.pk]
+    assert ids("importance_min=0.7") == [shared.pk]
+    assert ids("importance_max=0.6") == [about.pk]
+
+    first = api.call("get", "memories/?q=tea&limit=1").json()
+    assert first["count"] == 2
+    assert len(first["results"]) == 1
+    second = api.call("get", first["next"]).json()
+    assert second["next"] is None
+    assert {first["results"][0]["id"], second["results"][0]["id"]} == {about.pk, shared.pk}
+
+
+def test_bad_recall_parameters_are_invalid(api):
+    answer = api.call("get", "memories/?importance_min=2")
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+
+
+def test_a_recall_preview_copied_back_as_a_replacement_is_refused(api, agent, make):
+    memory = make.memory(agent, LONG)
+    hit = api.call("get", "memories/?q=lisbon").json()["results"][0]
+    answer = api.call(
+        "post",
+        f"memories/{hit['id']}/replace/",
+        {"text": hit["preview"], "expected_version": hit["version"]},
+    )
+    assert answer.status_code == 422
+    assert answer.json()["status"] == "suspected_truncation"
+    assert Memory.objects.get(pk=memory.pk).content == LONG
+
+
+def test_full_read_merge_and_replace_with_etag_succeeds(api, agent, make):
+    memory = make.memory(agent, LONG)
+    read = api.call("get", f"memories/{memory.pk}/")
+    full = read.json()["record"]["content"]
+    merged = full.replace("every spring", "every autumn")
+    answer = api.call(
+        "post", f"memories/{memory.pk}/replace/", {"text": merged}, if_match=read["ETag"]
+    )
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["status"] == "updated"
+    assert answer["ETag"] == '"2"'
+    assert Memory.objects.get(pk=memory.pk).content.endswith("TAIL: allergic.")
+
+    stale = api.call(
+        "post", f"memories/{memory.pk}/replace/", {"text": full}, if_match=read["ETag"]
+    )
+    assert (stale.status_code, stale.json()["current_version"]) == (412, 2)

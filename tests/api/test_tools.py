@@ -1,0 +1,220 @@
+"""Tool-call endpoints: definitions for a model, and calls answered in each tool's own words."""
+
+from __future__ import annotations
+
+from stores.models import Memory, Subject
+from tests.factories import SubjectFactory
+
+LONG = "Plans: " + "Lisbon each spring. " * 40 + "TAIL."
+
+
+def test_tools_are_listed_as_function_definitions(api):
+    answer = api.call("get", "tools/")
+    assert answer.status_code == 200
+    tools = {tool["function"]["name"]: tool for tool in answer.json()["tools"]}
+    assert {
+        "recall_memories",
+        "read_record",
+        "edit_record",
+        "replace_record",
+        "edit_memory",
+        "edit_working_memory",
+        "edit_skill",
+        "edit_task_directive",
+        "add_rule",
+        "remove_rule",
+        "memory_edit",
+        "update_long_term_memory",
+    } <= set(tools)
+    edit = tools["edit_memory"]
+    assert edit["type"] == "function"
+    assert edit["function"]["parameters"]["required"] == ["id", "old_string", "new_string"]
+    assert "re-read" in tools["edit_record"]["function"]["description"] or (
+        "read the record again" in tools["edit_record"]["function"]["description"]
+    )
+    assert "preview" in tools["replace_record"]["function"]["description"].lower()
+
+
+def test_unknown_tool_is_404_and_bad_arguments_are_400(api):
+    assert api.call("post", "tools/no_such_tool/", {}).status_code == 404
+    answer = api.call("post", "tools/edit_memory/", {"id": 1})
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+
+
+def test_recall_then_read_then_edit_through_tools(api, agent, make):
+    memory = make.memory(agent, LONG)
+    recalled = api.call("post", "tools/recall_memories/", {"query": "lisbon"}).json()
+    assert recalled["results"][0]["truncated"] is True
+    read = api.call("post", "tools/read_record/", {"surface": "memory", "id": memory.pk}).json()
+    assert read["record"]["content"] == LONG
+    replaced = api.call(
+        "post",
+        "tools/replace_record/",
+        {
+            "surface": "memory",
+            "id": memory.pk,
+            "text": recalled["results"][0]["preview"],
+            "expected_version": 1,
+        },
+    ).json()
+    assert replaced["status"] == "suspected_truncation"
+
+
+def test_rockbot_edit_tools_resolve_names_and_keys(api, agent, make):
+    memory = make.memory(agent)
+    make.working(agent, key="focus", namespace="patrol")
+    make.skill(agent, name="deploy")
+    make.task(agent, name="morning")
+    calls = [
+        ("edit_memory", {"id": str(memory.pk), "old_string": "tea", "new_string": "mate"}),
+        (
+            "edit_working_memory",
+            {"key": "focus", "namespace": "patrol", "old_string": "patrol", "new_string": "x"},
+        ),
+        ("edit_skill", {"name": "deploy", "old_string": "Run it.", "new_string": "Ship it."}),
+        (
+            "edit_task_directive",
+            {"name": "morning", "old_string": "overnight", "new_string": "weekend"},
+        ),
+        ("add_rule", {"rule": "Be brief."}),
+        ("remove_rule", {"rule": "Be brief."}),
+    ]
+    for name, arguments in calls:
+        answer = api.call("post", f"tools/{name}/", arguments)
+        assert answer.status_code == 200
+        assert answer.json()["status"] == "updated", (name, answer.json())
+    missing = api.call(
+        "post", "tools/edit_skill/", {"name": "nope", "old_string": "a", "new_string": "b"}
+    )
+    assert missing.json()["status"] == "not_found"
+    ambiguous = api.call(
+        "post",
+        "tools/edit_memory/",
+        {"id": memory.pk, "old_string": "e", "new_string": "E"},
+    ).json()
+    assert ambiguous["status"] == "ambiguous"
+    assert ambiguous["count"] > 1
+
+
+def test_memory_edit_answers_in_oh_my_pi_words(api, agent, make):
+    working = make.memory(agent)
+    episodic = make.memory(agent, "Met Bob in 2020.", store="episodic")
+    fact = make.memory(agent, "Water boils at 100C.", store="fact")
+
+    def call(**arguments):
+        answer = api.call("post", "tools/memory_edit/", arguments)
+        assert answer.status_code == 200, answer.json()
+        return answer.json()
+
+    on_fact = call(op="update", id=str(fact.pk), importance=0.9)
+    assert on_fact["details"] == {"status": "not_editable", "store": "fact", "bank": "shared"}
+    assert on_fact["content"][0]["type"] == "text"
+
+    on_episodic = call(op="forget", id=str(episodic.pk))
+    assert on_episodic["details"]["status"] == "not_found"
+    assert on_episodic["details"]["store"] == "episodic"
+
+    clamped = call(op="update", id=str(working.pk), importance=3)
+    assert clamped["status"] == "updated"
+    assert clamped["details"]["clamped"] is True
+    assert Memory.objects.get(pk=working.pk).importance == 1.0
+
+    updated = call(op="update", id=str(working.pk), content="The user prefers mate.")
+    assert updated["details"] == {
+        "status": "updated",
+        "store": "working",
+        "bank": "shared",
+        "id": working.pk,
+        "version": 3,
+        "revision": updated["details"]["revision"],
+    }
+    assert call(op="invalidate", id=str(episodic.pk))["status"] == "invalidated"
+    assert call(op="forget", id=str(working.pk))["status"] == "deleted"
+    assert call(op="forget", id="424242") == {
+        "status": "not_found",
+        "content": [{"type": "text", "text": "Memory 424242 was not found."}],
+        "details": {"status": "not_found"},
+    }
+
+
+def test_memory_edit_update_needs_content_or_importance(api, agent, make):
+    memory = make.memory(agent)
+    answer = api.call("post", "tools/memory_edit/", {"op": "update", "id": str(memory.pk)})
+    assert answer.status_code == 400
+    assert answer.json()["message"] == "memory_edit update requires content or importance."
+    assert Memory.objects.get(pk=memory.pk).version == 1
+
+
+def test_memory_edit_refuses_a_truncated_preview(api, agent, make):
+    memory = make.memory(agent, LONG)
+    preview = api.call("get", "memories/?q=lisbon").json()["results"][0]["preview"]
+    answer = api.call(
+        "post", "tools/memory_edit/", {"op": "update", "id": str(memory.pk), "content": preview}
+    ).json()
+    assert answer["status"] == "suspected_truncation"
+    assert Memory.objects.get(pk=memory.pk).content == LONG
+
+
+def _tomori(api, **arguments):
+    answer = api.call("post", "tools/update_long_term_memory/", arguments)
+    assert answer.status_code == 200, answer.json()
+    return answer.json()
+
+
+def test_update_long_term_memory_updates_and_deletes(api, agent, make):
+    memory = make.memory(agent)
+    updated = _tomori(api, memory_id=memory.pk, memory_content="Prefers {bot} mate {junk}.")
+    assert updated["status"] == "memory_updated_successfully"
+    assert updated["success"] is True
+    assert Memory.objects.get(pk=memory.pk).content == "Prefers {bot} mate ."
+
+    deleted = _tomori(api, memory_id=memory.pk, memory_content="  {placeholder} ")
+    assert deleted["status"] == "memory_deleted_successfully"
+    assert deleted["data"]["deleted_content"] == "Prefers {bot} mate ."
+    assert not Memory.objects.filter(pk=memory.pk).exists()
+    assert _tomori(api, memory_id=memory.pk, memory_content="x")["status"] == (
+        "memory_update_failed_not_found"
+    )
+
+
+def test_update_long_term_memory_resolves_the_target_user(api, agent, make):
+    alice = SubjectFactory(agent=agent, display_name="Alice", aliases=["ally"])
+    SubjectFactory(agent=agent, display_name="Sam", external_id="sam-1")
+    SubjectFactory(agent=agent, display_name="Sam", external_id="sam-2")
+    SubjectFactory(agent=agent, display_name="Relay", kind=Subject.Kind.BRIDGE)
+    SubjectFactory(agent=agent, display_name="Tomori", kind=Subject.Kind.SELF)
+    private = SubjectFactory(
+        agent=agent, display_name="Priya", privacy_level=Subject.Privacy.PARTIAL
+    )
+    personal = make.memory(agent, "Alice likes tea.", subject=alice)
+    shared = make.memory(agent, "The server likes tea.")
+    secret = make.memory(agent, "Priya likes tea.", subject=private)
+
+    def status(**arguments):
+        return _tomori(api, **arguments)["status"]
+
+    assert status(
+        memory_id=personal.pk, memory_content="Alice likes mate.", target_user="ally"
+    ) == ("memory_updated_successfully")
+    assert status(memory_id=personal.pk, memory_content="x") == "memory_update_failed_not_found"
+    assert status(memory_id=shared.pk, memory_content="x", target_user="Alice") == (
+        "memory_update_failed_not_found"
+    )
+    assert status(memory_id=shared.pk, memory_content="x", target_user="Nobody") == (
+        "memory_update_failed_user_not_found"
+    )
+    assert status(memory_id=shared.pk, memory_content="x", target_user="sam") == (
+        "memory_update_failed_ambiguous_user"
+    )
+    assert status(memory_id=shared.pk, memory_content="x", target_user="Relay") == (
+        "memory_update_failed_invalid_scope"
+    )
+    assert status(memory_id=shared.pk, memory_content="x", target_user="Tomori") == (
+        "memory_update_failed_invalid_target"
+    )
+    assert status(memory_id=secret.pk, memory_content="Priya x.", target_user="Priya") == (
+        "memory_update_failed_privacy_restricted"
+    )
+    agent.self_editing_enabled = False
+    agent.save()
+    assert status(memory_id=shared.pk, memory_content="x") == "memory_update_failed_disabled"
