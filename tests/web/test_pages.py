@@ -200,9 +200,7 @@ def test_list_query_count_does_not_grow_with_rows(
 
 
 @pytest.mark.parametrize("surface", ["working", "skill", "task"])
-def test_other_lists_query_count(
-    staff_client, agent, make, django_assert_max_num_queries, surface
-):
+def test_other_lists_query_count(staff_client, agent, make, django_assert_max_num_queries, surface):
     for n in range(12):
         if surface == "working":
             make.working(agent, key=f"k{n}")
@@ -214,7 +212,9 @@ def test_other_lists_query_count(
         assert staff_client.get(url("record_list", agent.name, surface)).status_code == 200
 
 
-def test_dashboard_and_changes_query_counts(staff_client, agent, make, django_assert_max_num_queries):
+def test_dashboard_and_changes_query_counts(
+    staff_client, agent, make, django_assert_max_num_queries
+):
     for n in range(20):
         memory = make.memory(agent, f"memory {n}")
         if n % 3 == 0:
