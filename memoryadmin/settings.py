@@ -209,3 +209,21 @@ SPECTACULAR_SETTINGS = {
         "MemoryStore": "stores.models.memories.Memory.Store",
     },
 }
+
+# --- Web UI for humans (memoryadmin.web) ---
+# Memory text is LLM-written and untrusted: the UI runs no inline script and loads nothing
+# from elsewhere, so an injected <script>, handler attribute or remote image cannot run or leak.
+MIDDLEWARE = [*MIDDLEWARE, "csp.middleware.CSPMiddleware"]
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'none'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "connect-src": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+        "base-uri": ["'none'"],
+    },
+}

@@ -5,6 +5,8 @@ from django.urls import include, path
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
+    path("", include("memoryadmin.web.urls")),
 ]
 
 # The agent API (issue 3): /api/v1/, /api/schema/, /api/docs/.

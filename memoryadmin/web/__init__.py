@@ -1,0 +1,1 @@
+"""The browser door: server-rendered pages and HTMX fragments for people reviewing memory."""

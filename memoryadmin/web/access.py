@@ -1,0 +1,63 @@
+"""Who sees which agent in the browser: staff see every agent, others their grants."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404
+
+from stores.models import Agent, AgentAccess
+from stores.services import Actor
+
+
+@dataclass(frozen=True)
+class AgentScope:
+    """The agent a page is about, and what the signed-in person may do with it."""
+
+    agent: Agent
+    actor: Actor
+    role: str  # "staff", "editor" or "viewer"
+
+    @property
+    def can_write(self) -> bool:
+        return self.role != AgentAccess.Role.VIEWER
+
+
+def visible_agents(user: Any) -> QuerySet[Agent]:
+    if user.is_staff:
+        return Agent.objects.all()
+    return Agent.objects.filter(grants__user=user)
+
+
+def agent_scope(request: HttpRequest, agent_name: str) -> AgentScope:
+    """The scope for `agent_name`, or 404 for an agent this person may not see."""
+    agent = get_object_or_404(Agent, name=agent_name)
+    user = request.user
+    if user.is_staff:
+        role = "staff"
+    else:
+        role = (
+            AgentAccess.objects.filter(user=user, agent=agent)
+            .values_list("role", flat=True)
+            .first()
+        )
+        if role is None:
+            raise Http404("No such agent.")
+    return AgentScope(agent=agent, actor=Actor.for_user(user), role=role)
+
+
+def agent_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Login required; resolves `agent_name` from the URL into `scope` for the view."""
+
+    @login_required
+    @functools.wraps(view)
+    def wrapper(request: HttpRequest, agent_name: str, **kwargs: Any) -> HttpResponse:
+        return view(request, agent_scope(request, agent_name), **kwargs)
+
+    return wrapper

@@ -1,0 +1,114 @@
+"""Forms that parse what a person typed; they never save (the edit service does)."""
+
+from __future__ import annotations
+
+from django import forms
+
+from stores.models import Agent, Memory
+
+
+class ListFilterForm(forms.Form):
+    """Search, filters and sorting of a surface list (fields unused by a surface are ignored)."""
+
+    INVALIDATED_CHOICES = [
+        ("", "Hide invalidated"),
+        ("include", "Include invalidated"),
+        ("only", "Only invalidated"),
+    ]
+    ENABLED_CHOICES = [("", "Enabled or not"), ("yes", "Enabled"), ("no", "Disabled")]
+
+    q = forms.CharField(required=False, max_length=500, label="Search")
+    category = forms.CharField(required=False, max_length=100)
+    store = forms.ChoiceField(required=False, choices=[("", "Any store"), *Memory.Store.choices])
+    tag = forms.CharField(required=False, max_length=100)
+    subject = forms.CharField(required=False, max_length=255)
+    namespace = forms.CharField(required=False, max_length=100)
+    importance_min = forms.FloatField(
+        required=False, min_value=0, max_value=1, label="Importance ≥"
+    )
+    importance_max = forms.FloatField(
+        required=False, min_value=0, max_value=1, label="Importance ≤"
+    )
+    invalidated = forms.ChoiceField(required=False, choices=INVALIDATED_CHOICES)
+    enabled = forms.ChoiceField(required=False, choices=ENABLED_CHOICES)
+    stale = forms.BooleanField(required=False, label="Stale embedding")
+    pending = forms.BooleanField(required=False, label="Awaiting review")
+    sort = forms.CharField(required=False, max_length=20)
+
+
+class PhraseEditForm(forms.Form):
+    old_string = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+    new_string = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+    replace_all = forms.BooleanField(required=False)
+    expected_version = forms.IntegerField(min_value=1)
+    field = forms.CharField(required=False, max_length=40)
+
+
+class SectionForm(forms.Form):
+    OPS = [("replace", "Replace section"), ("append", "Append"), ("delete", "Delete section")]
+
+    op = forms.ChoiceField(choices=OPS)
+    heading = forms.CharField(required=False, max_length=500)
+    content = forms.CharField(required=False, strip=False, widget=forms.Textarea)
+    expected_version = forms.IntegerField(min_value=1)
+
+
+class RuleForm(forms.Form):
+    OPS = [("add", "Add"), ("remove", "Remove"), ("replace", "Replace")]
+
+    op = forms.ChoiceField(choices=OPS)
+    rule = forms.CharField(required=False, strip=False, max_length=10000)
+    new_rule = forms.CharField(required=False, strip=False, max_length=10000)
+    section = forms.CharField(required=False, max_length=500)
+    expected_version = forms.IntegerField(min_value=1)
+
+
+class RevertForm(forms.Form):
+    revision = forms.IntegerField(min_value=1)
+    to = forms.ChoiceField(choices=[("after", "after"), ("before", "before")])
+    expected_version = forms.IntegerField(required=False, min_value=1)
+
+
+class ReviewActionForm(forms.Form):
+    ACTIONS = [("approve", "Approve"), ("revert", "Revert")]
+
+    action = forms.ChoiceField(choices=ACTIONS)
+    revisions = forms.TypedMultipleChoiceField(coerce=int, choices=(), required=True)
+
+    def __init__(self, *args, pending: list[int], **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["revisions"].choices = [(pk, pk) for pk in pending]
+
+
+class ReviewModeForm(forms.Form):
+    review_mode = forms.ChoiceField(choices=Agent.ReviewMode.choices)
+
+
+class BulkForm(forms.Form):
+    ACTIONS = [
+        ("invalidate", "Invalidate"),
+        ("set_importance", "Set importance"),
+        ("approve", "Approve pending changes"),
+    ]
+
+    action = forms.ChoiceField(choices=ACTIONS)
+    ids = forms.TypedMultipleChoiceField(coerce=int, choices=(), required=True)
+    importance = forms.FloatField(required=False)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        # Any id may be posted; the service decides whether the record exists for this agent.
+        posted = self.data.getlist("ids") if hasattr(self.data, "getlist") else []
+        self.fields["ids"].choices = [(value, value) for value in posted]
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("action") == "set_importance" and cleaned.get("importance") is None:
+            self.add_error("importance", "Give the importance to set (0 to 1).")
+        return cleaned
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(max_length=100)
+    read_only = forms.BooleanField(required=False)
+    expires_in_days = forms.IntegerField(required=False, min_value=1, max_value=3650)

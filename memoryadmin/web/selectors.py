@@ -1,0 +1,190 @@
+"""Reads for the browser pages: list filtering, dashboard figures, texts of past versions.
+
+Every function here runs a fixed number of queries, whatever the number of rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connection
+from django.db.models import Count, F, Q, QuerySet
+
+from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
+from stores.models import Agent, Memory, Revision
+
+PENDING = Revision.Review.PENDING
+
+
+def stale_embedding_filter() -> Q:
+    """Embedded text whose vector is missing or was computed from other text."""
+    return Q(embedding__isnull=True) | ~Q(embedding_hash=F("text_hash"))
+
+
+def tag_filter(tag: str) -> Q:
+    if connection.vendor == "postgresql":
+        return Q(tags__contains=[tag])
+    # SQLite has no JSON containment; match the quoted element in the stored JSON text.
+    return Q(tags__icontains=json.dumps(tag))
+
+
+def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet:
+    """The agent's records of one surface, searched, filtered and sorted by `params`."""
+    records = ui.spec.model.objects.filter(agent=agent)
+    if ui.select_related:
+        records = records.select_related(*ui.select_related)
+    query = (params.get("q") or "").strip()
+    if query:
+        match = Q()
+        for name in ui.search_fields:
+            match |= Q(**{f"{name}__icontains": query})
+        if query.isdigit():
+            match |= Q(pk=int(query))
+        records = records.filter(match)
+    filters = ui.filters
+    if "category" in filters and params.get("category"):
+        records = records.filter(category__iexact=params["category"].strip())
+    if "store" in filters and params.get("store"):
+        records = records.filter(store=params["store"])
+    if "tag" in filters and params.get("tag"):
+        records = records.filter(tag_filter(params["tag"].strip()))
+    if "namespace" in filters and params.get("namespace"):
+        records = records.filter(namespace=params["namespace"].strip())
+    if "subject" in filters and params.get("subject"):
+        subject = params["subject"].strip()
+        if subject == "shared":
+            records = records.filter(subject__isnull=True)
+        else:
+            records = records.filter(
+                Q(subject__external_id=subject) | Q(subject__display_name__iexact=subject)
+            )
+    if "importance" in filters:
+        if params.get("importance_min") is not None:
+            records = records.filter(importance__gte=params["importance_min"])
+        if params.get("importance_max") is not None:
+            records = records.filter(importance__lte=params["importance_max"])
+    if "invalidated" in filters:
+        shown = params.get("invalidated") or ""
+        if shown == "only":
+            records = records.filter(invalidated_at__isnull=False)
+        elif shown != "include":
+            records = records.filter(invalidated_at__isnull=True)
+    if "enabled" in filters and params.get("enabled") in ("yes", "no"):
+        records = records.filter(enabled=params["enabled"] == "yes")
+    if "stale" in filters and params.get("stale"):
+        records = records.filter(stale_embedding_filter())
+    if params.get("pending"):
+        pending_ids = Revision.objects.filter(agent=agent, surface=ui.key, review=PENDING).values(
+            "record_id"
+        )
+        records = records.filter(pk__in=pending_ids)
+    sort = params.get("sort") or ui.default_sort
+    return records.order_by(*ui.sorts.get(sort, ui.sorts[ui.default_sort]))
+
+
+def pending_counts(agent: Agent, surface_key: str, record_ids: Iterable[int]) -> dict[int, int]:
+    """How many revisions of each record await review (one query for a whole page)."""
+    rows = (
+        Revision.objects.filter(
+            agent=agent, surface=surface_key, review=PENDING, record_id__in=list(record_ids)
+        )
+        .values("record_id")
+        .annotate(count=Count("id"))
+    )
+    return {row["record_id"]: row["count"] for row in rows}
+
+
+def memory_categories(agent: Agent) -> list[str]:
+    return list(
+        Memory.objects.filter(agent=agent)
+        .order_by("category")
+        .values_list("category", flat=True)
+        .distinct()
+    )
+
+
+@dataclass(frozen=True)
+class SurfaceCount:
+    ui: SurfaceUI
+    total: int
+    stale: int | None
+    pending: int
+
+
+def dashboard_counts(agent: Agent) -> list[SurfaceCount]:
+    pending = dict(
+        Revision.objects.filter(agent=agent, review=PENDING)
+        .values_list("surface")
+        .annotate(count=Count("id"))
+        .values_list("surface", "count")
+    )
+    counts = []
+    for ui in SURFACE_UI.values():
+        records = ui.spec.model.objects.filter(agent=agent)
+        if ui.spec.embedded:
+            figures = records.aggregate(
+                total=Count("id"), stale=Count("id", filter=stale_embedding_filter())
+            )
+            counts.append(
+                SurfaceCount(ui, figures["total"], figures["stale"], pending.get(ui.key, 0))
+            )
+        else:
+            counts.append(SurfaceCount(ui, records.count(), None, pending.get(ui.key, 0)))
+    return counts
+
+
+def memory_store_counts(agent: Agent) -> list[tuple[str, str, int, int]]:
+    """(store, label, live, invalidated) for each store of long-term memory."""
+    rows = {
+        row["store"]: row
+        for row in Memory.objects.filter(agent=agent)
+        .values("store")
+        .annotate(
+            total=Count("id"), invalidated=Count("id", filter=Q(invalidated_at__isnull=False))
+        )
+        .order_by()
+    }
+    result = []
+    for store, label in Memory.Store.choices:
+        row = rows.get(store, {"total": 0, "invalidated": 0})
+        result.append((store, label, row["total"] - row["invalidated"], row["invalidated"]))
+    return result
+
+
+def text_at_version(
+    agent: Agent, surface_key: str, record_id: int, version: int, field: str
+) -> str | None:
+    """The record's `field` text as it stood at `version`, read back from the revisions."""
+    revision = (
+        Revision.objects.filter(
+            agent=agent,
+            surface=surface_key,
+            record_id=record_id,
+            version_after__lte=version,
+            field=field,
+        )
+        .order_by("-version_after")
+        .only("after_text")
+        .first()
+    )
+    return None if revision is None else revision.after_text
+
+
+def existing_ids(agent: Agent, refs: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
+    """Which (surface, id) pairs still exist: one query per surface present in `refs`."""
+    by_surface: dict[str, set[int]] = {}
+    for surface_key, record_id in refs:
+        by_surface.setdefault(surface_key, set()).add(record_id)
+    found: set[tuple[str, int]] = set()
+    for surface_key, ids in by_surface.items():
+        ui = SURFACE_UI.get(surface_key)
+        if ui is None:
+            continue
+        for pk in ui.spec.model.objects.filter(agent=agent, pk__in=ids).values_list(
+            "pk", flat=True
+        ):
+            found.add((surface_key, pk))
+    return found

@@ -1,0 +1,35 @@
+"""URLs of the browser UI. `surface` is one of memory, working, skill, task, rules."""
+
+from __future__ import annotations
+
+from django.urls import path
+
+from memoryadmin.web.views import history, home, lists, records, review, tokens
+
+app_name = "web"
+
+agent = "a/<slug:agent_name>/"
+record = agent + "<str:surface>/<int:pk>/"
+
+urlpatterns = [
+    path("", home.agent_index, name="agents"),
+    path(agent, home.dashboard, name="dashboard"),
+    path(agent + "changes/", history.agent_changes, name="changes"),
+    path(agent + "review/", review.review_queue, name="review"),
+    path(agent + "review/act/", review.review_act, name="review_act"),
+    path(agent + "review/mode/", review.review_mode, name="review_mode"),
+    path(agent + "tokens/", tokens.token_list, name="tokens"),
+    path(agent + "tokens/new/", tokens.token_new, name="token_new"),
+    path(agent + "tokens/<int:token_id>/revoke/", tokens.token_revoke_view, name="token_revoke"),
+    path(agent + "rules/", records.rules_page, name="rules"),
+    path(agent + "rules/<int:pk>/rule/", records.rules_op, name="rules_op"),
+    path(agent + "skill/<int:pk>/section/", records.skill_section, name="skill_section"),
+    path(agent + "<str:surface>/", lists.record_list_view, name="record_list"),
+    path(agent + "<str:surface>/bulk/", lists.record_bulk, name="record_bulk"),
+    path(record, records.record_detail, name="record_detail"),
+    path(record + "preview/", records.record_preview, name="record_preview"),
+    path(record + "edit/", records.record_apply_edit, name="record_edit"),
+    path(record + "fields/", records.record_fields, name="record_fields"),
+    path(record + "history/", history.record_history, name="record_history"),
+    path(record + "revert/", history.record_revert_view, name="record_revert"),
+]

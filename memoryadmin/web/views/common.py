@@ -1,0 +1,107 @@
+"""What the views share: status → HTTP code, outcome fragments, loading a record."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django_htmx.http import reswap, retarget
+
+from memoryadmin.web.access import AgentScope
+from memoryadmin.web.rendering import diff_pieces
+from memoryadmin.web.surfaces import SurfaceUI
+from stores.editing import Status
+from stores.models import Revision, VersionedRecord
+from stores.services import WriteResult
+
+# The same codes the REST API answers with, so a refusal means the same thing at every door.
+HTTP_STATUS = {
+    Status.INVALID: 400,
+    Status.FORBIDDEN: 403,
+    Status.DISABLED: 403,
+    Status.PRIVACY_RESTRICTED: 403,
+    Status.NOT_FOUND: 404,
+    Status.CONFLICT: 409,
+    Status.NOT_EDITABLE: 409,
+    Status.NO_MATCH: 422,
+    Status.AMBIGUOUS: 422,
+    Status.NO_CHANGE: 422,
+    Status.SUSPECTED_TRUNCATION: 422,
+    Status.PRECONDITION_REQUIRED: 428,
+}
+
+
+def http_status(result: WriteResult) -> int:
+    return 200 if result.ok else HTTP_STATUS.get(result.status, 400)
+
+
+def refusal(status: Status, message: str) -> WriteResult:
+    return WriteResult(status=status, message=message)
+
+
+def outcome(request: HttpRequest, result: WriteResult, *, back: str) -> HttpResponse:
+    """A refusal (or a plain success note) as a fragment for htmx, or a message and a redirect."""
+    if not request.htmx:
+        level = messages.SUCCESS if result.ok else messages.ERROR
+        messages.add_message(request, level, f"{result.status}: {result.message}".strip(": "))
+        return redirect(back)
+    return render(
+        request,
+        "web/partials/_outcome.html",
+        {"result": result},
+        status=http_status(result),
+    )
+
+
+def form_refusal(form: Any) -> WriteResult:
+    problems = "; ".join(
+        f"{name}: {' '.join(errors)}" if name != "__all__" else " ".join(errors)
+        for name, errors in form.errors.items()
+    )
+    return refusal(Status.INVALID, problems or "The form was not filled in correctly.")
+
+
+def read_only_refusal() -> WriteResult:
+    return refusal(Status.FORBIDDEN, "You have read-only access to this agent.")
+
+
+def load_record(scope: AgentScope, ui: SurfaceUI, pk: int) -> VersionedRecord | None:
+    records = ui.spec.model.objects.filter(agent=scope.agent, pk=pk)
+    if ui.select_related:
+        records = records.select_related(*ui.select_related)
+    return records.first()
+
+
+def require_record(scope: AgentScope, ui: SurfaceUI, pk: int) -> VersionedRecord:
+    record = load_record(scope, ui, pk)
+    if record is None:
+        raise Http404(f"No {ui.key} record {pk}.")
+    return record
+
+
+def flash_for(result: WriteResult) -> dict[str, Any]:
+    """What a successful write says on the page: its status, new version and word diff."""
+    flash: dict[str, Any] = {"result": result, "pieces": None}
+    if result.revision is not None:
+        revision = (
+            Revision.objects.filter(pk=result.revision).only("before_text", "after_text").first()
+        )
+        if revision is not None and revision.before_text != revision.after_text:
+            flash["pieces"] = diff_pieces(revision.before_text, revision.after_text, collapse=True)
+    return flash
+
+
+def swap_into(response: HttpResponse, selector: str) -> HttpResponse:
+    """Send a success to another element than the one the form aimed at (errors stay local)."""
+    return reswap(retarget(response, selector), "outerHTML")
+
+
+def detail_url(scope: AgentScope, ui: SurfaceUI, pk: int) -> str:
+    return reverse("web:record_detail", args=[scope.agent.name, ui.key, pk])
+
+
+def history_url(scope: AgentScope, ui: SurfaceUI, pk: int) -> str:
+    return reverse("web:record_history", args=[scope.agent.name, ui.key, pk])

@@ -1,0 +1,142 @@
+"""History: every revision of a record with its diff, and revert; agent-wide recent changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryadmin.web.access import AgentScope, agent_view
+from memoryadmin.web.forms import RevertForm
+from memoryadmin.web.rendering import diff_pieces, state_changes
+from memoryadmin.web.selectors import existing_ids
+from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
+from memoryadmin.web.views.common import (
+    flash_for,
+    form_refusal,
+    history_url,
+    load_record,
+    outcome,
+    read_only_refusal,
+    swap_into,
+)
+from stores.models import Channel, Revision
+from stores.services import record_revert
+
+HISTORY_LIMIT = 200
+CHANGES_PAGE_SIZE = 50
+
+
+def _history_context(
+    scope: AgentScope, ui: SurfaceUI, pk: int, *, flash: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    record = load_record(scope, ui, pk)
+    revisions = list(
+        Revision.objects.filter(agent=scope.agent, surface=ui.key, record_id=pk)
+        .select_related("reviewed_by")
+        .order_by("-version_after", "-id")[:HISTORY_LIMIT]
+    )
+    entries = [
+        {
+            "revision": revision,
+            "pieces": diff_pieces(revision.before_text, revision.after_text, collapse=True)
+            if revision.before_text != revision.after_text
+            else None,
+            "fields": state_changes(revision.before_state, revision.after_state)
+            if revision.op not in ("create", "forget")
+            else [],
+        }
+        for revision in revisions
+    ]
+    forgotten = (
+        revisions[0] if record is None and revisions and revisions[0].op == "forget" else None
+    )
+    return {
+        "scope": scope,
+        "agent": scope.agent,
+        "ui": ui,
+        "pk": pk,
+        "record": record,
+        "title": ui.title(record) if record is not None else f"{ui.label} {pk}",
+        "entries": entries,
+        "forgotten": forgotten,
+        "truncated": len(revisions) == HISTORY_LIMIT,
+        "flash": flash,
+    }
+
+
+@require_GET
+@agent_view
+def record_history(request: HttpRequest, scope: AgentScope, surface: str, pk: int) -> HttpResponse:
+    """Works for records that are gone too: their last revision keeps the text to restore."""
+    ui = surface_ui(surface)
+    context = _history_context(scope, ui, pk)
+    if not context["entries"]:
+        return render(request, "web/not_found.html", {"agent": scope.agent, "ui": ui}, status=404)
+    return render(request, "web/history.html", context)
+
+
+@require_POST
+@agent_view
+def record_revert_view(
+    request: HttpRequest, scope: AgentScope, surface: str, pk: int
+) -> HttpResponse:
+    ui = surface_ui(surface)
+    back = history_url(scope, ui, pk)
+    if not scope.can_write:
+        return outcome(request, read_only_refusal(), back=back)
+    form = RevertForm(request.POST)
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    result = record_revert(
+        surface_key=ui.key,
+        agent=scope.agent,
+        ref=pk,
+        actor=scope.actor,
+        revision_id=form.cleaned_data["revision"],
+        to=form.cleaned_data["to"],
+        expected_version=form.cleaned_data["expected_version"],
+    )
+    if not result.ok:
+        return outcome(request, result, back=back)
+    if not request.htmx:
+        return redirect(back)
+    context = _history_context(scope, ui, pk, flash=flash_for(result))
+    return swap_into(render(request, "web/history.html#timeline", context), "#timeline")
+
+
+@require_GET
+@agent_view
+def agent_changes(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+    """Every write to the agent's memory, newest first; deleted records stay reachable here."""
+    revisions = Revision.objects.filter(agent=scope.agent).order_by("-created_at", "-id")
+    surface = request.GET.get("surface", "")
+    channel = request.GET.get("channel", "")
+    op = request.GET.get("op", "")
+    if surface in SURFACE_UI:
+        revisions = revisions.filter(surface=surface)
+    if channel in Channel.values:
+        revisions = revisions.filter(channel=channel)
+    if op:
+        revisions = revisions.filter(op=op)
+    page = Paginator(revisions.defer("before_text", "after_text"), CHANGES_PAGE_SIZE).get_page(
+        request.GET.get("page")
+    )
+    rows = list(page.object_list)
+    alive = existing_ids(scope.agent, [(row.surface, row.record_id) for row in rows])
+    query = request.GET.copy()
+    query.pop("page", None)
+    context = {
+        "scope": scope,
+        "agent": scope.agent,
+        "page": page,
+        "rows": [(row, (row.surface, row.record_id) in alive) for row in rows],
+        "surfaces": [(key, ui.plural) for key, ui in SURFACE_UI.items()],
+        "channels": Channel.choices,
+        "selected": {"surface": surface, "channel": channel, "op": op},
+        "querystring": query.urlencode(),
+    }
+    return render(request, "web/changes.html", context)

@@ -1,0 +1,60 @@
+"""The agents a person may see, and each agent's dashboard."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.db.models import Count, Q
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET
+
+from memoryadmin.web.access import AgentScope, agent_view, visible_agents
+from memoryadmin.web.forms import ReviewModeForm
+from memoryadmin.web.selectors import dashboard_counts, existing_ids, memory_store_counts
+from stores.models import Revision
+
+RECENT_CHANGES = 15
+REVIEW_PREVIEW = 8
+
+
+@require_GET
+@login_required
+def agent_index(request: HttpRequest) -> HttpResponse:
+    agents = list(
+        visible_agents(request.user).annotate(
+            pending=Count("revisions", filter=Q(revisions__review=Revision.Review.PENDING))
+        )
+    )
+    if len(agents) == 1 and not request.GET.get("all"):
+        return redirect("web:dashboard", agents[0].name)
+    return render(request, "web/agent_index.html", {"agents": agents})
+
+
+@require_GET
+@agent_view
+def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+    agent = scope.agent
+    recent = list(
+        Revision.objects.filter(agent=agent)
+        .defer("before_text", "after_text", "before_state", "after_state")
+        .order_by("-created_at", "-id")[:RECENT_CHANGES]
+    )
+    pending = list(
+        Revision.objects.filter(agent=agent, review=Revision.Review.PENDING)
+        .defer("before_text", "after_text", "before_state", "after_state")
+        .order_by("created_at", "id")[:REVIEW_PREVIEW]
+    )
+    alive = existing_ids(agent, [(row.surface, row.record_id) for row in [*recent, *pending]])
+    counts = dashboard_counts(agent)
+    context = {
+        "scope": scope,
+        "agent": agent,
+        "counts": counts,
+        "stores": memory_store_counts(agent),
+        "stale_total": sum(count.stale or 0 for count in counts),
+        "pending_total": sum(count.pending for count in counts),
+        "recent": [(row, (row.surface, row.record_id) in alive) for row in recent],
+        "pending": [(row, (row.surface, row.record_id) in alive) for row in pending],
+        "mode_form": ReviewModeForm(initial={"review_mode": agent.review_mode}),
+    }
+    return render(request, "web/dashboard.html", context)

@@ -1,0 +1,129 @@
+"""The list of every surface: live search, filters, sorting, pagination and bulk actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryadmin.web.access import AgentScope, agent_view
+from memoryadmin.web.forms import BulkForm, ListFilterForm
+from memoryadmin.web.selectors import memory_categories, pending_counts, record_list
+from memoryadmin.web.surfaces import SurfaceUI, surface_ui
+from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
+from stores.models import Revision, Subject
+from stores.services import (
+    WriteResult,
+    memory_invalidate,
+    memory_set_importance,
+    revision_approve,
+)
+
+PAGE_SIZE = 25
+
+
+def _list_context(
+    request: HttpRequest, scope: AgentScope, ui: SurfaceUI, params: Any
+) -> dict[str, Any]:
+    form = ListFilterForm(params)
+    filters = form.cleaned_data if form.is_valid() else {}
+    records = record_list(ui, scope.agent, filters)
+    page = Paginator(records, PAGE_SIZE).get_page(params.get("page"))
+    rows = list(page.object_list)
+    pending = pending_counts(scope.agent, ui.key, [row.pk for row in rows])
+    query = params.copy()
+    query.pop("page", None)
+    for name in ("csrfmiddlewaretoken", "ids", "action", "importance"):
+        query.pop(name, None)
+    context: dict[str, Any] = {
+        "scope": scope,
+        "agent": scope.agent,
+        "ui": ui,
+        "form": form,
+        "page": page,
+        "rows": [(row, pending.get(row.pk, 0)) for row in rows],
+        "querystring": query.urlencode(),
+        "list_url": reverse("web:record_list", args=[scope.agent.name, ui.key]),
+        "sorts": list(ui.sorts),
+        "bulk_actions": _bulk_actions(ui) if scope.can_write else [],
+    }
+    if ui.key == "memory":
+        context["categories"] = memory_categories(scope.agent)
+        context["subjects"] = list(
+            Subject.objects.filter(agent=scope.agent).only("display_name", "external_id")
+        )
+    return context
+
+
+def _bulk_actions(ui: SurfaceUI) -> list[str]:
+    return ["invalidate", "set_importance", "approve"] if ui.key == "memory" else ["approve"]
+
+
+@require_GET
+@agent_view
+def record_list_view(request: HttpRequest, scope: AgentScope, surface: str) -> HttpResponse:
+    ui = surface_ui(surface)
+    if not ui.listed:
+        return redirect("web:rules", scope.agent.name)
+    context = _list_context(request, scope, ui, request.GET)
+    if request.htmx and request.htmx.target == "results":
+        return render(request, "web/record_list.html#results", context)
+    return render(request, "web/record_list.html", context)
+
+
+def _bulk_one(
+    scope: AgentScope, ui: SurfaceUI, action: str, pk: int, form: BulkForm
+) -> list[WriteResult]:
+    common = {"agent": scope.agent, "ref": pk, "actor": scope.actor}
+    if action == "invalidate" and ui.key == "memory":
+        return [memory_invalidate(**common)]
+    if action == "set_importance" and ui.key == "memory":
+        return [memory_set_importance(importance=form.cleaned_data["importance"], **common)]
+    if action == "approve":
+        pending = Revision.objects.filter(
+            agent=scope.agent, surface=ui.key, record_id=pk, review=Revision.Review.PENDING
+        ).values_list("pk", flat=True)
+        return [
+            revision_approve(agent=scope.agent, revision_id=revision_id, actor=scope.actor)
+            for revision_id in pending
+        ]
+    return []
+
+
+@require_POST
+@agent_view
+def record_bulk(request: HttpRequest, scope: AgentScope, surface: str) -> HttpResponse:
+    """Apply one action to the selected records, each through the service; report per record."""
+    ui = surface_ui(surface)
+    back = reverse("web:record_list", args=[scope.agent.name, ui.key])
+    if not scope.can_write:
+        return outcome(request, read_only_refusal(), back=back)
+    form = BulkForm(request.POST)
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    action = form.cleaned_data["action"]
+    if action not in _bulk_actions(ui):
+        return outcome(request, form_refusal(form), back=back)
+    done: list[int] = []
+    refused: list[tuple[int, WriteResult]] = []
+    for pk in form.cleaned_data["ids"]:
+        results = _bulk_one(scope, ui, action, pk, form)
+        failures = [result for result in results if not result.ok]
+        if failures:
+            refused.append((pk, failures[0]))
+        elif results:
+            done.append(pk)
+    context = _list_context(request, scope, ui, request.POST)
+    context["bulk"] = {
+        "action": dict(BulkForm.ACTIONS)[action],
+        "done": done,
+        "refused": refused,
+        "untouched": len(form.cleaned_data["ids"]) - len(done) - len(refused),
+    }
+    if not request.htmx:
+        return redirect(back)
+    return render(request, "web/record_list.html#results", context)

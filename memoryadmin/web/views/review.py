@@ -1,0 +1,105 @@
+"""The review queue: what agents wrote while the agent's review mode is "review everything"."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryadmin.web.access import AgentScope, agent_view
+from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm
+from memoryadmin.web.rendering import diff_pieces
+from memoryadmin.web.selectors import existing_ids
+from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
+from stores.models import Revision
+from stores.services import WriteResult, revision_approve
+from stores.services.reviews import agent_set_review_mode, review_revert
+
+PAGE_SIZE = 50
+
+
+def _queue_context(
+    request: HttpRequest, scope: AgentScope, *, report: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    pending = Revision.objects.filter(agent=scope.agent, review=Revision.Review.PENDING).order_by(
+        "created_at", "id"
+    )
+    page = Paginator(pending, PAGE_SIZE).get_page(request.GET.get("page"))
+    rows = list(page.object_list)
+    alive = existing_ids(scope.agent, [(row.surface, row.record_id) for row in rows])
+    return {
+        "scope": scope,
+        "agent": scope.agent,
+        "page": page,
+        "entries": [
+            {
+                "revision": row,
+                "alive": (row.surface, row.record_id) in alive,
+                "pieces": diff_pieces(row.before_text, row.after_text, collapse=True)
+                if row.before_text != row.after_text
+                else None,
+            }
+            for row in rows
+        ],
+        "mode_form": ReviewModeForm(initial={"review_mode": scope.agent.review_mode}),
+        "report": report,
+    }
+
+
+@require_GET
+@agent_view
+def review_queue(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+    context = _queue_context(request, scope)
+    if request.htmx and request.htmx.target == "queue":
+        return render(request, "web/review.html#queue", context)
+    return render(request, "web/review.html", context)
+
+
+@require_POST
+@agent_view
+def review_act(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+    """Approve or revert one or many pending revisions, each through the service."""
+    back = reverse("web:review", args=[scope.agent.name])
+    if not scope.can_write:
+        return outcome(request, read_only_refusal(), back=back)
+    pending = list(
+        Revision.objects.filter(agent=scope.agent, review=Revision.Review.PENDING).values_list(
+            "pk", flat=True
+        )
+    )
+    form = ReviewActionForm(request.POST, pending=pending)
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    action = form.cleaned_data["action"]
+    done: list[int] = []
+    refused: list[tuple[int, WriteResult]] = []
+    for revision_id in form.cleaned_data["revisions"]:
+        if action == "approve":
+            result = revision_approve(agent=scope.agent, revision_id=revision_id, actor=scope.actor)
+        else:
+            result = review_revert(agent=scope.agent, revision_id=revision_id, actor=scope.actor)
+        if result.ok:
+            done.append(revision_id)
+        else:
+            refused.append((revision_id, result))
+    report = {"action": dict(ReviewActionForm.ACTIONS)[action], "done": done, "refused": refused}
+    if not request.htmx:
+        return redirect(back)
+    return render(request, "web/review.html#queue", _queue_context(request, scope, report=report))
+
+
+@require_POST
+@agent_view
+def review_mode(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+    back = reverse("web:review", args=[scope.agent.name])
+    form = ReviewModeForm(request.POST)
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    result = agent_set_review_mode(
+        agent=scope.agent, actor=scope.actor, review_mode=form.cleaned_data["review_mode"]
+    )
+    return outcome(request, result, back=back)

@@ -1,0 +1,93 @@
+// memoryadmin web UI: the little behaviour htmx does not give us. Loaded from a static file
+// because the Content-Security-Policy allows no inline script.
+(function () {
+  "use strict";
+
+  // htmx swaps only 2xx answers. Our refusals (no_match, conflict, forbidden, ...) answer with
+  // the REST API's 4xx codes and carry a fragment written for the person: show it in place.
+  var SHOWN_REFUSALS = [400, 403, 404, 409, 422, 428];
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (SHOWN_REFUSALS.indexOf(event.detail.xhr.status) !== -1) {
+      event.detail.shouldSwap = true;
+      event.detail.isError = false;
+    }
+  });
+
+  // Selecting a phrase in a record's text fills "Find exactly" (and "Replace with", to edit).
+  function fillFromSelection() {
+    var selection = window.getSelection();
+    if (!selection || selection.isCollapsed) return;
+    var anchor = selection.anchorNode && selection.anchorNode.parentElement;
+    var focus = selection.focusNode && selection.focusNode.parentElement;
+    var source = anchor && anchor.closest("[data-phrase-source]");
+    if (!source || !focus || source !== focus.closest("[data-phrase-source]")) return;
+    var form = document.getElementById("phrase-form");
+    if (!form) return;
+    var phrase = selection.toString();
+    if (!phrase.trim()) return;
+    var field = form.querySelector("[name=field]");
+    if (field && source.dataset.field) field.value = source.dataset.field;
+    form.querySelector("[name=old_string]").value = phrase;
+    var replacement = form.querySelector("[name=new_string]");
+    replacement.value = phrase;
+    replacement.dispatchEvent(new Event("input", { bubbles: true }));
+    replacement.focus();
+  }
+  document.addEventListener("mouseup", fillFromSelection);
+  document.addEventListener("keyup", function (event) {
+    if (event.shiftKey) fillFromSelection();
+  });
+
+  // A preview belongs to the text it was made from: typing again retires its Apply button
+  // until the new preview arrives, so nothing is applied unseen.
+  document.addEventListener("input", function (event) {
+    var form = event.target.closest && event.target.closest("#phrase-form");
+    if (form) {
+      form.querySelectorAll("[data-apply]").forEach(function (button) {
+        button.disabled = true;
+      });
+    }
+    if (event.target.matches("input[type=range][data-output]")) {
+      var output = document.getElementById(event.target.dataset.output);
+      if (output) output.value = Number(event.target.value).toFixed(2);
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    // Ctrl+Enter (Cmd+Enter): apply the previewed edit, or ask for the preview first.
+    if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
+      var form = event.target.closest && event.target.closest("form[data-ctrl-enter]");
+      if (!form) return;
+      event.preventDefault();
+      var apply = form.querySelector("[data-apply]:not([disabled])");
+      if (apply) apply.click();
+      else form.requestSubmit();
+      return;
+    }
+    // "/" jumps to the search box, as in most review tools.
+    if (event.key === "/" && !event.ctrlKey && !event.metaKey) {
+      var tag = event.target.tagName;
+      if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || event.target.isContentEditable) return;
+      var search = document.querySelector("[data-search]");
+      if (search) {
+        event.preventDefault();
+        search.focus();
+        search.select();
+      }
+    }
+  });
+
+  // "Select all" checkboxes for bulk actions.
+  document.addEventListener("change", function (event) {
+    var name = event.target.dataset && event.target.dataset.selectAll;
+    if (!name) return;
+    document.querySelectorAll('input[type=checkbox][name="' + name + '"]').forEach(function (box) {
+      box.checked = event.target.checked;
+    });
+  });
+
+  // A new token's secret is selected on focus, ready to copy.
+  document.addEventListener("focusin", function (event) {
+    if (event.target.matches && event.target.matches("[data-select-on-focus]")) event.target.select();
+  });
+})();

@@ -1,0 +1,370 @@
+"""The web UI in a real browser: headless Chromium (Debian's) driven by pytest-playwright.
+
+Covers what only a browser shows: htmx swaps (including 4xx refusals), the selection-to-phrase
+script, keyboard shortcuts, a conflict between two sessions, and that stored XSS stays inert.
+Screenshots for the README are saved to docs/screenshots/.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from stores.models import Memory, Revision
+from stores.services import Actor, record_create, record_edit, record_replace, rules_document
+from tests.factories import AgentFactory, SubjectFactory, UserFactory, agent_token
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+PASSWORD = "correct horse battery staple"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
+    ),
+]
+
+# Playwright's sync API runs an event loop in this thread; Django's ORM calls made here by the
+# test itself are still synchronous and safe.
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "headless": True,
+        "args": [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1360, "height": 900}}
+
+
+@pytest.fixture
+def maintainer():
+    return Actor.maintainer("seed")
+
+
+@pytest.fixture
+def rockbot(maintainer):
+    agent = AgentFactory(
+        name="rockbot",
+        display_name="RockBot",
+        description="Home assistant for the Martin family.",
+    )
+    ana = SubjectFactory(agent=agent, display_name="Ana Martin", external_id="ana")
+    for content, extra in [
+        ("The user lives in Paris and likes tea in the morning.", {"category": "profile"}),
+        ("Ana prefers short answers in French.", {"subject": ana, "category": "preferences"}),
+        ("Met Ana at the bakery on Monday.", {"store": "episodic", "category": "events"}),
+        ("Ana's birthday is on 12 May.", {"store": "fact", "subject": ana, "category": "dates"}),
+        ("The garage door code changed in March.", {"category": "home", "tags": ["security"]}),
+    ]:
+        record_create(
+            surface_key="memory",
+            agent=agent,
+            actor=maintainer,
+            values={"content": content, **extra},
+        )
+    record_create(
+        surface_key="skill",
+        agent=agent,
+        actor=maintainer,
+        values={
+            "name": "water-plants",
+            "summary": "How to water the plants.",
+            "content": "# Water plants\n\n## Steps\n- Check the soil.\n- Water the ferns.\n",
+        },
+    )
+    return agent
+
+
+def log_in(page, live_server, user) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.fill("#id_username", user.username)
+    page.fill("#id_password", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_selector(".topbar .who")
+
+
+def select_text(page, selector: str, phrase: str) -> None:
+    """Select `phrase` inside the element as a person would with the mouse, then release it."""
+    page.evaluate(
+        """([selector, phrase]) => {
+            const element = document.querySelector(selector);
+            const node = element.firstChild;
+            const start = node.textContent.indexOf(phrase);
+            const range = document.createRange();
+            range.setStart(node, start);
+            range.setEnd(node, start + phrase.length);
+            const selection = window.getSelection();
+            selection.removeAllRanges();
+            selection.addRange(range);
+        }""",
+        [selector, phrase],
+    )
+    page.dispatch_event(selector, "mouseup")
+
+
+def test_log_in_search_select_preview_apply(page, live_server, rockbot):
+    agent_actor = Actor.for_token(agent_token(rockbot)[0])
+    record_edit(
+        surface_key="memory",
+        agent=rockbot,
+        ref=Memory.objects.get(content__startswith="The garage").pk,
+        actor=agent_actor,
+        old_string="March",
+        new_string="April",
+    )
+    user = UserFactory(is_staff=True, username="reviewer")
+    log_in(page, live_server, user)
+    # The only agent's dashboard is the home page.
+    page.wait_for_selector("text=Recent changes")
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "dashboard.png"), full_page=True)
+
+    page.click("nav.agent-nav >> text=Memories")
+    page.wait_for_selector("table.records")
+    page.fill("#q", "Paris")
+    expect(page.locator("table.records tbody tr")).to_have_count(1)
+    assert "q=Paris" in page.url
+    page.click("table.records tbody a >> nth=1")
+    page.wait_for_selector("#record-text")
+
+    select_text(page, "#record-text", "Paris")
+    assert page.input_value("#old_string") == "Paris"
+    page.fill("#new_string", "Lyon")
+    page.wait_for_selector(".preview ins")
+    assert page.inner_text(".preview ins") == "Lyon"
+    assert page.inner_text(".preview del") == "Paris"
+    assert Memory.objects.get(content__contains="Paris").version == 1  # nothing written yet
+    page.screenshot(path=str(SCREENSHOTS / "detail-diff-preview.png"), full_page=True)
+
+    page.focus("#new_string")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".badge.version:has-text('version 2')")
+    assert "Lyon" in page.inner_text("#record-text")
+    memory = Memory.objects.get(content__contains="Lyon")
+    assert memory.version == 2
+    assert Revision.objects.get(record_id=memory.pk, version_after=2).actor == "user:reviewer"
+
+
+def test_no_match_is_shown_inline(page, live_server, rockbot):
+    log_in(page, live_server, UserFactory(is_staff=True))
+    memory = Memory.objects.get(content__contains="Paris")
+    page.goto(f"{live_server.url}/a/rockbot/memory/{memory.pk}/")
+    page.fill("#old_string", "lives in Pariss")
+    page.fill("#new_string", "lives in Lyon")
+    refusal = page.wait_for_selector("#edit-result [data-status=no_match]")
+    assert "Closest text" in refusal.inner_text()
+
+
+def test_conflict_from_a_second_session_is_resolved(page, browser, live_server, rockbot):
+    memory = Memory.objects.get(content__contains="Paris")
+    detail = f"{live_server.url}/a/rockbot/memory/{memory.pk}/"
+    log_in(page, live_server, UserFactory(is_staff=True, username="first"))
+    page.goto(detail)
+    page.fill("#old_string", "lives in Paris")
+    page.fill("#new_string", "lives in Lyon")
+    page.wait_for_selector(".preview [data-apply]")
+
+    other_context = browser.new_context()
+    other = other_context.new_page()
+    log_in(other, live_server, UserFactory(is_staff=True, username="second"))
+    other.goto(detail)
+    other.fill("#old_string", "likes tea")
+    other.fill("#new_string", "likes coffee")
+    other.click(".preview [data-apply]")
+    other.wait_for_selector(".badge.version:has-text('version 2')")
+    other_context.close()
+
+    page.click(".preview [data-apply]")
+    conflict = page.wait_for_selector("#edit-result .conflict")
+    text = conflict.inner_text()
+    assert "you loaded version 1, it is now at version 2" in text
+    assert "user:second" in text
+    assert page.inner_text(".conflict .diff >> nth=0").count("coffee") == 1
+    page.click(".conflict [data-apply]")
+    page.wait_for_selector(".badge.version:has-text('version 3')")
+    memory.refresh_from_db()
+    assert memory.content == "The user lives in Lyon and likes coffee in the morning."
+
+
+def test_revert_from_history(page, live_server, rockbot, maintainer):
+    memory = Memory.objects.get(content__contains="Paris")
+    agent_actor = Actor.for_token(agent_token(rockbot)[0])
+    record_edit(
+        surface_key="memory",
+        agent=rockbot,
+        ref=memory.pk,
+        actor=agent_actor,
+        old_string="likes tea in the morning",
+        new_string="likes strong coffee at night",
+    )
+    record_edit(
+        surface_key="memory",
+        agent=rockbot,
+        ref=memory.pk,
+        actor=maintainer,
+        old_string="Paris",
+        new_string="Paris (15th arrondissement)",
+    )
+    log_in(page, live_server, UserFactory(is_staff=True))
+    page.goto(f"{live_server.url}/a/rockbot/memory/{memory.pk}/history/")
+    page.wait_for_selector(".timeline .rev")
+    page.screenshot(path=str(SCREENSHOTS / "history.png"), full_page=True)
+
+    page.click(".rev[data-version='2'] >> text=Undo: back to v1")
+    page.wait_for_selector("#timeline .flash[data-status=reverted]")
+    memory.refresh_from_db()
+    # The whole record goes back to version 1, as a new revision (version 4).
+    assert memory.version == 4
+    assert memory.content == "The user lives in Paris and likes tea in the morning."
+    assert page.locator(".timeline .rev").count() == 4
+
+
+def test_approve_and_revert_from_the_review_queue(page, live_server, rockbot):
+    rockbot.review_mode = "all"
+    rockbot.save()
+    agent_actor = Actor.for_token(agent_token(rockbot)[0])
+    edits = [
+        ("Paris", "Berlin"),
+        ("short answers", "long answers"),
+    ]
+    for old, new in edits:
+        target = Memory.objects.get(content__contains=old)
+        assert record_edit(
+            surface_key="memory",
+            agent=rockbot,
+            ref=target.pk,
+            actor=agent_actor,
+            old_string=old,
+            new_string=new,
+        ).ok
+    log_in(page, live_server, UserFactory(is_staff=True))
+    page.goto(f"{live_server.url}/a/rockbot/review/")
+    page.wait_for_selector(".review-list .rev")
+    assert page.locator(".review-list .rev").count() == 2
+    first = page.locator(".review-list .rev").first
+    first.locator("button[value=approve]").click()
+    page.wait_for_selector("#queue [data-status=review]:has-text('1 done')")
+    assert page.locator(".review-list .rev").count() == 1
+    page.check("[data-select-all=revisions]")
+    page.click("#review-form button[value=revert]")
+    page.wait_for_selector("text=Nothing awaits review.")
+    assert Memory.objects.filter(content__contains="Berlin").exists()
+    assert Memory.objects.filter(content__contains="short answers").exists()
+
+
+PAYLOADS = [
+    "<script>window.__pwned = 'script'; fetch('/xss-script')</script>",
+    "<img src=x onerror=\"window.__pwned = 'img'; fetch('/xss-img')\">",
+    '<div hx-get="/xss-hx-get" hx-trigger="load">hx-get</div>',
+    "<button hx-on:click=\"window.__pwned = 'hx-on'\" "
+    "hx-on::load=\"fetch('/xss-hx-on')\">b</button>",
+    "<a href=\"javascript:window.__pwned='link'\">click me</a>",
+    "[markdown link](javascript:window.__pwned='md')",
+    '<iframe src="http://evil.example/frame"></iframe><img src="http://evil.example/pixel.png">',
+]
+HOSTILE = "Hostile note: " + " ".join(PAYLOADS)
+
+
+def test_stored_xss_stays_inert_everywhere(page, live_server, rockbot, maintainer):
+    memory = record_create(
+        surface_key="memory", agent=rockbot, actor=maintainer, values={"content": HOSTILE}
+    ).record
+    rockbot.review_mode = "all"
+    rockbot.save()
+    agent_actor = Actor.for_token(agent_token(rockbot)[0])
+    record_edit(
+        surface_key="memory",
+        agent=rockbot,
+        ref=memory.pk,
+        actor=agent_actor,
+        old_string="Hostile note:",
+        new_string="Hostile note " + PAYLOADS[1],
+    )
+    skill = record_create(
+        surface_key="skill",
+        agent=rockbot,
+        actor=maintainer,
+        values={
+            "name": "hostile",
+            "summary": PAYLOADS[0],
+            "content": "# Hostile\n\n## Raw HTML\n" + "\n\n".join(PAYLOADS) + "\n",
+        },
+    ).record
+    rules = rules_document(agent=rockbot, actor=maintainer)
+    record_replace(
+        surface_key="rules",
+        agent=rockbot,
+        ref=rules.pk,
+        actor=maintainer,
+        text="# Rules\n" + "".join(f"- {p}\n" for p in PAYLOADS),
+        expected_version=rules.version,
+    )
+
+    requests: list[str] = []
+    dialogs: list[str] = []
+    page.on("request", lambda request: requests.append(request.url))
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    log_in(page, live_server, UserFactory(is_staff=True))
+    base = f"{live_server.url}/a/rockbot"
+    pages = [
+        f"{base}/",
+        f"{base}/memory/",
+        f"{base}/memory/?q=Hostile",
+        f"{base}/memory/{memory.pk}/",
+        f"{base}/memory/{memory.pk}/history/",
+        f"{base}/skill/",
+        f"{base}/skill/{skill.pk}/",
+        f"{base}/rules/",
+        f"{base}/review/",
+        f"{base}/changes/",
+    ]
+    for url in pages:
+        page.goto(url)
+        page.wait_for_load_state("networkidle")
+    # A diff preview whose both sides hold the payloads, swapped in by htmx.
+    page.goto(f"{base}/memory/{memory.pk}/")
+    page.fill("#old_string", "click me")
+    page.fill("#new_string", PAYLOADS[2] + PAYLOADS[0])
+    page.wait_for_selector(".preview ins")
+    page.wait_for_load_state("networkidle")
+    assert "<script>window.__pwned" in page.inner_text(".preview .diff")  # shown as text
+
+    assert page.evaluate("window.__pwned") is None
+    assert dialogs == []
+    origin = live_server.url
+    foreign = [url for url in requests if not url.startswith(origin)]
+    assert foreign == []
+    assert not [url for url in requests if re.search(r"/xss-|evil\.example", url)]
+    # Every request went to a page we opened, a static file or an htmx endpoint we used.
+    allowed = re.compile(rf"^{re.escape(origin)}/(static/|accounts/login/|a/rockbot/|$)")
+    assert [url for url in requests if not allowed.match(url)] == []
+    # The markdown was rendered (headings), yet none of its HTML became elements.
+    page.goto(f"{base}/skill/{skill.pk}/")
+    assert page.locator(".markdown h2").inner_text() == "Raw HTML"
+    assert (
+        page.locator(".markdown script, .markdown img, .markdown iframe, .markdown button").count()
+        == 0
+    )
+    assert page.locator(".markdown a[href^=javascript]").count() == 0

@@ -1,0 +1,294 @@
+"""Every page and fragment of the browser UI, as a signed-in person sees it."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from memoryadmin.web.views.lists import PAGE_SIZE
+from stores.models import AgentAccess, Memory, Revision
+from stores.services import record_edit, record_forget
+from tests.factories import AgentFactory, SubjectFactory, UserFactory
+from tests.web.conftest import htmx
+
+pytestmark = pytest.mark.django_db
+
+
+def url(name, *args):
+    return reverse(f"web:{name}", args=args)
+
+
+def test_pages_need_a_login(client, agent):
+    response = client.get(url("dashboard", agent.name))
+    assert response.status_code == 302
+    assert response["Location"].startswith(reverse("login"))
+
+
+def test_login_page_renders(client):
+    response = client.get(reverse("login"))
+    assert response.status_code == 200
+    assert b"Log in" in response.content
+
+
+def test_every_page_sends_a_restrictive_csp(staff_client, agent):
+    response = staff_client.get(url("dashboard", agent.name))
+    policy = response["Content-Security-Policy"]
+    assert "default-src 'none'" in policy
+    assert "script-src 'self'" in policy
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
+
+
+def test_root_lists_the_agents_a_person_may_see(client, agent, other_agent):
+    person = UserFactory()
+    AgentAccess.objects.create(user=person, agent=agent, role=AgentAccess.Role.EDITOR)
+    third = AgentFactory()
+    AgentAccess.objects.create(user=person, agent=third)
+    client.force_login(person)
+    response = client.get("/")
+    assert response.status_code == 200
+    names = [a.name for a in response.context["agents"]]
+    assert sorted(names) == sorted([agent.name, third.name])
+    assert other_agent.name not in response.content.decode()
+
+
+def test_root_goes_straight_to_the_only_agent(staff_client, agent):
+    response = staff_client.get("/")
+    assert response.status_code == 302
+    assert response["Location"] == url("dashboard", agent.name)
+
+
+def test_ungranted_agent_is_not_found(client, agent, other_agent):
+    person = UserFactory()
+    AgentAccess.objects.create(user=person, agent=agent)
+    client.force_login(person)
+    assert client.get(url("dashboard", other_agent.name)).status_code == 404
+    assert client.get(url("record_list", other_agent.name, "memory")).status_code == 404
+
+
+def test_dashboard_counts_surfaces_stores_stale_and_recent_changes(
+    staff_client, agent, make, agent_actor
+):
+    make.memory(agent, "A working memory.")
+    make.memory(agent, "An episode.", store="episodic")
+    make.memory(agent, "A fact.", store="fact")
+    make.skill(agent)
+    make.task(agent)
+    agent.review_mode = "all"
+    agent.save()
+    memory = make.memory(agent, "The user lives in Paris.")
+    record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=agent_actor,
+        old_string="Paris",
+        new_string="Lyon",
+    )
+    response = staff_client.get(url("dashboard", agent.name))
+    assert response.status_code == 200
+    counts = {count.ui.key: count for count in response.context["counts"]}
+    assert counts["memory"].total == 4
+    assert counts["skill"].total == 1 and counts["task"].total == 1
+    # The fake backend embeds eagerly on commit: nothing is stale until text changes unseen.
+    assert counts["memory"].pending == 1
+    stores = {store: live for store, _label, live, _inv in response.context["stores"]}
+    assert stores == {"working": 2, "episodic": 1, "fact": 1}
+    body = response.content.decode()
+    assert "Recent changes" in body
+    assert f"agent:{agent.name}/test" in body
+    assert "Awaiting review" in body
+
+
+def test_dashboard_shows_stale_embeddings(staff_client, agent, make):
+    memory = make.memory(agent, "Fresh text.")
+    Memory.objects.filter(pk=memory.pk).update(embedding_hash="")
+    response = staff_client.get(url("dashboard", agent.name))
+    counts = {count.ui.key: count for count in response.context["counts"]}
+    assert counts["memory"].stale == 1
+    stale = staff_client.get(url("record_list", agent.name, "memory") + "?stale=on")
+    assert [row.pk for row, _ in stale.context["rows"]] == [memory.pk]
+
+
+@pytest.mark.parametrize("surface", ["memory", "working", "skill", "task"])
+def test_every_surface_lists_and_searches(staff_client, agent, make, surface):
+    makers = {
+        "memory": lambda n: make.memory(agent, f"note {n} about tea"),
+        "working": lambda n: make.working(agent, key=f"k{n}", value=f"note {n} about tea"),
+        "skill": lambda n: make.skill(agent, name=f"skill-{n}", summary=f"note {n} about tea"),
+        "task": lambda n: make.task(agent, name=f"task-{n}", directive=f"note {n} about tea"),
+    }
+    for n in range(3):
+        makers[surface](n)
+    page = staff_client.get(url("record_list", agent.name, surface))
+    assert page.status_code == 200
+    assert len(page.context["rows"]) == 3
+    fragment = staff_client.get(
+        url("record_list", agent.name, surface) + "?q=note+1", headers=htmx("results")
+    )
+    assert fragment.status_code == 200
+    body = fragment.content.decode()
+    assert "<html" not in body
+    assert "note 1 about tea" in body
+    assert "note 0" not in body and "note 2" not in body
+
+
+def test_memory_filters(staff_client, agent, make):
+    person = SubjectFactory(agent=agent, external_id="u-1")
+    keep = make.memory(agent, "Likes jazz.", category="taste", tags=["music"], importance=0.9)
+    make.memory(agent, "Likes rock.", category="taste", tags=["loud"], importance=0.2)
+    make.memory(agent, "Birthday in May.", category="dates", subject=person, importance=0.9)
+    make.memory(agent, "An episode.", store="episodic", category="taste", tags=["music"])
+    base = url("record_list", agent.name, "memory")
+
+    def ids(query):
+        return [row.pk for row, _ in staff_client.get(base + query).context["rows"]]
+
+    assert ids("?category=taste&tag=music&store=working") == [keep.pk]
+    assert ids("?importance_min=0.8&subject=shared") == [keep.pk]
+    assert len(ids("?subject=u-1")) == 1
+    assert len(ids("?importance_max=0.5&category=taste")) == 2
+
+
+def test_invalidated_memories_are_hidden_unless_asked(staff_client, agent, make):
+    gone = make.memory(agent, "Old address.")
+    make.memory(agent, "New address.")
+    staff_client.post(
+        url("record_fields", agent.name, "memory", gone.pk),
+        {"action": "invalidate", "expected_version": 1},
+        headers=htmx(),
+    )
+    base = url("record_list", agent.name, "memory")
+    assert gone.pk not in [r.pk for r, _ in staff_client.get(base).context["rows"]]
+    only = staff_client.get(base + "?invalidated=only").context["rows"]
+    assert [r.pk for r, _ in only] == [gone.pk]
+
+
+def test_list_sorts_and_paginates(staff_client, agent, make):
+    for n in range(PAGE_SIZE + 3):
+        make.memory(agent, f"memory {n}", importance=n / 100)
+    base = url("record_list", agent.name, "memory")
+    first = staff_client.get(base + "?sort=-importance")
+    assert len(first.context["rows"]) == PAGE_SIZE
+    assert first.context["rows"][0][0].content == f"memory {PAGE_SIZE + 2}"
+    second = staff_client.get(base + "?sort=-importance&page=2", headers=htmx("results"))
+    body = second.content.decode()
+    assert body.index("memory 2") < body.index("memory 1") < body.index("memory 0")
+    assert "memory 3<" not in body
+    assert b"sort=-importance" in first.content
+
+
+@pytest.mark.parametrize("rows", [3, 30])
+def test_list_query_count_does_not_grow_with_rows(
+    staff_client, agent, make, agent_actor, django_assert_max_num_queries, rows
+):
+    person = SubjectFactory(agent=agent)
+    agent.review_mode = "all"
+    agent.save()
+    for n in range(rows):
+        memory = make.memory(agent, f"memory {n}", subject=person if n % 2 else None)
+        record_edit(
+            surface_key="memory",
+            agent=agent,
+            ref=memory.pk,
+            actor=agent_actor,
+            old_string=f"memory {n}",
+            new_string=f"memory #{n}",
+        )
+    with django_assert_max_num_queries(10):
+        response = staff_client.get(url("record_list", agent.name, "memory"))
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("surface", ["working", "skill", "task"])
+def test_other_lists_query_count(staff_client, agent, make, django_assert_max_num_queries, surface):
+    for n in range(12):
+        if surface == "working":
+            make.working(agent, key=f"k{n}")
+        elif surface == "skill":
+            make.skill(agent, name=f"s{n}")
+        else:
+            make.task(agent, name=f"t{n}")
+    with django_assert_max_num_queries(8):
+        assert staff_client.get(url("record_list", agent.name, surface)).status_code == 200
+
+
+def test_dashboard_and_changes_query_counts(
+    staff_client, agent, make, django_assert_max_num_queries
+):
+    for n in range(20):
+        memory = make.memory(agent, f"memory {n}")
+        if n % 3 == 0:
+            record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
+    with django_assert_max_num_queries(16):
+        assert staff_client.get(url("dashboard", agent.name)).status_code == 200
+    with django_assert_max_num_queries(9):
+        assert staff_client.get(url("changes", agent.name)).status_code == 200
+    with django_assert_max_num_queries(9):
+        assert staff_client.get(url("review", agent.name)).status_code == 200
+
+
+def test_changes_page_keeps_deleted_records_findable(staff_client, agent, make):
+    memory = make.memory(agent, "Soon gone.")
+    record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
+    response = staff_client.get(url("changes", agent.name) + "?op=forget")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "(deleted)" in body
+    assert url("record_history", agent.name, "memory", memory.pk) in body
+
+
+def test_unknown_surface_is_404(staff_client, agent):
+    assert staff_client.get(f"/a/{agent.name}/nothing/").status_code == 404
+
+
+def test_review_queue_lists_pending_revisions(staff_client, agent, make, agent_actor):
+    agent.review_mode = "all"
+    agent.save()
+    memory = make.memory(agent, "The cat is black.")
+    record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=agent_actor,
+        old_string="black",
+        new_string="white",
+    )
+    response = staff_client.get(url("review", agent.name))
+    assert response.status_code == 200
+    assert len(response.context["entries"]) == 1
+    assert b"<ins>white</ins>" in response.content
+    fragment = staff_client.get(url("review", agent.name), headers=htmx("queue"))
+    assert b"<html" not in fragment.content
+
+
+def test_token_page_lists_tokens(staff_client, agent):
+    from tests.factories import agent_token
+
+    agent_token(agent)
+    response = staff_client.get(url("tokens", agent.name))
+    assert response.status_code == 200
+    assert len(response.context["tokens"]) == 1
+
+
+def test_deleted_record_detail_redirects_to_history(staff_client, agent, make):
+    memory = make.memory(agent, "Soon gone.")
+    record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
+    response = staff_client.get(url("record_detail", agent.name, "memory", memory.pk))
+    assert response.status_code == 302
+    assert response["Location"] == url("record_history", agent.name, "memory", memory.pk)
+    history = staff_client.get(response["Location"])
+    assert history.status_code == 200
+    assert history.context["forgotten"].op == "forget"
+    assert b"Restore it as it was" in history.content
+
+
+def test_missing_record_is_404(staff_client, agent):
+    assert staff_client.get(url("record_detail", agent.name, "memory", 999)).status_code == 404
+    assert staff_client.get(url("record_history", agent.name, "memory", 999)).status_code == 404
+
+
+def test_revision_rows_are_per_agent(staff_client, agent, other_agent, make):
+    theirs = make.memory(other_agent, "Not yours.")
+    response = staff_client.get(url("record_history", agent.name, "memory", theirs.pk))
+    assert response.status_code == 404
+    assert Revision.objects.filter(record_id=theirs.pk).exists()
