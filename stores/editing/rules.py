@@ -7,6 +7,7 @@ rule's lines, so headings, comments, blank lines and bullet styles survive byte 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from difflib import get_close_matches
 
@@ -142,15 +143,18 @@ def replace_rule(text: str, rule: str, new_rule: str) -> str:
 
 
 def _next_marker(rules: list[Rule]) -> str:
-    """The style of the rule the new one follows: the same bullet, or the next number."""
+    """After a numbered rule, the next number; else the document's most used bullet.
+
+    A plain-line rule is followed by a plain line when the document has no bullets.
+    """
     if not rules:
         return "- "
-    last = rules[-1].marker
-    numbered = re.match(r"^( *)(\d+)([.)])(\s+)$", last)
+    numbered = re.match(r"^( *)(\d+)([.)])(\s+)$", rules[-1].marker)
     if numbered:
         indent, number, close, gap = numbered.groups()
         return f"{indent}{int(number) + 1}{close}{gap}"
-    return last
+    bullets = [rule.marker for rule in rules if rule.marker and not rule.marker.strip()[0].isdigit()]
+    return Counter(bullets).most_common(1)[0][0] if bullets else rules[-1].marker
 
 
 def _normalize(rule: str) -> str:
