@@ -5,6 +5,7 @@ from stores.models.base import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.imports import ImportedSource
 from stores.models.memories import SHARED_BANK, Memory, bank_label
 from stores.models.revisions import Channel, Revision
 from stores.models.rules import RulesDocument
@@ -20,6 +21,7 @@ __all__ = [
     "AgentToken",
     "Channel",
     "EmbeddedRecord",
+    "ImportedSource",
     "Memory",
     "Revision",
     "RulesDocument",
