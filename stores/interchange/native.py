@@ -22,9 +22,9 @@ from typing import IO, Any
 from django.contrib.auth import get_user_model
 from django.db import models
 
-from stores.models import Agent, Memory, Revision, Subject, VersionedRecord
+from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
 from stores.services.errors import ApplicationError
-from stores.services.importing import Incoming, Problem, clean_values
+from stores.services.importing import Incoming, Problem, Trace, clean_values
 from stores.services.surfaces import SURFACES, SurfaceSpec
 
 FORMAT = "memoryadmin-agent"
@@ -118,9 +118,12 @@ def write_agent(
             chunk_ids = [pk for pk, _ in ids[start : start + 1000]]
             records = spec.model.objects.in_bulk(chunk_ids)
             history = _history(spec, agent, chunk_ids) if with_revisions else {}
+            sources = _sources(agent, spec.key, chunk_ids)
             for pk in chunk_ids:
                 record = records[pk]
                 doc = _record_doc(spec, record, subjects, memory_refs, with_vectors)
+                if pk in sources:
+                    doc["source"] = sources[pk]
                 output.write(_line(doc))
                 for revision in history.get(pk, []):
                     output.write(_line(_revision_doc(revision, subjects, memory_refs, users)))
@@ -128,7 +131,25 @@ def write_agent(
             counts[spec.key] = counts.get(spec.key, 0) + len(chunk_ids)
             if on_record:
                 on_record(len(chunk_ids))
+    files = ImportedSource.objects.filter(agent=agent, record_id__isnull=True).order_by(
+        "source_format", "path"
+    )
+    for row in files:
+        output.write(_line({"type": "source", **_source_doc(row)}))
+        counts["source"] = counts.get("source", 0) + 1
     return counts
+
+
+def _source_doc(row: ImportedSource) -> dict[str, Any]:
+    return {"format": row.source_format, "path": row.path, "position": row.position, "raw": row.raw}
+
+
+def _sources(agent: Agent, surface_key: str, record_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """How each record was written in the store it was imported from (one format each)."""
+    rows = ImportedSource.objects.filter(
+        agent=agent, surface=surface_key, record_id__in=record_ids
+    ).order_by("source_format", "path")
+    return {row.record_id: _source_doc(row) for row in rows}
 
 
 def _record_doc(
@@ -256,12 +277,24 @@ def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any] | Problem]]:
             yield where, doc
 
 
+def _trace(doc: Any) -> Trace:
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("format"), str)
+        or not isinstance(doc.get("path"), str)
+        or not isinstance(doc.get("raw"), dict)
+        or not isinstance(doc.get("position", 0), int)
+    ):
+        raise ValueError("source needs format, path, position and raw")
+    return Trace(doc["format"], doc["path"], doc.get("position", 0), doc["raw"])
+
+
 def read_records(
     path: Path,
     *,
     subjects: dict[str, Subject],
     on_line: Callable[[], None] | None = None,
-) -> Iterator[Incoming | Problem]:
+) -> Iterator[Incoming | Problem | Trace]:
     """The records of an export, each with the revisions that follow its line."""
     users = {user.username: user for user in get_user_model().objects.all()}
     pending: Incoming | None = None
@@ -289,6 +322,12 @@ def read_records(
         if pending is not None:
             yield pending
             pending = None
+        if kind == "source":
+            try:
+                yield _trace(doc)
+            except ValueError as error:
+                yield Problem(where, f"{error}.")
+            continue
         if kind not in SURFACES:
             yield Problem(where, f"unknown line type {kind!r}.")
             skipping = True
@@ -336,7 +375,12 @@ def _incoming(
     if missing:
         raise Invalid(f"{', '.join(missing)} is missing.")
     created_at = values.get("created_at")
+    try:
+        trace = _trace(doc["source"]) if "source" in doc else None
+    except ValueError as error:
+        raise Invalid(f"{error}.") from None
     return Incoming(
+        trace=trace,
         surface=spec.key,
         ref=ref,
         values=values,
