@@ -306,11 +306,12 @@ def _import_group(
     matches = _match_existing(spec, agent, entries)
     new = [entry for entry in entries if entry.ref not in matches]
     tally = report.tally(spec.key)
+    traces = _current_traces(agent, [e for e in entries if e.ref in matches])
     for entry in entries:
         record = matches.get(entry.ref)
         if record is None:
             continue
-        _sync_existing(spec, agent, record, entry, actor, dry_run, report)
+        _sync_existing(spec, agent, record, entry, actor, dry_run, report, traces)
         if spec.key == "memory" and entry.successor_stated:
             links.append(_Link(record.pk, entry.superseded_by, entry.source, existing=True))
     if not new:
@@ -393,13 +394,14 @@ def _sync_existing(
     actor: Actor,
     dry_run: bool,
     report: ImportReport,
+    traces: dict[tuple[str, str], ImportedSource],
 ) -> None:
     tally = report.tally(spec.key)
     changed = _differences(spec, record, entry.values)
     if not changed:
         tally.unchanged += 1
         if not dry_run:
-            _keep_trace(spec, agent, record, entry)
+            _keep_trace(spec, agent, record, entry, traces)
             _add_missing_history(spec, agent, record, entry, actor)
         return
     report.changes.append(ChangeNote(spec.key, entry.ref, sorted(changed)))
@@ -411,7 +413,7 @@ def _sync_existing(
             for result in _apply_changes(spec, agent, record, changed, actor):
                 if not result.ok:
                     raise ApplicationError(f"{result.status}: {result.message}")
-            _keep_trace(spec, agent, record, entry)
+            _keep_trace(spec, agent, record, entry, traces)
     except (ApplicationError, IntegrityError) as error:
         message = error.message if isinstance(error, ApplicationError) else str(error)
         report.problem(entry.source, f"not changed ({message})", spec.key)
@@ -602,13 +604,25 @@ def _trace_row(
     )
 
 
-def _keep_trace(spec: SurfaceSpec, agent: Agent, record: VersionedRecord, entry: Incoming) -> None:
+def _current_traces(agent: Agent, entries: list[Incoming]) -> dict[tuple[str, str], ImportedSource]:
+    paths = [entry.trace.path for entry in entries if entry.trace is not None]
+    if not paths or agent.pk is None:
+        return {}
+    rows = ImportedSource.objects.filter(agent=agent, path__in=paths)
+    return {(row.source_format, row.path): row for row in rows}
+
+
+def _keep_trace(
+    spec: SurfaceSpec,
+    agent: Agent,
+    record: VersionedRecord,
+    entry: Incoming,
+    traces: dict[tuple[str, str], ImportedSource],
+) -> None:
     trace = entry.trace
     if trace is None:
         return
-    current = ImportedSource.objects.filter(
-        agent=agent, source_format=trace.source_format, path=trace.path
-    ).first()
+    current = traces.get((trace.source_format, trace.path))
     if (
         current is not None
         and current.record_id == record.pk
@@ -648,6 +662,14 @@ def _link_superseded(
         return
     targets = {link.target_ref for link in links if link.target_ref}
     resolved = _resolve_memory_refs(agent, targets)
+    existing_ids = [link.record_id for link in links if link.existing]
+    current: dict[int, tuple[int | None, int]] = {}
+    for start in range(0, len(existing_ids), BATCH_SIZE):
+        rows = Memory.objects.filter(pk__in=existing_ids[start : start + BATCH_SIZE])
+        current.update(
+            (pk, (successor, version))
+            for pk, successor, version in rows.values_list("pk", "superseded_by", "version")
+        )
     new_links: list[Memory] = []
     for link in links:
         target_id = resolved.get(link.target_ref) if link.target_ref else None
@@ -661,8 +683,7 @@ def _link_superseded(
         if not link.existing:
             new_links.append(Memory(pk=link.record_id, superseded_by_id=target_id))
             continue
-        record = Memory.objects.filter(pk=link.record_id).only("superseded_by", "version").first()
-        if record is None or record.superseded_by_id == target_id:
+        if link.record_id not in current or current[link.record_id][0] == target_id:
             continue
         result = import_sync(
             spec=SURFACES["memory"],
@@ -670,7 +691,7 @@ def _link_superseded(
             record_id=link.record_id,
             actor=actor,
             values={"superseded_by": target_id},
-            expected_version=record.version,
+            expected_version=current[link.record_id][1],
         )
         if not result.ok:
             report.problem(link.source, f"SupersededBy not changed ({result.message})")
