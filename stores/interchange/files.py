@@ -22,14 +22,19 @@ def write_atomic(path: Path, data: bytes) -> bool:
     """
     if path.is_file() and path.read_bytes() == data:
         return False
-    with atomic_output(path) as output:
+    # No fsync per file: an agent directory holds 100,000 small files, and the rename alone
+    # already guarantees a reader never sees half a file.
+    with atomic_output(path, sync=False) as output:
         output.write(data)
     return True
 
 
 @contextlib.contextmanager
-def atomic_output(path: Path) -> Iterator[BinaryIO]:
-    """A binary file that becomes `path` only when the block ends without an error."""
+def atomic_output(path: Path, *, sync: bool = True) -> Iterator[BinaryIO]:
+    """A binary file that becomes `path` only when the block ends without an error.
+
+    With `sync`, its bytes reach the disk before the rename (survives a power cut too).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     temp_path = Path(temp_name)
@@ -37,7 +42,8 @@ def atomic_output(path: Path) -> Iterator[BinaryIO]:
         with os.fdopen(handle, "wb") as temp:
             yield temp
             temp.flush()
-            os.fsync(temp.fileno())
+            if sync:
+                os.fsync(temp.fileno())
         temp_path.replace(path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
