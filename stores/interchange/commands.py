@@ -68,6 +68,11 @@ class ImportCommand(BaseCommand):
         if options["embed"] and agent.pk is not None and not report.dry_run:
             self.embed(agent)
         print_import_report(console, report, verbose=options["verbose_changes"])
+        if report.problems and report.dry_run:
+            raise CommandError(
+                f"{len(report.problems)} file(s) or entries could not be read; an import would "
+                "skip them and bring in the rest."
+            )
         if report.problems:
             raise CommandError(
                 f"{len(report.problems)} file(s) or entries were not imported; everything "

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 
 from stores.interchange import native
@@ -70,12 +71,20 @@ class Command(ImportCommand):
             if dry_run:
                 known[line["external_id"]] = Subject(agent=agent, **line)
                 continue
-            known[line["external_id"]] = subject_create(
-                agent=agent,
-                display_name=line["display_name"],
-                external_id=line["external_id"],
-                privacy_level=line["privacy_level"],
-                aliases=line["aliases"],
-                kind=line["kind"],
-            )
+            try:
+                known[line["external_id"]] = subject_create(
+                    agent=agent,
+                    display_name=line["display_name"],
+                    external_id=line["external_id"],
+                    privacy_level=line["privacy_level"],
+                    aliases=line["aliases"],
+                    kind=line["kind"],
+                )
+            except ValidationError as error:
+                report.tally("subject").created -= 1
+                report.problem(
+                    f"{path.name} subject {line['external_id']!r}",
+                    "; ".join(error.messages),
+                    "subject",
+                )
         return known
