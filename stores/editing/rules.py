@@ -153,7 +153,7 @@ def _next_marker(rules: list[Rule]) -> str:
     if numbered:
         indent, number, close, gap = numbered.groups()
         return f"{indent}{int(number) + 1}{close}{gap}"
-    bullets = [rule.marker for rule in rules if rule.marker and not rule.marker.strip()[0].isdigit()]
+    bullets = [r.marker for r in rules if r.marker and not r.marker.strip()[0].isdigit()]
     return Counter(bullets).most_common(1)[0][0] if bullets else rules[-1].marker
 
 

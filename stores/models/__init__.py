@@ -6,6 +6,7 @@ from stores.models.base import (
     text_fingerprint,
 )
 from stores.models.idempotency import IdempotentRequest
+from stores.models.imports import ImportedSource
 from stores.models.memories import SHARED_BANK, Memory, bank_label
 from stores.models.revisions import Channel, Revision
 from stores.models.rules import RulesDocument
@@ -22,6 +23,7 @@ __all__ = [
     "Channel",
     "EmbeddedRecord",
     "IdempotentRequest",
+    "ImportedSource",
     "Memory",
     "Revision",
     "RulesDocument",

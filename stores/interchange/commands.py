@@ -1,0 +1,92 @@
+"""What the import and export management commands share: agents, actors, summaries, embedding."""
+
+from __future__ import annotations
+
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError
+
+from stores.interchange.console import console_for, print_import_report, progress_bar
+from stores.models import Agent
+from stores.services import Actor, agent_get_or_create
+from stores.services.embeddings import embedded_surfaces, reembed, stale_records
+from stores.services.importing import ImportReport
+
+EMBED_BATCH = 256
+
+
+def find_agent(name: str) -> Agent:
+    agent = Agent.objects.filter(name=name).first()
+    if agent is None:
+        known = ", ".join(Agent.objects.values_list("name", flat=True)[:20]) or "none yet"
+        raise CommandError(f"No agent {name!r} (agents: {known}).")
+    return agent
+
+
+def target_agent(name: str, *, dry_run: bool, **defaults: Any) -> Agent:
+    """The agent to import into, created if missing (a dry run only pretends to create it)."""
+    agent = Agent.objects.filter(name=name).first()
+    if agent is not None:
+        return agent
+    if dry_run:
+        return Agent(name=name, **defaults)
+    agent, _ = agent_get_or_create(name=name, **defaults)
+    return agent
+
+
+class ImportCommand(BaseCommand):
+    """An import: --dry-run, --embed, --actor; a summary table; exit 1 when anything failed."""
+
+    def add_import_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument(
+            "--dry-run",
+            action="store_true",
+            help="Read and compare everything, report what would be created, changed and left "
+            "alone, and write nothing.",
+        )
+        parser.add_argument(
+            "--embed",
+            action="store_true",
+            help="Embed the imported records now, in batches (otherwise the re-embedding "
+            "sweep does it; until then they are stale and recall falls back to text).",
+        )
+        parser.add_argument(
+            "--actor", default="import", help="Name recorded on the revisions (shell:NAME)."
+        )
+        parser.add_argument(
+            "--verbose-changes",
+            action="store_true",
+            help="List every changed record, not only in a dry run.",
+        )
+
+    def actor(self, options: dict[str, Any]) -> Actor:
+        return Actor.maintainer(options["actor"])
+
+    def finish(self, agent: Agent, report: ImportReport, options: dict[str, Any]) -> None:
+        console = console_for(self.stdout)
+        if options["embed"] and agent.pk is not None and not report.dry_run:
+            self.embed(agent)
+        print_import_report(console, report, verbose=options["verbose_changes"])
+        if report.problems and report.dry_run:
+            raise CommandError(
+                f"{len(report.problems)} file(s) or entries could not be read; an import would "
+                "skip them and bring in the rest."
+            )
+        if report.problems:
+            raise CommandError(
+                f"{len(report.problems)} file(s) or entries were not imported; everything "
+                "else was. Fix them and run the import again: it is idempotent."
+            )
+
+    def embed(self, agent: Agent) -> None:
+        console = console_for(self.stderr)
+        for surface_key in embedded_surfaces():
+            ids = list(stale_records(surface_key).filter(agent=agent).values_list("pk", flat=True))
+            if not ids:
+                continue
+            with progress_bar(console, f"embedding {surface_key}", len(ids)) as advance:
+                for start in range(0, len(ids), EMBED_BATCH):
+                    batch = ids[start : start + EMBED_BATCH]
+                    reembed(surface_key, batch)
+                    advance(len(batch))

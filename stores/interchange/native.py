@@ -1,0 +1,410 @@
+"""memoryadmin's own export format: one agent as JSON Lines, lossless and deterministic.
+
+Line 1 is a header: `{"format": "memoryadmin-agent", "format_version": 1, "agent": {…},
+"with_vectors": …, "with_revisions": …}`. Then one line per subject (by external id), then
+the records of each surface in the order memory, working, skill, task, rules, each sorted
+by `ref`, each followed by its revisions (oldest first) when revisions are exported.
+
+A record is named by `ref`: its alias (the id it had in the store it came from) or, if it
+never had one, its id here. An import keeps `ref` as the alias of a record it creates, so
+exporting the imported agent writes the same refs and the same lines: ids of this database
+never appear. `superseded_by` names the successor's ref, `subject` the subject's external
+id; revision states name them the same way.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from django.contrib.auth import get_user_model
+from django.db import models
+
+from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
+from stores.services.errors import ApplicationError
+from stores.services.importing import Incoming, Problem, Trace, clean_values
+from stores.services.surfaces import SURFACES, SurfaceSpec
+
+FORMAT = "memoryadmin-agent"
+FORMAT_VERSION = 1
+AGENT_FIELDS = ("name", "display_name", "description", "self_editing_enabled", "review_mode")
+SUBJECT_FIELDS = ("external_id", "display_name", "aliases", "privacy_level", "kind")
+VECTOR_FIELDS = ("embedding", "embedding_model", "embedding_hash")
+# Written by the line itself (ref, version) or derived (text_hash), never as a field.
+NOT_FIELDS = frozenset({"id", "agent", "alias", "version", "text_hash", *VECTOR_FIELDS})
+REVISION_FIELDS = (
+    "version_before",
+    "version_after",
+    "op",
+    "field",
+    "actor",
+    "channel",
+    "before_text",
+    "after_text",
+    "review",
+    "reviewed_at",
+    "created_at",
+)
+
+
+class FormatError(Exception):
+    """The file is not a memoryadmin export this version can read."""
+
+
+def record_fields(spec: SurfaceSpec) -> list[models.Field]:
+    return [field for field in spec.model._meta.concrete_fields if field.name not in NOT_FIELDS]
+
+
+def _json(value: Any) -> Any:
+    if hasattr(value, "isoformat"):
+        return value.isoformat()
+    return value
+
+
+def _line(doc: dict[str, Any]) -> bytes:
+    return (json.dumps(doc, ensure_ascii=False, sort_keys=False) + "\n").encode("utf-8")
+
+
+def ref_of(record: VersionedRecord) -> str:
+    return record.alias or str(record.pk)
+
+
+def _ref_order(ref: str) -> tuple[int, int, str]:
+    return (0, int(ref), "") if ref.isdigit() else (1, 0, ref)
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+def count_records(agent: Agent) -> int:
+    return sum(spec.model.objects.filter(agent=agent).count() for spec in SURFACES.values())
+
+
+def write_agent(
+    agent: Agent,
+    output: IO[bytes],
+    *,
+    with_vectors: bool = False,
+    with_revisions: bool = False,
+    on_record: Callable[[int], None] | None = None,
+) -> dict[str, int]:
+    """Write the whole agent to `output`; returns how many lines of each type were written."""
+    counts: dict[str, int] = {}
+    header = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "agent": {name: getattr(agent, name) for name in AGENT_FIELDS},
+        "with_vectors": with_vectors,
+        "with_revisions": with_revisions,
+    }
+    output.write(_line(header))
+    for subject in Subject.objects.filter(agent=agent).order_by("external_id"):
+        output.write(_line({"type": "subject", **{n: getattr(subject, n) for n in SUBJECT_FIELDS}}))
+        counts["subject"] = counts.get("subject", 0) + 1
+    subjects = dict(Subject.objects.filter(agent=agent).values_list("pk", "external_id"))
+    memory_refs = {
+        pk: alias or str(pk)
+        for pk, alias in Memory.objects.filter(agent=agent).values_list("pk", "alias")
+    }
+    users = dict(get_user_model().objects.values_list("pk", "username"))
+    for spec in SURFACES.values():
+        ids = sorted(
+            spec.model.objects.filter(agent=agent).values_list("pk", "alias"),
+            key=lambda row: _ref_order(row[1] or str(row[0])),
+        )
+        for start in range(0, len(ids), 1000):
+            chunk_ids = [pk for pk, _ in ids[start : start + 1000]]
+            records = spec.model.objects.in_bulk(chunk_ids)
+            history = _history(spec, agent, chunk_ids) if with_revisions else {}
+            sources = _sources(agent, spec.key, chunk_ids)
+            for pk in chunk_ids:
+                record = records[pk]
+                doc = _record_doc(spec, record, subjects, memory_refs, with_vectors)
+                if pk in sources:
+                    doc["source"] = sources[pk]
+                output.write(_line(doc))
+                for revision in history.get(pk, []):
+                    output.write(_line(_revision_doc(revision, subjects, memory_refs, users)))
+                    counts["revision"] = counts.get("revision", 0) + 1
+            counts[spec.key] = counts.get(spec.key, 0) + len(chunk_ids)
+            if on_record:
+                on_record(len(chunk_ids))
+    files = ImportedSource.objects.filter(agent=agent, record_id__isnull=True).order_by(
+        "source_format", "path"
+    )
+    for row in files:
+        output.write(_line({"type": "source", **_source_doc(row)}))
+        counts["source"] = counts.get("source", 0) + 1
+    return counts
+
+
+def _source_doc(row: ImportedSource) -> dict[str, Any]:
+    return {"format": row.source_format, "path": row.path, "position": row.position, "raw": row.raw}
+
+
+def _sources(agent: Agent, surface_key: str, record_ids: list[int]) -> dict[int, dict[str, Any]]:
+    """How each record was written in the store it was imported from (one format each)."""
+    rows = ImportedSource.objects.filter(
+        agent=agent, surface=surface_key, record_id__in=record_ids
+    ).order_by("source_format", "path")
+    return {row.record_id: _source_doc(row) for row in rows}
+
+
+def _record_doc(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    subjects: dict[int, str],
+    memory_refs: dict[int, str],
+    with_vectors: bool,
+) -> dict[str, Any]:
+    doc: dict[str, Any] = {"type": spec.key, "ref": ref_of(record), "version": record.version}
+    for field in record_fields(spec):
+        value = getattr(record, field.attname)
+        if field.name == "subject":
+            value = subjects.get(value) if value is not None else None
+        elif field.name == "superseded_by":
+            value = memory_refs.get(value, str(value)) if value is not None else None
+        doc[field.name] = _json(value)
+    if with_vectors and spec.embedded:
+        vector = record.embedding
+        doc["embedding"] = None if vector is None else [float(x) for x in vector]
+        doc["embedding_model"] = record.embedding_model
+        doc["embedding_hash"] = record.embedding_hash
+    return doc
+
+
+def _history(spec: SurfaceSpec, agent: Agent, record_ids: list[int]) -> dict[int, list[Revision]]:
+    history: dict[int, list[Revision]] = {}
+    revisions = Revision.objects.filter(
+        agent=agent, surface=spec.key, record_id__in=record_ids
+    ).order_by("record_id", "version_after", "pk")
+    for revision in revisions:
+        history.setdefault(revision.record_id, []).append(revision)
+    return history
+
+
+def _revision_doc(
+    revision: Revision,
+    subjects: dict[int, str],
+    memory_refs: dict[int, str],
+    users: dict[int, str],
+) -> dict[str, Any]:
+    doc: dict[str, Any] = {"type": "revision"}
+    for name in REVISION_FIELDS:
+        doc[name] = _json(getattr(revision, name))
+    doc["actor_user"] = users.get(revision.actor_user_id)
+    doc["reviewed_by"] = users.get(revision.reviewed_by_id)
+    doc["before_state"] = _state_out(revision.before_state, subjects, memory_refs)
+    doc["after_state"] = _state_out(revision.after_state, subjects, memory_refs)
+    return doc
+
+
+def _state_out(
+    state: dict[str, Any], subjects: dict[int, str], memory_refs: dict[int, str]
+) -> dict[str, Any]:
+    state = dict(state)
+    if isinstance(state.get("subject"), int):
+        state["subject"] = subjects.get(state["subject"])
+    if isinstance(state.get("superseded_by"), int):
+        state["superseded_by"] = memory_refs.get(
+            state["superseded_by"], str(state["superseded_by"])
+        )
+    return state
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def read_header(path: Path) -> dict[str, Any]:
+    with path.open("rb") as handle:
+        first = handle.readline()
+    try:
+        header = json.loads(first.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise FormatError(f"{path}: line 1 is not a JSON header ({error}).") from None
+    if not isinstance(header, dict) or header.get("format") != FORMAT:
+        raise FormatError(f"{path}: not a memoryadmin agent export (no {FORMAT!r} header).")
+    if header.get("format_version") != FORMAT_VERSION:
+        raise FormatError(
+            f"{path}: format version {header.get('format_version')!r}; this memoryadmin reads "
+            f"version {FORMAT_VERSION}."
+        )
+    if not isinstance(header.get("agent"), dict) or not header["agent"].get("name"):
+        raise FormatError(f"{path}: the header names no agent.")
+    return header
+
+
+def count_lines(path: Path) -> int:
+    with path.open("rb") as handle:
+        return max(0, sum(1 for _ in handle) - 1)
+
+
+def read_subjects(path: Path) -> Iterator[dict[str, Any] | Problem]:
+    for where, doc in _lines(path):
+        if isinstance(doc, Problem):
+            continue
+        if doc.get("type") == "subject":
+            missing = [name for name in SUBJECT_FIELDS if name not in doc]
+            if missing:
+                yield Problem(where, f"subject line lacks {', '.join(missing)}.")
+            else:
+                yield {name: doc[name] for name in SUBJECT_FIELDS}
+
+
+def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any] | Problem]]:
+    with path.open("rb") as handle:
+        next(handle, None)
+        for number, raw in enumerate(handle, start=2):
+            where = f"{path.name}:{number}"
+            if not raw.strip():
+                continue
+            try:
+                doc = json.loads(raw.decode("utf-8"))
+            except UnicodeDecodeError as error:
+                yield where, Problem(where, f"is not UTF-8 text ({error.reason}).")
+                continue
+            except json.JSONDecodeError as error:
+                yield (
+                    where,
+                    Problem(where, f"is not valid JSON: {error.msg} (column {error.colno})."),
+                )
+                continue
+            if not isinstance(doc, dict) or not isinstance(doc.get("type"), str):
+                yield where, Problem(where, "is not a JSON object with a `type`.")
+                continue
+            yield where, doc
+
+
+def _trace(doc: Any) -> Trace:
+    if (
+        not isinstance(doc, dict)
+        or not isinstance(doc.get("format"), str)
+        or not isinstance(doc.get("path"), str)
+        or not isinstance(doc.get("raw"), dict)
+        or not isinstance(doc.get("position", 0), int)
+    ):
+        raise ValueError("source needs format, path, position and raw")
+    return Trace(doc["format"], doc["path"], doc.get("position", 0), doc["raw"])
+
+
+def read_records(
+    path: Path,
+    *,
+    subjects: dict[str, Subject],
+    on_line: Callable[[], None] | None = None,
+) -> Iterator[Incoming | Problem | Trace]:
+    """The records of an export, each with the revisions that follow its line."""
+    users = {user.username: user for user in get_user_model().objects.all()}
+    pending: Incoming | None = None
+    skipping = False  # revisions of a record line that could not be read are skipped too
+    for where, doc in _lines(path):
+        if on_line:
+            on_line()
+        if isinstance(doc, Problem):
+            yield doc
+            continue
+        kind = doc["type"]
+        if kind == "subject":
+            continue
+        if kind == "revision":
+            if skipping:
+                continue
+            if pending is None:
+                yield Problem(where, "a revision line must follow the line of its record.")
+                continue
+            try:
+                pending.history = [*(pending.history or []), _revision_values(doc, subjects, users)]
+            except (KeyError, TypeError, ValueError) as error:
+                yield Problem(where, f"revision is incomplete or malformed ({error}).")
+            continue
+        if pending is not None:
+            yield pending
+            pending = None
+        if kind == "source":
+            try:
+                yield _trace(doc)
+            except ValueError as error:
+                yield Problem(where, f"{error}.")
+            continue
+        if kind not in SURFACES:
+            yield Problem(where, f"unknown line type {kind!r}.")
+            skipping = True
+            continue
+        try:
+            pending = _incoming(SURFACES[kind], doc, where, subjects)
+            skipping = False
+        except ApplicationError as error:
+            yield Problem(where, error.message)
+            skipping = True
+    if pending is not None:
+        yield pending
+
+
+def _incoming(
+    spec: SurfaceSpec, doc: dict[str, Any], where: str, subjects: dict[str, Subject]
+) -> Incoming:
+    from stores.services.errors import Invalid
+
+    ref = doc.get("ref")
+    if not isinstance(ref, str) or not ref:
+        raise Invalid("ref is missing or not a string.")
+    version = doc.get("version")
+    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+        raise Invalid("version must be a whole number of at least 1.")
+    values: dict[str, Any] = {}
+    successor = None
+    for field in record_fields(spec):
+        if field.name not in doc:
+            continue
+        value = doc[field.name]
+        if field.name == "superseded_by":
+            successor = None if value is None else str(value)
+            continue
+        if field.name == "subject" and value is not None:
+            if value not in subjects:
+                raise Invalid(f"subject {value!r} has no subject line in this file.")
+            value = subjects[value]
+        values[field.name] = value
+    for name in VECTOR_FIELDS:
+        if name in doc and spec.embedded:
+            values[name] = doc[name]
+    values = clean_values(spec.key, values)
+    missing = [name for name in spec.text_fields if name not in values]
+    if missing:
+        raise Invalid(f"{', '.join(missing)} is missing.")
+    created_at = values.get("created_at")
+    try:
+        trace = _trace(doc["source"]) if "source" in doc else None
+    except ValueError as error:
+        raise Invalid(f"{error}.") from None
+    return Incoming(
+        trace=trace,
+        surface=spec.key,
+        ref=ref,
+        values=values,
+        source=where,
+        version=version,
+        superseded_by=successor,
+        successor_stated=spec.key == "memory",
+        same_record_if=(int(ref), created_at) if ref.isdigit() and created_at else None,
+    )
+
+
+def _revision_values(
+    doc: dict[str, Any], subjects: dict[str, Subject], users: dict[str, Any]
+) -> dict[str, Any]:
+    values = {name: doc[name] for name in REVISION_FIELDS}
+    for name in ("version_before", "version_after"):
+        if isinstance(values[name], bool) or not isinstance(values[name], int):
+            raise ValueError(f"{name} must be a whole number")
+    values["actor_user"] = users.get(doc.get("actor_user"))
+    values["reviewed_by"] = users.get(doc.get("reviewed_by"))
+    for side in ("before_state", "after_state"):
+        state = dict(doc[side])
+        if isinstance(state.get("subject"), str):
+            subject = subjects.get(state["subject"])
+            state["subject"] = subject.pk if subject else None
+        values[side] = state
+    return values

@@ -1,0 +1,637 @@
+"""RockBot's on-disk agent store, read into records and written back without losing a field.
+
+Layout of one agent's directory (RockBot's `AgentProfile__BasePath`, e.g. /data/agent):
+
+    memory/{category}/{id}.json    one long-term MemoryEntry per file; text in `Content`
+    working/{namespace}.json       one working-memory group per namespace (`session`, …):
+                                   a JSON array of entries (or an object with `Entries`)
+    skills/{name}.json             one skill; markdown body in `Content`
+    tasks/{name}.json              one scheduled task; `Directive` (or `Description`)
+    rules.md                       the behavioural rules, kept byte for byte
+
+Field names are accepted in PascalCase, camelCase or snake_case. How each file spelled and
+formatted its fields (and fields memoryadmin does not know) is kept at import and used on
+export, so a file that nobody changed comes back with the same data; a changed field is
+written in the file's own spelling. Unknown fields of a memory are kept in its metadata
+under `_rockbot`; those of other surfaces in the import trace (ImportedSource).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.utils import timezone
+
+from stores.interchange.files import segment, unsegment, write_atomic
+from stores.models import (
+    Agent,
+    ImportedSource,
+    Memory,
+    RulesDocument,
+    ScheduledTask,
+    Skill,
+    VersionedRecord,
+    WorkingMemoryEntry,
+)
+from stores.services.errors import ApplicationError
+from stores.services.importing import Incoming, Problem, Trace, clean_values
+from stores.services.surfaces import SURFACES
+
+FORMAT = "rockbot"
+MEMORY_DIR = "memory"
+WORKING_DIR = "working"
+SKILLS_DIR = "skills"
+TASKS_DIR = "tasks"
+RULES_FILE = "rules.md"
+# Where a memory keeps the top-level fields of its file that memoryadmin does not know.
+UNKNOWN_FIELDS_KEY = "_rockbot"
+
+
+@dataclass(frozen=True)
+class FileField:
+    """One field of a RockBot JSON file: its spellings (the first is written) and where it goes.
+
+    `model` is a model field name, or `alias` (the original id) / `superseded_by` (the
+    original id of the successor).
+    """
+
+    names: tuple[str, ...]
+    model: str
+    required: bool = False
+    text: bool = False
+
+
+MEMORY_FIELDS = (
+    FileField(("Id",), "alias"),
+    FileField(("Content",), "content", required=True, text=True),
+    FileField(("Category",), "category"),
+    FileField(("Tags",), "tags"),
+    FileField(("CreatedAt",), "created_at"),
+    FileField(("LastSeenAt",), "last_seen_at"),
+    FileField(("ReinforcementCount",), "reinforcement_count"),
+    FileField(("ImportanceScore", "Importance"), "importance"),
+    FileField(("Metadata",), "metadata"),
+    FileField(("SupersededBy",), "superseded_by"),
+    FileField(("ArchivedAt",), "archived_at"),
+    FileField(("UpdatedAt",), "updated_at"),
+)
+WORKING_FIELDS = (
+    FileField(("Key",), "key", required=True),
+    FileField(("Value",), "value", required=True, text=True),
+    FileField(("StoredAt",), "stored_at"),
+    FileField(("ExpiresAt",), "expires_at"),
+    FileField(("Category",), "category"),
+    FileField(("Tags",), "tags"),
+)
+SKILL_FIELDS = (
+    FileField(("Id",), "alias"),
+    FileField(("Name",), "name", required=True),
+    FileField(("Summary",), "summary", text=True),
+    FileField(("Content",), "content", required=True, text=True),
+    FileField(("CreatedAt",), "created_at"),
+    FileField(("UpdatedAt",), "updated_at"),
+)
+TASK_FIELDS = (
+    FileField(("Id",), "alias"),
+    FileField(("Name",), "name", required=True),
+    FileField(("Schedule", "CronExpression", "Cron"), "schedule", required=True),
+    FileField(("Directive", "Description", "Prompt"), "directive", required=True, text=True),
+    FileField(("Enabled", "IsEnabled"), "enabled"),
+    FileField(("CreatedAt",), "created_at"),
+    FileField(("UpdatedAt",), "updated_at"),
+    FileField(("LastRunAt",), "last_run_at"),
+)
+FIELDS = {
+    "memory": MEMORY_FIELDS,
+    "working": WORKING_FIELDS,
+    "skill": SKILL_FIELDS,
+    "task": TASK_FIELDS,
+}
+
+
+class FileProblem(Exception):
+    """What is wrong with one file or entry; it is reported with the path and skipped."""
+
+
+def _norm(name: str) -> str:
+    return name.replace("_", "").replace("-", "").lower()
+
+
+def _spell(canonical: str, case: str) -> str:
+    return canonical[:1].lower() + canonical[1:] if case == "camel" else canonical
+
+
+# --- from file values to model values, and back ----------------------------------------
+
+
+def model_value(surface_key: str, spec: FileField, value: Any) -> Any:
+    """The model value a file value means; FileProblem naming the field when it is wrong."""
+    if spec.model in ("alias", "superseded_by"):
+        if value is None and spec.model == "superseded_by":
+            return None
+        if isinstance(value, bool) or not isinstance(value, str | int) or str(value) == "":
+            raise FileProblem(f"{spec.names[0]} must be a non-empty string or number.")
+        return str(value)
+    if value is None and spec.model == "tags":
+        return []
+    if value is None and spec.model == "metadata":
+        return {}
+    try:
+        return clean_values(surface_key, {spec.model: value})[spec.model]
+    except ApplicationError as error:
+        raise FileProblem(f"{spec.names[0]}: {error.message}") from None
+
+
+def file_value(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    return value
+
+
+# --- reading ---------------------------------------------------------------------------
+
+
+def read_document(
+    surface_key: str, doc: Any, *, defaults: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any], dict[str, Any]]:
+    """Model values, the raw spelling record (for export), and the unknown fields of `doc`.
+
+    `defaults` fill fields the file lacks; the raw record notes what they were, so an
+    export leaves out a field the file never had unless its value changed since.
+    """
+    if not isinstance(doc, dict):
+        kind = type(doc).__name__.replace("dict", "object").replace("list", "array")
+        raise FileProblem(f"expected a JSON object, found a JSON {kind}.")
+    keys = {_norm(key): key for key in doc}
+    values: dict[str, Any] = {}
+    raw_values: dict[str, Any] = {}
+    absent: dict[str, Any] = {}
+    known: set[str] = set()
+    for spec in FIELDS[surface_key]:
+        key = next((keys[_norm(n)] for n in spec.names if _norm(n) in keys), None)
+        if key is None:
+            if spec.required:
+                raise FileProblem(f"{spec.names[0]} is missing.")
+            if spec.model in defaults:
+                values[spec.model] = defaults[spec.model]
+                absent[spec.names[0]] = _jsonable(defaults[spec.model])
+            continue
+        known.add(key)
+        values[spec.model] = model_value(surface_key, spec, doc[key])
+        if not spec.text:
+            raw_values[key] = doc[key]
+    first = next(iter(doc), "")
+    raw = {
+        "case": "camel" if first[:1].islower() else "pascal",
+        "keys": list(doc),
+        "values": raw_values,
+        "absent": absent,
+    }
+    unknown = {key: value for key, value in doc.items() if key not in known}
+    return values, raw, unknown
+
+
+def _jsonable(value: Any) -> Any:
+    return file_value(value)
+
+
+def _load_json(path: Path) -> Any:
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise FileProblem(f"is not UTF-8 text ({error.reason} at byte {error.start}).") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise FileProblem(
+            f"is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})."
+        ) from None
+
+
+def count_files(root: Path) -> int:
+    total = sum(1 for _ in _json_files(root / MEMORY_DIR))
+    total += sum(1 for _ in _json_files(root / WORKING_DIR))
+    total += sum(1 for _ in _json_files(root / SKILLS_DIR))
+    total += sum(1 for _ in _json_files(root / TASKS_DIR))
+    return total + int((root / RULES_FILE).is_file())
+
+
+def _json_files(folder: Path) -> Iterator[Path]:
+    if folder.is_dir():
+        yield from sorted(path for path in folder.rglob("*.json") if path.is_file())
+
+
+def read_store(
+    root: Path, *, on_file: Callable[[], None] | None = None
+) -> Iterator[Incoming | Problem | Trace]:
+    """Every record of the RockBot directory `root`, or a Problem for what cannot be read."""
+    now = timezone.now()
+    readers = (
+        (MEMORY_DIR, _read_memory),
+        (WORKING_DIR, _read_working),
+        (SKILLS_DIR, _read_skill),
+        (TASKS_DIR, _read_task),
+    )
+    for folder, reader in readers:
+        for path in _json_files(root / folder):
+            relative = path.relative_to(root).as_posix()
+            try:
+                yield from reader(root, path, relative, now)
+            except FileProblem as problem:
+                yield Problem(relative, str(problem))
+            if on_file:
+                on_file()
+    rules = root / RULES_FILE
+    if rules.is_file():
+        try:
+            content = rules.read_bytes().decode("utf-8")
+        except UnicodeDecodeError as error:
+            yield Problem(RULES_FILE, f"is not UTF-8 text ({error.reason} at byte {error.start}).")
+        else:
+            yield Incoming(
+                surface="rules",
+                ref=RULES_FILE,
+                values={"content": content},
+                source=RULES_FILE,
+                trace=Trace(FORMAT, RULES_FILE),
+            )
+        if on_file:
+            on_file()
+
+
+def _timestamp_defaults(surface_key: str, now: dt.datetime) -> dict[str, Any]:
+    model = SURFACES[surface_key].model
+    defaults: dict[str, Any] = {}
+    for spec in FIELDS[surface_key]:
+        if spec.model in ("alias", "superseded_by"):
+            continue
+        default = model._meta.get_field(spec.model).get_default()
+        defaults[spec.model] = now if isinstance(default, dt.datetime) else default
+    return defaults
+
+
+def _read_memory(root: Path, path: Path, relative: str, now: dt.datetime) -> Iterator[Incoming]:
+    folder = path.parent.relative_to(root / MEMORY_DIR).parts
+    category = "/".join(unsegment(part) for part in folder) or "general"
+    defaults = {
+        **_timestamp_defaults("memory", now),
+        "category": category,
+        "alias": unsegment(path.stem),
+    }
+    values, raw, unknown = read_document("memory", _load_json(path), defaults=defaults)
+    ref = values.pop("alias")
+    stated: set[str] = set()
+    successor = values.pop("superseded_by", None)
+    if unknown:
+        values["metadata"] = {**values.get("metadata", {}), UNKNOWN_FIELDS_KEY: unknown}
+        stated.add("metadata")
+    if successor and "invalidated_at" not in values:
+        # A superseded entry is invalidated; RockBot has no such field, so it is not written.
+        values["invalidated_at"] = values.get("updated_at") or values.get("created_at") or now
+    raw["located"] = {"category": values["category"], "id": ref}
+    incoming = _incoming("memory", ref, values, relative, raw, stated=stated)
+    incoming.superseded_by = successor
+    incoming.successor_stated = any(_norm(key) == "supersededby" for key in raw["keys"])
+    yield incoming
+
+
+def _incoming(
+    surface_key: str,
+    ref: str,
+    values: dict[str, Any],
+    relative: str,
+    raw: dict[str, Any],
+    *,
+    position: int = 0,
+    trace_path: str | None = None,
+    stated: set[str] = frozenset(),
+) -> Incoming:
+    """Split values the file states from defaults that apply only to a new record."""
+    absent = {spec.model for spec in FIELDS[surface_key] if spec.names[0] in raw["absent"]} - set(
+        stated
+    )
+    return Incoming(
+        surface=surface_key,
+        ref=ref,
+        values={name: value for name, value in values.items() if name not in absent},
+        defaults={name: values[name] for name in absent if name in values},
+        source=relative,
+        trace=Trace(FORMAT, trace_path or relative, position, raw),
+    )
+
+
+def _read_working(
+    root: Path, path: Path, relative: str, now: dt.datetime
+) -> Iterator[Incoming | Problem | Trace]:
+    parts = path.relative_to(root / WORKING_DIR).with_suffix("").parts
+    namespace = "/".join(unsegment(part) for part in parts)
+    doc = _load_json(path)
+    shape: dict[str, Any] = {"shape": "array", "namespace": namespace}
+    if isinstance(doc, dict):
+        entries_key = next((key for key in doc if _norm(key) == "entries"), None)
+        if entries_key is None or not isinstance(doc[entries_key], list):
+            raise FileProblem("expected a JSON array of entries (or an object with Entries).")
+        shape = {
+            "shape": "object",
+            "namespace": namespace,
+            "entries_key": entries_key,
+            "keys": list(doc),
+            "other": {key: value for key, value in doc.items() if key != entries_key},
+        }
+        entries = doc[entries_key]
+    elif isinstance(doc, list):
+        entries = doc
+    else:
+        raise FileProblem("expected a JSON array of working-memory entries.")
+    # The group file itself is remembered so its shape comes back on export.
+    yield Trace(FORMAT, relative, 0, shape)
+    defaults = _timestamp_defaults("working", now)
+    for position, entry in enumerate(entries):
+        where = f"{relative} entry {position + 1}"
+        try:
+            values, raw, unknown = read_document("working", entry, defaults=defaults)
+        except FileProblem as problem:
+            yield Problem(where, str(problem))
+            continue
+        values["namespace"] = namespace
+        raw["extra"] = unknown
+        ref = f"{namespace}/{values['key']}"
+        yield _incoming(
+            "working",
+            ref,
+            values,
+            where,
+            raw,
+            position=position,
+            trace_path=f"{relative}#{values['key']}",
+        )
+
+
+def _read_skill(root: Path, path: Path, relative: str, now: dt.datetime) -> Iterator[Incoming]:
+    yield _read_named("skill", path, relative, now)
+
+
+def _read_task(root: Path, path: Path, relative: str, now: dt.datetime) -> Iterator[Incoming]:
+    yield _read_named("task", path, relative, now)
+
+
+def _read_named(surface_key: str, path: Path, relative: str, now: dt.datetime) -> Incoming:
+    defaults = _timestamp_defaults(surface_key, now)
+    values, raw, unknown = read_document(surface_key, _load_json(path), defaults=defaults)
+    raw["extra"] = unknown
+    ref = values.pop("alias", None)
+    if ref is None:
+        # RockBot names skills and tasks by their name; that is the id they are known by.
+        ref = values["name"]
+        raw["absent"]["Id"] = ref
+    raw["located"] = {"name": values["name"]}
+    return _incoming(surface_key, ref, values, relative, raw)
+
+
+# --- writing ---------------------------------------------------------------------------
+
+
+@dataclass
+class ExportTally:
+    written: int = 0
+    unchanged: int = 0
+    removed: int = 0
+
+
+@dataclass
+class ExportReport:
+    tallies: dict[str, ExportTally]
+
+    def tally(self, surface_key: str) -> ExportTally:
+        return self.tallies.setdefault(surface_key, ExportTally())
+
+
+def count_records(agent: Agent) -> int:
+    return sum(
+        model.objects.filter(agent=agent).count()
+        for model in (Memory, WorkingMemoryEntry, Skill, ScheduledTask, RulesDocument)
+    )
+
+
+def write_store(
+    agent: Agent, root: Path, *, on_record: Callable[[int], None] | None = None
+) -> ExportReport:
+    """Write every record of `agent` into the RockBot directory `root`, each file atomically.
+
+    Files this agent's import traced that no record claims any more (a forgotten memory, a
+    memory whose category changed) are removed; other files in `root` are left alone.
+    """
+    report = ExportReport(tallies={})
+    written: set[str] = set()
+
+    def emit(surface_key: str, relative: str, data: bytes, records: int = 1) -> None:
+        written.add(relative)
+        tally = report.tally(surface_key)
+        if write_atomic(root / relative, data):
+            tally.written += 1
+        else:
+            tally.unchanged += 1
+        if on_record:
+            on_record(records)
+
+    _write_memories(agent, emit)
+    _write_working(agent, emit)
+    for surface_key, model, folder in (
+        ("skill", Skill, SKILLS_DIR),
+        ("task", ScheduledTask, TASKS_DIR),
+    ):
+        _write_named(agent, surface_key, model, folder, emit)
+    rules = RulesDocument.objects.filter(agent=agent).first()
+    if rules is not None:
+        emit("rules", RULES_FILE, rules.content.encode("utf-8"))
+    _remove_unclaimed(agent, root, written, report)
+    return report
+
+
+def _dump(doc: Any) -> bytes:
+    return (json.dumps(doc, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+
+
+def _traces(agent: Agent, surface_key: str, record_ids: list[int]) -> dict[int, ImportedSource]:
+    rows = ImportedSource.objects.filter(
+        agent=agent, source_format=FORMAT, surface=surface_key, record_id__in=record_ids
+    )
+    return {row.record_id: row for row in rows}
+
+
+def render(
+    surface_key: str,
+    current: dict[str, Any],
+    raw: dict[str, Any] | None,
+    extra: dict[str, Any],
+) -> dict[str, Any]:
+    """The file object for a record: the file's own spelling and values where still true."""
+    raw = raw or {}
+    keys = raw.get("keys", [])
+    raw_values = raw.get("values", {})
+    absent = raw.get("absent", {})
+    case = raw.get("case", "pascal")
+    by_norm = {_norm(key): key for key in keys}
+    doc: dict[str, Any] = {}
+    for spec in FIELDS[surface_key]:
+        value = current[spec.model]
+        written = file_value(value)
+        key = next((by_norm[_norm(n)] for n in spec.names if _norm(n) in by_norm), None)
+        if key is None:
+            if spec.names[0] in absent and absent[spec.names[0]] == written:
+                continue
+            doc[_spell(spec.names[0], case)] = written
+            continue
+        if key in raw_values and _means(surface_key, spec, raw_values[key], value):
+            written = raw_values[key]
+        doc[key] = written
+    for key, value in extra.items():
+        doc.setdefault(key, value)
+    ordered = {key: doc[key] for key in keys if key in doc}
+    ordered.update((key, value) for key, value in doc.items() if key not in ordered)
+    return ordered
+
+
+def _means(surface_key: str, spec: FileField, raw_value: Any, value: Any) -> bool:
+    try:
+        return model_value(surface_key, spec, raw_value) == value
+    except FileProblem:
+        return False
+
+
+def _write_memories(agent: Agent, emit: Callable[..., None]) -> None:
+    memories = Memory.objects.filter(agent=agent).order_by("pk")
+    last = 0
+    while chunk := list(memories.filter(pk__gt=last)[:2000]):
+        last = chunk[-1].pk
+        traces = _traces(agent, "memory", [m.pk for m in chunk])
+        successors = dict(
+            Memory.objects.filter(
+                pk__in={m.superseded_by_id for m in chunk if m.superseded_by_id}
+            ).values_list("pk", "alias")
+        )
+        for memory in chunk:
+            trace = traces.get(memory.pk)
+            raw = trace.raw if trace else None
+            ref = memory.alias or str(memory.pk)
+            metadata = dict(memory.metadata)
+            extra = metadata.pop(UNKNOWN_FIELDS_KEY, {})
+            successor = None
+            if memory.superseded_by_id:
+                successor = successors.get(memory.superseded_by_id) or str(memory.superseded_by_id)
+            elif raw:
+                # A successor the import could not find stays as the file named it.
+                successor = _unresolved_successor(raw)
+            current = {
+                "alias": ref,
+                "content": memory.content,
+                "category": memory.category,
+                "tags": memory.tags,
+                "created_at": memory.created_at,
+                "last_seen_at": memory.last_seen_at,
+                "reinforcement_count": memory.reinforcement_count,
+                "importance": memory.importance,
+                "metadata": metadata,
+                "superseded_by": successor,
+                "archived_at": memory.archived_at,
+                "updated_at": memory.updated_at,
+            }
+            doc = render("memory", current, raw, extra if isinstance(extra, dict) else {})
+            located = {"category": memory.category, "id": ref}
+            if trace is not None and raw.get("located") == located:
+                relative = trace.path
+            else:
+                relative = f"{MEMORY_DIR}/{segment(memory.category)}/{segment(ref)}.json"
+            emit("memory", relative, _dump(doc))
+
+
+def _unresolved_successor(raw: dict[str, Any]) -> str | None:
+    for key, value in raw.get("values", {}).items():
+        if _norm(key) == "supersededby" and value not in (None, ""):
+            return str(value)
+    return None
+
+
+def _write_working(agent: Agent, emit: Callable[..., None]) -> None:
+    entries = list(WorkingMemoryEntry.objects.filter(agent=agent).order_by("namespace", "key"))
+    traces = _traces(agent, "working", [entry.pk for entry in entries])
+    shapes = {
+        row.raw.get("namespace"): row
+        for row in ImportedSource.objects.filter(
+            agent=agent, source_format=FORMAT, surface="", path__startswith=f"{WORKING_DIR}/"
+        )
+    }
+    groups: dict[str, list[WorkingMemoryEntry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.namespace, []).append(entry)
+    for namespace, members in groups.items():
+        members.sort(
+            key=lambda e: (traces[e.pk].position if e.pk in traces else len(members), e.key)
+        )
+        docs = []
+        for entry in members:
+            trace = traces.get(entry.pk)
+            raw = trace.raw if trace else None
+            current = {
+                "key": entry.key,
+                "value": entry.value,
+                "stored_at": entry.stored_at,
+                "expires_at": entry.expires_at,
+                "category": entry.category,
+                "tags": entry.tags,
+            }
+            docs.append(render("working", current, raw, (raw or {}).get("extra", {})))
+        shape_row = shapes.get(namespace)
+        shape = shape_row.raw if shape_row else {"shape": "array"}
+        relative = shape_row.path if shape_row else f"{WORKING_DIR}/{segment(namespace)}.json"
+        if shape.get("shape") == "object":
+            body = {**shape.get("other", {}), shape["entries_key"]: docs}
+            doc: Any = {key: body[key] for key in shape.get("keys", []) if key in body}
+            doc.update((key, value) for key, value in body.items() if key not in doc)
+        else:
+            doc = docs
+        emit("working", relative, _dump(doc), records=len(members))
+
+
+def _write_named(
+    agent: Agent,
+    surface_key: str,
+    model: type[VersionedRecord],
+    folder: str,
+    emit: Callable[..., None],
+) -> None:
+    records = list(model.objects.filter(agent=agent).order_by("name"))
+    traces = _traces(agent, surface_key, [record.pk for record in records])
+    for record in records:
+        trace = traces.get(record.pk)
+        raw = trace.raw if trace else None
+        current = {
+            spec.model: (record.alias or record.name)
+            if spec.model == "alias"
+            else getattr(record, spec.model)
+            for spec in FIELDS[surface_key]
+        }
+        doc = render(surface_key, current, raw, (raw or {}).get("extra", {}))
+        if trace is not None and raw.get("located") == {"name": record.name}:
+            relative = trace.path
+        else:
+            relative = f"{folder}/{segment(record.name)}.json"
+        emit(surface_key, relative, _dump(doc))
+
+
+def _remove_unclaimed(agent: Agent, root: Path, written: set[str], report: ExportReport) -> None:
+    paths = ImportedSource.objects.filter(agent=agent, source_format=FORMAT).values_list(
+        "path", "surface"
+    )
+    for path, surface_key in paths:
+        if "#" in path or path in written:
+            continue
+        target = root / path
+        if target.is_file() and root.resolve() in target.resolve().parents:
+            target.unlink()
+            report.tally(surface_key or "working").removed += 1

@@ -1,0 +1,52 @@
+"""Export one agent in memoryadmin's own lossless JSON Lines format."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from rich.table import Table
+
+from stores.interchange import native
+from stores.interchange.commands import find_agent
+from stores.interchange.console import console_for, progress_bar
+from stores.interchange.files import atomic_output
+
+
+class Command(BaseCommand):
+    help = (
+        "Write every surface of an agent (records with all fields and versions, subjects; "
+        "optionally vectors and revisions) as JSON Lines. --out names a file, or a directory "
+        "to write AGENT.jsonl into."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("agent")
+        parser.add_argument("--out", type=Path, required=True)
+        parser.add_argument("--with-vectors", action="store_true")
+        parser.add_argument("--with-revisions", action="store_true")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        agent = find_agent(options["agent"])
+        out: Path = options["out"]
+        if out.is_dir() or str(out).endswith("/"):
+            out = out / f"{agent.name}.jsonl"
+        total = native.count_records(agent)
+        with (
+            progress_bar(console_for(self.stderr), "exporting records", total) as advance,
+            atomic_output(out) as output,
+        ):
+            counts = native.write_agent(
+                agent,
+                output,
+                with_vectors=options["with_vectors"],
+                with_revisions=options["with_revisions"],
+                on_record=advance,
+            )
+        table = Table(title=f"Export of {agent.name} to {out}")
+        table.add_column("lines")
+        table.add_column("count", justify="right")
+        for kind, count in counts.items():
+            table.add_row(kind, str(count))
+        console_for(self.stdout).print(table)

@@ -1,0 +1,40 @@
+"""Export an agent as a RockBot directory, every file written atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand
+from rich.table import Table
+
+from stores.interchange import rockbot
+from stores.interchange.commands import find_agent
+from stores.interchange.console import console_for, progress_bar
+
+
+class Command(BaseCommand):
+    help = (
+        "Write an agent into a RockBot directory (memory/{category}/{id}.json, "
+        "working/{namespace}.json, skills/{name}.json, tasks/{name}.json, rules.md). Each "
+        "file is replaced atomically; files that did not change are not rewritten."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("agent")
+        parser.add_argument("directory", type=Path)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        agent = find_agent(options["agent"])
+        root: Path = options["directory"]
+        root.mkdir(parents=True, exist_ok=True)
+        total = rockbot.count_records(agent)
+        with progress_bar(console_for(self.stderr), "exporting records", total) as advance:
+            report = rockbot.write_store(agent, root, on_record=advance)
+        table = Table(title=f"Export of {agent.name} to {root}")
+        table.add_column("surface")
+        for column in ("files written", "unchanged", "removed"):
+            table.add_column(column, justify="right")
+        for surface_key, tally in report.tallies.items():
+            table.add_row(surface_key, str(tally.written), str(tally.unchanged), str(tally.removed))
+        console_for(self.stdout).print(table)

@@ -1,0 +1,90 @@
+"""Import an agent from memoryadmin's JSON Lines export (a file, or every .jsonl in a folder)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import CommandError
+
+from stores.interchange import native
+from stores.interchange.commands import ImportCommand, target_agent
+from stores.interchange.console import console_for, progress_bar
+from stores.models import Subject
+from stores.services import subject_create
+from stores.services.importing import ImportReport, import_records
+
+
+class Command(ImportCommand):
+    help = (
+        "Import an export_agent file into its agent (or --agent NAME), created if missing. "
+        "Records are matched by ref: re-importing changes only what changed."
+    )
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("source", type=Path, help="A .jsonl file or a folder of them.")
+        parser.add_argument("--agent", help="Import into this agent instead of the header's.")
+        self.add_import_arguments(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        source: Path = options["source"]
+        files = sorted(source.glob("*.jsonl")) if source.is_dir() else [source]
+        if not files or not all(path.is_file() for path in files):
+            raise CommandError(f"{source}: no export file (.jsonl) there.")
+        if options["agent"] and len(files) > 1:
+            raise CommandError("--agent applies to one file; name the file, not the folder.")
+        for path in files:
+            try:
+                header = native.read_header(path)
+            except native.FormatError as error:
+                raise CommandError(str(error)) from None
+            settings = {k: v for k, v in header["agent"].items() if k != "name"}
+            name = options["agent"] or header["agent"]["name"]
+            agent = target_agent(name, dry_run=options["dry_run"], **settings)
+            report = ImportReport()
+            subjects = self.subjects(agent, path, report, dry_run=options["dry_run"])
+            total = native.count_lines(path)
+            with progress_bar(console_for(self.stderr), f"importing {path.name}", total) as advance:
+                report = import_records(
+                    agent=agent,
+                    items=native.read_records(path, subjects=subjects, on_line=advance),
+                    actor=self.actor(options),
+                    dry_run=options["dry_run"],
+                    report=report,
+                )
+            self.finish(agent, report, options)
+
+    def subjects(
+        self, agent, path: Path, report: ImportReport, *, dry_run: bool
+    ) -> dict[str, Subject]:
+        """Subjects by external id; missing ones are created (existing ones are left alone)."""
+        known = {} if agent.pk is None else {s.external_id: s for s in agent.subjects.all()}
+        for line in native.read_subjects(path):
+            if not isinstance(line, dict):
+                report.problems.append(line)
+                continue
+            if line["external_id"] in known:
+                report.tally("subject").unchanged += 1
+                continue
+            report.tally("subject").created += 1
+            if dry_run:
+                known[line["external_id"]] = Subject(agent=agent, **line)
+                continue
+            try:
+                known[line["external_id"]] = subject_create(
+                    agent=agent,
+                    display_name=line["display_name"],
+                    external_id=line["external_id"],
+                    privacy_level=line["privacy_level"],
+                    aliases=line["aliases"],
+                    kind=line["kind"],
+                )
+            except ValidationError as error:
+                report.tally("subject").created -= 1
+                report.problem(
+                    f"{path.name} subject {line['external_id']!r}",
+                    "; ".join(error.messages),
+                    "subject",
+                )
+        return known

@@ -1,0 +1,712 @@
+"""Bulk import: many records from another store, each keeping its original id as an alias.
+
+New records are inserted in batches (`bulk_create` of the records at their version and of
+their first revisions, op `import`), never one save per row. Their vectors are left
+stale for the re-embedding sweep (or embedded here in batches on request). A record that
+already exists (matched by its original id, or by its name/key) is left alone when the
+file says what it already holds, and otherwise changed through the edit service, so each
+change is a revision like any other write. Nothing here writes a partial record: an entry
+is validated completely before anything of it is written, and a bad entry becomes a
+problem in the report while the rest goes on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from itertools import islice
+from typing import Any
+
+from django.db import IntegrityError, models, transaction
+from django.db.models import Q
+
+from stores.models import (
+    EMBEDDING_DIMENSIONS,
+    Agent,
+    EmbeddedRecord,
+    ImportedSource,
+    Memory,
+    Revision,
+    Subject,
+    VersionedRecord,
+    text_fingerprint,
+)
+from stores.services import policy, validation
+from stores.services.actors import Actor
+from stores.services.engine import Change, check_text_size, returns_result, write
+from stores.services.errors import ApplicationError, Invalid
+from stores.services.records import record_update
+from stores.services.results import WriteResult
+from stores.services.surfaces import SURFACES, SurfaceSpec
+
+BATCH_SIZE = 2000
+
+# Never compared on re-import: identity and consequences of writes, not content.
+NOT_SYNCED = frozenset(
+    {"created_at", "updated_at", "embedding", "embedding_model", "embedding_hash"}
+)
+# Fields no import may set: the service owns them.
+NEVER_IMPORTED = frozenset({"id", "agent", "alias", "version", "text_hash", "superseded_by"})
+
+
+@dataclass(frozen=True)
+class Trace:
+    """How the entry was written in its source files (see ImportedSource)."""
+
+    source_format: str
+    path: str
+    position: int = 0
+    raw: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Incoming:
+    """One record as read from a file, its values already cleaned by `clean_values`."""
+
+    surface: str
+    ref: str
+    values: dict[str, Any]
+    source: str
+    version: int = 1
+    # Values the file does not state: they apply to a new record only, and a re-import
+    # does not compare them.
+    defaults: dict[str, Any] = field(default_factory=dict)
+    # The original id of the successor of a superseded memory; compared on re-import only
+    # when the file states it.
+    superseded_by: str | None = None
+    successor_stated: bool = False
+    trace: Trace | None = None
+    # Revisions carried by a native export (dicts of Revision fields), oldest first.
+    history: list[dict[str, Any]] | None = None
+    # A native export of a record without alias names it by its id; it is the same record
+    # only if id and creation time both match (ids of another database mean nothing here).
+    same_record_if: tuple[int, dt.datetime] | None = None
+
+    @property
+    def natural_key(self) -> tuple[Any, ...] | None:
+        if self.surface == "working":
+            return (self.values.get("namespace"), self.values.get("key"))
+        if self.surface in ("skill", "task"):
+            return (self.values.get("name"),)
+        if self.surface == "rules":
+            return ()
+        return None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Why one file or entry was not imported (or not changed)."""
+
+    path: str
+    message: str
+
+
+@dataclass
+class Tally:
+    created: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    failed: int = 0
+
+
+@dataclass
+class ChangeNote:
+    surface: str
+    ref: str
+    fields: list[str]
+
+
+@dataclass
+class ImportReport:
+    dry_run: bool = False
+    tallies: dict[str, Tally] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    changes: list[ChangeNote] = field(default_factory=list)
+    created_refs: dict[str, list[str]] = field(default_factory=dict)
+
+    def tally(self, surface_key: str) -> Tally:
+        return self.tallies.setdefault(surface_key, Tally())
+
+    def problem(self, path: str, message: str, surface_key: str | None = None) -> None:
+        self.problems.append(Problem(path, message))
+        if surface_key:
+            self.tally(surface_key).failed += 1
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+# --- cleaning --------------------------------------------------------------------------
+
+
+def clean_values(surface_key: str, values: dict[str, Any]) -> dict[str, Any]:
+    """Check and coerce imported field values by the model's own field types.
+
+    Raises Invalid naming the field; unknown names are refused (a parser maps file
+    fields to model fields and keeps the rest elsewhere, it never drops them here).
+    """
+    spec = SURFACES[surface_key]
+    meta = spec.model._meta
+    cleaned: dict[str, Any] = {}
+    for name, value in values.items():
+        if name in NEVER_IMPORTED:
+            raise Invalid(f"{name} cannot be imported as a field.")
+        try:
+            model_field = meta.get_field(name)
+        except Exception:
+            raise Invalid(f"{spec.key} records have no field {name!r}.") from None
+        cleaned[name] = _clean_field(spec, model_field, name, value)
+    for name in spec.text_fields:
+        if name in cleaned:
+            check_text_size(spec, cleaned[name])
+    return cleaned
+
+
+def _clean_field(spec: SurfaceSpec, model_field: Any, name: str, value: Any) -> Any:
+    if name == "subject":
+        if value is not None and not isinstance(value, Subject):
+            raise Invalid("subject must be a known subject of this agent.")
+        return value
+    if name == "embedding":
+        return _vector(value)
+    if value is None:
+        if not model_field.null:
+            raise Invalid(f"{name} may not be empty (null).")
+        return None
+    if name == "tags":
+        return validation.tags(value)
+    if name == "metadata":
+        return validation.metadata(value)
+    if name == "schedule":
+        return validation.cron(value)
+    if name in ("importance", "importance_floor"):
+        return validation.clamp_importance(value)[0]
+    if name == "store":
+        if value not in Memory.Store.values:
+            raise Invalid(f"store must be one of {', '.join(Memory.Store.values)}, not {value!r}.")
+        return value
+    if isinstance(model_field, models.DateTimeField):
+        return validation.moment(value, name)
+    if isinstance(model_field, models.BooleanField):
+        return validation.flag(value, name)
+    if isinstance(model_field, models.PositiveIntegerField):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise Invalid(f"{name} must be a whole number of at least 0, not {value!r}.")
+        return value
+    if isinstance(model_field, models.CharField | models.TextField):
+        text = validation.text(value, name)
+        limit = getattr(model_field, "max_length", None)
+        if isinstance(model_field, models.CharField) and limit and len(text) > limit:
+            raise Invalid(f"{name} is {len(text)} characters; at most {limit} fit.")
+        if isinstance(model_field, models.CharField) and not text and not model_field.blank:
+            raise Invalid(f"{name} may not be empty.")
+        return text
+    return value
+
+
+def _vector(value: Any) -> list[float] | None:
+    if value is None:
+        return None
+    if (
+        not isinstance(value, list)
+        or len(value) != EMBEDDING_DIMENSIONS
+        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+    ):
+        raise Invalid(f"embedding must be a list of {EMBEDDING_DIMENSIONS} numbers.")
+    return [float(x) for x in value]
+
+
+# --- importing -------------------------------------------------------------------------
+
+
+@dataclass
+class _Link:
+    record_id: int
+    target_ref: str | None
+    source: str
+    existing: bool
+
+
+def import_records(
+    *,
+    agent: Agent,
+    items: Iterable[Incoming | Problem | Trace],
+    actor: Actor,
+    dry_run: bool = False,
+    progress: Callable[[int], None] | None = None,
+    report: ImportReport | None = None,
+) -> ImportReport:
+    """Create, change or leave alone each incoming record; problems are reported, not raised.
+
+    `items` may interleave Problems (entries a parser could not read) and Traces (the shape
+    of a file that holds several records) with records; it is consumed in batches, so an
+    import of any size holds one batch in memory at a time.
+    """
+    policy.check_agent(agent, actor=actor, op="import")
+    report = report or ImportReport()
+    report.dry_run = dry_run
+    seen: dict[tuple[str, str], str] = {}
+    seen_keys: dict[tuple[str, tuple[Any, ...]], str] = {}
+    links: list[_Link] = []
+    iterator = iter(items)
+    while batch := list(islice(iterator, BATCH_SIZE)):
+        records: list[Incoming] = []
+        for entry in batch:
+            if isinstance(entry, Problem):
+                report.problems.append(entry)
+                continue
+            if isinstance(entry, Trace):
+                if not dry_run:
+                    record_file_trace(agent=agent, trace=entry)
+                continue
+            duplicate = _duplicate_of(entry, seen, seen_keys)
+            if duplicate:
+                report.problem(entry.source, duplicate, entry.surface)
+                continue
+            records.append(entry)
+        for surface_key in SURFACES:
+            group = [entry for entry in records if entry.surface == surface_key]
+            if group:
+                _import_group(SURFACES[surface_key], agent, group, actor, dry_run, report, links)
+        if progress:
+            progress(len(batch))
+    _link_superseded(agent, links, actor, dry_run, report)
+    return report
+
+
+def _duplicate_of(
+    entry: Incoming,
+    seen: dict[tuple[str, str], str],
+    seen_keys: dict[tuple[str, tuple[Any, ...]], str],
+) -> str | None:
+    first = seen.get((entry.surface, entry.ref))
+    if first is not None:
+        return f"the id {entry.ref!r} was already read from {first}; this copy is skipped."
+    key = entry.natural_key
+    if key is not None:
+        first = seen_keys.get((entry.surface, key))
+        if first is not None:
+            return f"{entry.surface} {'/'.join(map(str, key))!r} was already read from {first}."
+        seen_keys[(entry.surface, key)] = entry.source
+    seen[(entry.surface, entry.ref)] = entry.source
+    return None
+
+
+def _import_group(
+    spec: SurfaceSpec,
+    agent: Agent,
+    entries: list[Incoming],
+    actor: Actor,
+    dry_run: bool,
+    report: ImportReport,
+    links: list[_Link],
+) -> None:
+    matches = _match_existing(spec, agent, entries)
+    new = [entry for entry in entries if entry.ref not in matches]
+    tally = report.tally(spec.key)
+    traces = _current_traces(agent, [e for e in entries if e.ref in matches])
+    for entry in entries:
+        record = matches.get(entry.ref)
+        if record is None:
+            continue
+        _sync_existing(spec, agent, record, entry, actor, dry_run, report, traces)
+        if spec.key == "memory" and entry.successor_stated:
+            links.append(_Link(record.pk, entry.superseded_by, entry.source, existing=True))
+    if not new:
+        return
+    if dry_run:
+        tally.created += len(new)
+        report.created_refs.setdefault(spec.key, []).extend(entry.ref for entry in new)
+        return
+    created = _create_batch(spec, agent, new, actor)
+    tally.created += len(created)
+    for entry, record in created:
+        if spec.key == "memory" and entry.superseded_by:
+            links.append(_Link(record.pk, entry.superseded_by, entry.source, existing=False))
+
+
+def _match_existing(
+    spec: SurfaceSpec, agent: Agent, entries: list[Incoming]
+) -> dict[str, VersionedRecord]:
+    """Existing records of `agent` for these entries: by alias, then id, then name or key."""
+    if agent.pk is None:  # a dry run into an agent that does not exist yet
+        return {}
+    records = spec.model.objects.filter(agent=agent)
+    if spec.select_related:
+        records = records.select_related(*spec.select_related)
+    by_alias = {r.alias: r for r in records.filter(alias__in=[e.ref for e in entries])}
+    matches: dict[str, VersionedRecord] = {}
+    by_id: dict[int, VersionedRecord] = {}
+    ids = [e.same_record_if[0] for e in entries if e.same_record_if and e.ref not in by_alias]
+    if ids:
+        by_id = {r.pk: r for r in records.filter(pk__in=ids, alias__isnull=True)}
+    by_key = _by_natural_key(spec, records, entries)
+    for entry in entries:
+        record = by_alias.get(entry.ref)
+        if record is None and entry.same_record_if:
+            candidate = by_id.get(entry.same_record_if[0])
+            if candidate is not None and candidate.created_at == entry.same_record_if[1]:
+                record = candidate
+        if record is None and entry.natural_key is not None:
+            record = by_key.get(entry.natural_key)
+        if record is not None:
+            matches[entry.ref] = record
+    return matches
+
+
+def _by_natural_key(
+    spec: SurfaceSpec, records: models.QuerySet, entries: list[Incoming]
+) -> dict[tuple[Any, ...], VersionedRecord]:
+    if spec.key == "rules":
+        document = records.first()
+        return {(): document} if document is not None else {}
+    if spec.key in ("skill", "task"):
+        names = [e.values.get("name") for e in entries]
+        return {(r.name,): r for r in records.filter(name__in=names)}
+    if spec.key == "working":
+        condition = Q()
+        for entry in entries:
+            condition |= Q(namespace=entry.values.get("namespace"), key=entry.values.get("key"))
+        return {(r.namespace, r.key): r for r in records.filter(condition)}
+    return {}
+
+
+def _differences(spec: SurfaceSpec, record: VersionedRecord, values: dict[str, Any]) -> dict:
+    changed: dict[str, Any] = {}
+    for name, value in values.items():
+        if name in NOT_SYNCED:
+            continue
+        model_field = spec.model._meta.get_field(name)
+        current = getattr(record, model_field.attname)
+        wanted = value.pk if isinstance(value, models.Model) else value
+        if current != wanted:
+            changed[name] = value
+    return changed
+
+
+def _sync_existing(
+    spec: SurfaceSpec,
+    agent: Agent,
+    record: VersionedRecord,
+    entry: Incoming,
+    actor: Actor,
+    dry_run: bool,
+    report: ImportReport,
+    traces: dict[tuple[str, str], ImportedSource],
+) -> None:
+    tally = report.tally(spec.key)
+    changed = _differences(spec, record, entry.values)
+    if not changed:
+        tally.unchanged += 1
+        if not dry_run:
+            _keep_trace(spec, agent, record, entry, traces)
+            _add_missing_history(spec, agent, record, entry, actor)
+        return
+    report.changes.append(ChangeNote(spec.key, entry.ref, sorted(changed)))
+    if dry_run:
+        tally.changed += 1
+        return
+    try:
+        with transaction.atomic():
+            for result in _apply_changes(spec, agent, record, changed, actor):
+                if not result.ok:
+                    raise ApplicationError(f"{result.status}: {result.message}")
+            _keep_trace(spec, agent, record, entry, traces)
+    except (ApplicationError, IntegrityError) as error:
+        message = error.message if isinstance(error, ApplicationError) else str(error)
+        report.problem(entry.source, f"not changed ({message})", spec.key)
+        report.changes.pop()
+        return
+    tally.changed += 1
+
+
+def _apply_changes(
+    spec: SurfaceSpec,
+    agent: Agent,
+    record: VersionedRecord,
+    changed: dict[str, Any],
+    actor: Actor,
+) -> Iterator[WriteResult]:
+    """Text and everyday fields through record_update; the rest as one `import` write."""
+    editable = set(spec.text_fields) | set(spec.updatable_fields)
+    everyday = {name: value for name, value in changed.items() if name in editable}
+    bookkeeping = {name: value for name, value in changed.items() if name not in editable}
+    version = record.version
+    if everyday:
+        result = record_update(
+            surface_key=spec.key,
+            agent=agent,
+            ref=record.pk,
+            actor=actor,
+            changes=everyday,
+            expected_version=version,
+        )
+        yield result
+        version = result.version or version
+    if bookkeeping:
+        yield import_sync(
+            spec=spec,
+            agent=agent,
+            record_id=record.pk,
+            actor=actor,
+            values=bookkeeping,
+            expected_version=version,
+        )
+
+
+@returns_result
+def import_sync(
+    *,
+    spec: SurfaceSpec,
+    agent: Agent,
+    record_id: int,
+    actor: Actor,
+    values: dict[str, Any],
+    expected_version: int,
+) -> WriteResult:
+    """Bring fields no everyday op sets (reinforcement, expiry, archive times, …) in line with
+    the imported file, as one revision with op `import`."""
+    model_values = {}
+    for name, value in values.items():
+        model_field = spec.model._meta.get_field(name)
+        model_values[model_field.attname] = value.pk if isinstance(value, models.Model) else value
+
+    def build(record: VersionedRecord) -> Change:
+        return Change(op="import", values=model_values, details={"fields": sorted(values)})
+
+    return write(
+        spec,
+        agent=agent,
+        ref=record_id,
+        actor=actor,
+        op="import",
+        expected_version=expected_version,
+        build=build,
+    )
+
+
+def _create_batch(
+    spec: SurfaceSpec, agent: Agent, entries: list[Incoming], actor: Actor
+) -> list[tuple[Incoming, VersionedRecord]]:
+    """Insert records with their first revisions and their traces, all or nothing."""
+    records = []
+    for entry in entries:
+        values = {**entry.defaults, **entry.values}
+        record = spec.model(agent=agent, alias=entry.ref, version=entry.version, **values)
+        if isinstance(record, EmbeddedRecord):
+            record.text_hash = text_fingerprint(record.embedding_text())
+        records.append(record)
+    text_field = spec.primary_text_field
+    with transaction.atomic():
+        spec.model.objects.bulk_create(records, batch_size=500)
+        revisions: list[Revision] = []
+        carried: list[tuple[Revision, Any]] = []
+        for entry, record in zip(entries, records, strict=True):
+            if entry.history:
+                for revision, created_at in _history_rows(spec, agent, record, entry.history):
+                    revisions.append(revision)
+                    carried.append((revision, created_at))
+                continue
+            revisions.append(
+                Revision(
+                    agent=agent,
+                    surface=spec.key,
+                    record_id=record.pk,
+                    version_before=0,
+                    version_after=record.version,
+                    op="import",
+                    field=text_field,
+                    actor=actor.label,
+                    channel=actor.channel,
+                    before_text="",
+                    after_text=getattr(record, text_field),
+                    before_state={},
+                    after_state=spec.snapshot(record),
+                )
+            )
+        Revision.objects.bulk_create(revisions, batch_size=500)
+        _restore_revision_times(carried)
+        ImportedSource.objects.bulk_create(
+            [
+                _trace_row(spec, agent, record, entry.trace)
+                for entry, record in zip(entries, records, strict=True)
+                if entry.trace is not None
+            ],
+            batch_size=500,
+            update_conflicts=True,
+            unique_fields=["agent", "source_format", "path"],
+            update_fields=["surface", "record_id", "position", "raw"],
+        )
+    return list(zip(entries, records, strict=True))
+
+
+def _history_rows(
+    spec: SurfaceSpec, agent: Agent, record: VersionedRecord, history: list[dict[str, Any]]
+) -> Iterator[tuple[Revision, Any]]:
+    """Revisions carried by an export; states naming a successor by ref get its id here."""
+    refs = {
+        state["superseded_by"]
+        for row in history
+        for state in (row.get("before_state") or {}, row.get("after_state") or {})
+        if isinstance(state.get("superseded_by"), str)
+    }
+    resolved = _resolve_memory_refs(agent, refs) if refs else {}
+    for row in history:
+        values = dict(row)
+        created_at = values.pop("created_at", None)
+        for side in ("before_state", "after_state"):
+            state = values.get(side) or {}
+            if isinstance(state.get("superseded_by"), str):
+                values[side] = {**state, "superseded_by": resolved.get(state["superseded_by"])}
+        yield Revision(agent=agent, surface=spec.key, record_id=record.pk, **values), created_at
+
+
+def _restore_revision_times(carried: list[tuple[Revision, Any]]) -> None:
+    """Revision.created_at is set on insert; history carried by an export keeps its own time."""
+    for revision, created_at in carried:
+        if created_at is not None:
+            Revision.objects.filter(pk=revision.pk).update(created_at=created_at)
+
+
+def _add_missing_history(
+    spec: SurfaceSpec, agent: Agent, record: VersionedRecord, entry: Incoming, actor: Actor
+) -> None:
+    """A re-import of an export with history adds the revisions this record lacks."""
+    if not entry.history:
+        return
+    present = set(
+        Revision.objects.filter(surface=spec.key, record_id=record.pk).values_list(
+            "version_after", flat=True
+        )
+    )
+    missing = [row for row in entry.history if row["version_after"] not in present]
+    if not missing:
+        return
+    with transaction.atomic():
+        rows = list(_history_rows(spec, agent, record, missing))
+        Revision.objects.bulk_create([revision for revision, _ in rows])
+        _restore_revision_times(rows)
+
+
+def _trace_row(
+    spec: SurfaceSpec, agent: Agent, record: VersionedRecord, trace: Trace
+) -> ImportedSource:
+    return ImportedSource(
+        agent=agent,
+        source_format=trace.source_format,
+        path=trace.path,
+        surface=spec.key,
+        record_id=record.pk,
+        position=trace.position,
+        raw=trace.raw,
+    )
+
+
+def _current_traces(agent: Agent, entries: list[Incoming]) -> dict[tuple[str, str], ImportedSource]:
+    paths = [entry.trace.path for entry in entries if entry.trace is not None]
+    if not paths or agent.pk is None:
+        return {}
+    rows = ImportedSource.objects.filter(agent=agent, path__in=paths)
+    return {(row.source_format, row.path): row for row in rows}
+
+
+def _keep_trace(
+    spec: SurfaceSpec,
+    agent: Agent,
+    record: VersionedRecord,
+    entry: Incoming,
+    traces: dict[tuple[str, str], ImportedSource],
+) -> None:
+    trace = entry.trace
+    if trace is None:
+        return
+    current = traces.get((trace.source_format, trace.path))
+    if (
+        current is not None
+        and current.record_id == record.pk
+        and current.surface == spec.key
+        and current.position == trace.position
+        and current.raw == trace.raw
+    ):
+        return
+    ImportedSource.objects.update_or_create(
+        agent=agent,
+        source_format=trace.source_format,
+        path=trace.path,
+        defaults={
+            "surface": spec.key,
+            "record_id": record.pk,
+            "position": trace.position,
+            "raw": trace.raw,
+        },
+    )
+
+
+def record_file_trace(*, agent: Agent, trace: Trace) -> None:
+    """Remember the shape of a file that is not one record (e.g. a working-memory group)."""
+    ImportedSource.objects.update_or_create(
+        agent=agent,
+        source_format=trace.source_format,
+        path=trace.path,
+        defaults={"surface": "", "record_id": None, "position": trace.position, "raw": trace.raw},
+    )
+
+
+def _link_superseded(
+    agent: Agent, links: list[_Link], actor: Actor, dry_run: bool, report: ImportReport
+) -> None:
+    """Point superseded memories at their successors once every memory is in place."""
+    if not links or dry_run:
+        return
+    targets = {link.target_ref for link in links if link.target_ref}
+    resolved = _resolve_memory_refs(agent, targets)
+    existing_ids = [link.record_id for link in links if link.existing]
+    current: dict[int, tuple[int | None, int]] = {}
+    for start in range(0, len(existing_ids), BATCH_SIZE):
+        rows = Memory.objects.filter(pk__in=existing_ids[start : start + BATCH_SIZE])
+        current.update(
+            (pk, (successor, version))
+            for pk, successor, version in rows.values_list("pk", "superseded_by", "version")
+        )
+    new_links: list[Memory] = []
+    for link in links:
+        target_id = resolved.get(link.target_ref) if link.target_ref else None
+        if link.target_ref and target_id is None:
+            report.problem(
+                link.source,
+                f"SupersededBy {link.target_ref!r} names no memory of this agent; the link "
+                "is kept in the file fields and not set.",
+            )
+            continue
+        if not link.existing:
+            new_links.append(Memory(pk=link.record_id, superseded_by_id=target_id))
+            continue
+        if link.record_id not in current or current[link.record_id][0] == target_id:
+            continue
+        result = import_sync(
+            spec=SURFACES["memory"],
+            agent=agent,
+            record_id=link.record_id,
+            actor=actor,
+            values={"superseded_by": target_id},
+            expected_version=current[link.record_id][1],
+        )
+        if not result.ok:
+            report.problem(link.source, f"SupersededBy not changed ({result.message})")
+    if new_links:
+        with transaction.atomic():
+            # Part of creating these records: their successor may have been inserted later
+            # in the same import, so the link can only be set once both exist.
+            Memory.objects.bulk_update(new_links, ["superseded_by"], batch_size=500)
+
+
+def _resolve_memory_refs(agent: Agent, refs: set[str]) -> dict[str, int]:
+    resolved: dict[str, int] = {}
+    found = Memory.objects.filter(agent=agent, alias__in=refs).values_list("alias", "pk")
+    resolved.update(dict(found))
+    ids = [int(ref) for ref in refs - set(resolved) if ref.isdigit()]
+    for pk in Memory.objects.filter(agent=agent, pk__in=ids).values_list("pk", flat=True):
+        resolved[str(pk)] = pk
+    return resolved
