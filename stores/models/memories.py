@@ -48,6 +48,11 @@ class Memory(EmbeddedRecord):
 
     class Meta:
         ordering = ["-updated_at", "-id"]
+        # The admin permission of PRODUCT.md section 2: a human holding it may change episodic
+        # and fact rows (the shell's maintainers always may).
+        permissions = [
+            ("bypass_store_rules", "Can change episodic and fact memories despite store rules")
+        ]
         indexes = [
             models.Index(fields=["agent", "subject"], name="memory_bank"),
             models.Index(fields=["agent", "category"], name="memory_category"),
