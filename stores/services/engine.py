@@ -201,9 +201,14 @@ def commit(
         record.text_hash = values["text_hash"]
 
     version_before = record.version
-    written = spec.model.objects.filter(pk=record.pk, version=version_before).update(
-        version=F("version") + 1, **values
-    )
+    try:
+        written = spec.model.objects.filter(pk=record.pk, version=version_before).update(
+            version=F("version") + 1, **values
+        )
+    except IntegrityError as error:
+        # A rename onto another record's name or alias is a refusal, not a crash; the caller's
+        # atomic block rolls back as the refusal leaves it.
+        raise Invalid(integrity_message(spec, error)) from error
     if written != 1:
         current = spec.model.objects.filter(pk=record.pk).values_list("version", flat=True).first()
         raise Conflict(
@@ -250,7 +255,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
         with transaction.atomic():
             record.save(force_insert=True)
     except IntegrityError as error:
-        raise Invalid(_integrity_message(spec, error)) from error
+        raise Invalid(integrity_message(spec, error)) from error
     text_field = spec.primary_text_field
     revision = record_revision(
         spec,
@@ -284,7 +289,7 @@ def validate_fields(record: VersionedRecord) -> None:
         raise Invalid(f"Invalid fields: {problems}", fields=error.message_dict) from error
 
 
-def _integrity_message(spec: SurfaceSpec, error: IntegrityError) -> str:
+def integrity_message(spec: SurfaceSpec, error: IntegrityError) -> str:
     text = str(error).lower()
     if "alias" in text:
         return f"Another {spec.key} record of this agent already has that alias."
