@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from stores.editing import NoChange, PhraseEdit, Status, apply_edits, looks_truncated
@@ -29,6 +29,7 @@ from stores.services.engine import (
     create,
     delete,
     find_record,
+    integrity_message,
     record_revision,
     returns_result,
     schedule_reembed,
@@ -36,6 +37,7 @@ from stores.services.engine import (
     write,
 )
 from stores.services.errors import (
+    Conflict,
     Invalid,
     NoChangeError,
     NotFound,
@@ -339,7 +341,13 @@ def record_revert(
             record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=True)
         except NotFound:
             return _restore_forgotten(
-                spec, agent=agent, ref=ref, actor=actor, revision_id=revision_id, to=to
+                spec,
+                agent=agent,
+                ref=ref,
+                actor=actor,
+                revision_id=revision_id,
+                to=to,
+                expected_version=expected_version,
             )
         revision = _revision_of(spec, record.agent, record.pk, revision_id)
         policy.check(record, actor=actor, op="revert")
@@ -368,7 +376,14 @@ def record_revert(
 
 
 def _restore_forgotten(
-    spec: SurfaceSpec, *, agent: Agent, ref: RecordRef, actor: Actor, revision_id: int, to: str
+    spec: SurfaceSpec,
+    *,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    revision_id: int,
+    to: str,
+    expected_version: int | None,
 ) -> WriteResult:
     if not actor.can_see(agent) or not str(ref).strip().isdigit():
         raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
@@ -401,6 +416,14 @@ def _restore_forgotten(
         )
     else:
         policy.check_agent(agent, actor=actor, op="revert")
+    if expected_version is not None and int(expected_version) != last.version_after:
+        # The version a client read of a forgotten record is the forget's; anything older is stale.
+        raise Conflict(
+            f"The record changed since version {expected_version}; it was forgotten at version "
+            f"{last.version_after}. Re-read its history before restoring it.",
+            current_version=last.version_after,
+            expected_version=int(expected_version),
+        )
     values[revision.field or spec.primary_text_field] = text
     values.setdefault("created_at", timezone.now())
     record = spec.model(pk=record_id, agent=agent, **values)
@@ -408,7 +431,14 @@ def _restore_forgotten(
     record.updated_at = timezone.now()
     if isinstance(record, EmbeddedRecord):
         record.text_hash = text_fingerprint(record.embedding_text())
-    record.save(force_insert=True)
+    try:
+        record.save(force_insert=True)
+    except IntegrityError as error:
+        # Another record took its name, key or alias (or the agent's one rules document) meanwhile;
+        # record_revert's atomic block rolls back as the refusal leaves it.
+        raise Invalid(
+            f"{integrity_message(spec, error)} Rename or forget that one, then restore this."
+        ) from error
     text_field = revision.field or spec.primary_text_field
     new_revision = record_revision(
         spec,
