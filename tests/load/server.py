@@ -1,0 +1,122 @@
+"""A real gunicorn serving memoryadmin against the test database, for tests that go over HTTP."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import requests
+from django.db import connection
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def database_url() -> str:
+    """The URL of the database this test process uses (the test database on PostgreSQL)."""
+    db = connection.settings_dict
+    user = quote(db.get("USER") or "", safe="")
+    password = f":{quote(db['PASSWORD'], safe='')}" if db.get("PASSWORD") else ""
+    host = db.get("HOST") or "127.0.0.1"
+    port = db.get("PORT") or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{db['NAME']}"
+
+
+@contextlib.contextmanager
+def gunicorn(*, workers: int = 4, threads: int = 4, port: int | None = None) -> Iterator[str]:
+    """Start `gunicorn memoryadmin.wsgi` on loopback; yield its base URL; stop it."""
+    port = port or int(os.environ.get("MEMORYADMIN_TEST_HTTP_PORT", "0")) or free_port()
+    env = {
+        **os.environ,
+        "MEMORYADMIN_DATABASE_URL": database_url(),
+        "MEMORYADMIN_DEBUG": "false",
+        "MEMORYADMIN_EMBEDDING_BACKEND": "stores.embeddings.fake.FakeBackend",
+        "MEMORYADMIN_API_RATE_LIMIT": "1000000/minute",
+        "MEMORYADMIN_LOG_LEVEL": "WARNING",
+    }
+    env.pop("MEMORYADMIN_BROKER_URL", None)  # eager tasks: re-embedding runs after each commit
+    command = [
+        str(Path(sys.executable).parent / "gunicorn"),
+        "memoryadmin.wsgi",
+        "-b",
+        f"127.0.0.1:{port}",
+        "-w",
+        str(workers),
+        "--threads",
+        str(threads),
+        "--timeout",
+        "120",
+        "--graceful-timeout",
+        "5",
+    ]
+    log = (ROOT / "var").joinpath(f"gunicorn-{port}.log")
+    log.parent.mkdir(exist_ok=True)
+    with log.open("w") as output:
+        process = subprocess.Popen(command, cwd=ROOT, env=env, stdout=output, stderr=output)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base, process, log)
+        yield base
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def wait_until_up(base: str, process: subprocess.Popen, log: Path) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log.read_text()}")
+        with contextlib.suppress(requests.ConnectionError):
+            if requests.get(f"{base}/accounts/login/", timeout=5).status_code == 200:
+                return
+        time.sleep(0.2)
+    raise RuntimeError(f"gunicorn did not answer within 60 s:\n{log.read_text()}")
+
+
+_CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
+
+
+def csrf_from(html: str) -> str:
+    match = _CSRF_INPUT.search(html)
+    if match is None:
+        raise AssertionError("no CSRF token in the page")
+    return match.group(1)
+
+
+def browser_session(base: str, username: str, password: str) -> requests.Session:
+    """A logged-in session as a browser has it: session cookie and CSRF cookie."""
+    session = requests.Session()
+    page = session.get(f"{base}/accounts/login/", timeout=30)
+    answer = session.post(
+        f"{base}/accounts/login/",
+        data={
+            "username": username,
+            "password": password,
+            "csrfmiddlewaretoken": csrf_from(page.text),
+        },
+        headers={"Referer": f"{base}/accounts/login/"},
+        timeout=30,
+        allow_redirects=False,
+    )
+    if answer.status_code != 302:
+        raise AssertionError(f"login failed ({answer.status_code})")
+    return session
