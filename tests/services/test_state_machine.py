@@ -1,0 +1,796 @@
+"""A hypothesis state machine over the edit service: random interleavings of every op.
+
+Each example builds one agent with two subjects (one private) and a cast of actors: a
+maintainer, a superuser, a staff reviewer, an editor, a viewer, a stranger, the agent's
+own read-write and read-only tokens and another agent's token. Rules then apply random
+ops with random actors and preconditions (right, stale or none) to a small pool of
+records, so names, keys and aliases collide, forgotten records come back, and agents
+meet the self-edit switch and the privacy of subjects.
+
+After every step the whole agent is checked against what the service promises:
+
+- a record's text equals the after_text of its last revision of that field, and its state
+  equals that revision's after_state;
+- its version equals the number of its revisions, numbered 1..n without a gap; a
+  forgotten record's last revision is the forget;
+- a refusal changed nothing anywhere; a success changed only its own record;
+- permissions, store rules (fact and episodic refusals), privacy and the self-edit switch
+  answer the status a model of the rules predicts;
+- the timestamp contract: created_at, last_seen_at and reinforcement_count move only by
+  reinforce, stored_at never, expires_at only by set_ttl;
+- the text hash is the fingerprint of the embedded text, and after commit no vector is stale.
+
+Size: MEMORYADMIN_STATEFUL_EXAMPLES (default 25) examples of MEMORYADMIN_STATEFUL_STEPS
+(default 40) steps.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+from stores.editing import Status
+from stores.models import (
+    Agent,
+    AgentAccess,
+    Channel,
+    EmbeddedRecord,
+    Memory,
+    Revision,
+    Subject,
+    WorkingMemoryEntry,
+    text_fingerprint,
+)
+from stores.services import (
+    SURFACES,
+    Actor,
+    WriteResult,
+    memory_invalidate,
+    memory_reinforce,
+    memory_set_importance,
+    record_create,
+    record_edit,
+    record_forget,
+    record_replace,
+    record_revert,
+    record_update,
+    revision_approve,
+    rules_add,
+    rules_remove,
+    rules_replace,
+    skill_append,
+    skill_delete_section,
+    skill_replace_section,
+    subject_create,
+    token_create,
+    working_set_ttl,
+)
+from tests.factories import AgentFactory, UserFactory
+
+EXAMPLES = int(os.environ.get("MEMORYADMIN_STATEFUL_EXAMPLES", "25"))
+STEPS = int(os.environ.get("MEMORYADMIN_STATEFUL_STEPS", "40"))
+
+WORDS = ["alpha", "beta", "gamma", "delta", "tea", "coffee", "Paris", "λ", "ünï", "\r\n", "\n"]
+NAMES = ["deploy", "patrol", "morning"]
+ALIASES = [None, None, "guid-1", "guid-2", "7"]
+HEADINGS = ["Steps", "Notes", "Missing"]
+RULES = ["Be kind.", "Never guess.", "Ask first."]
+
+ACTORS = [
+    "maintainer",
+    "superuser",
+    "staff",
+    "editor",
+    "viewer",
+    "stranger",
+    "token",
+    "read_only_token",
+    "other_token",
+]
+SUCCESS = {
+    Status.UPDATED,
+    Status.CREATED,
+    Status.DELETED,
+    Status.INVALIDATED,
+    Status.REVERTED,
+}
+# What an op may legitimately answer once the permission checks passed.
+OUTCOMES = {
+    "create": {Status.CREATED, Status.INVALID},
+    "edit": {Status.UPDATED, Status.NO_MATCH, Status.AMBIGUOUS, Status.NO_CHANGE, Status.INVALID},
+    "replace": {Status.UPDATED, Status.NO_CHANGE, Status.SUSPECTED_TRUNCATION, Status.INVALID},
+    "update": {Status.UPDATED, Status.NO_CHANGE, Status.INVALID, Status.SUSPECTED_TRUNCATION},
+    "set_importance": {Status.UPDATED, Status.NO_CHANGE},
+    "reinforce": {Status.UPDATED},
+    "invalidate": {Status.INVALIDATED, Status.NO_CHANGE, Status.INVALID},
+    "forget": {Status.DELETED},
+    "revert": {Status.REVERTED, Status.NO_CHANGE, Status.INVALID},
+    "set_ttl": {Status.UPDATED, Status.NO_CHANGE, Status.INVALID},
+    "append": {Status.UPDATED, Status.INVALID, Status.NO_CHANGE, Status.NO_MATCH},
+    "replace_section": {
+        Status.UPDATED,
+        Status.NO_MATCH,
+        Status.NO_CHANGE,
+        Status.INVALID,
+        Status.AMBIGUOUS,
+    },
+    "delete_section": {Status.UPDATED, Status.NO_MATCH, Status.INVALID, Status.AMBIGUOUS},
+    "add_rule": {Status.UPDATED, Status.INVALID, Status.NO_CHANGE},
+    "remove_rule": {Status.UPDATED, Status.NO_MATCH, Status.AMBIGUOUS, Status.INVALID},
+    "replace_rule": {
+        Status.UPDATED,
+        Status.NO_MATCH,
+        Status.AMBIGUOUS,
+        Status.NO_CHANGE,
+        Status.INVALID,
+    },
+}
+MEMORY_OPS_BY_STORE = {"working": None, "episodic": {"invalidate"}, "fact": set()}
+
+words = st.lists(st.sampled_from(WORDS), min_size=1, max_size=8).map(" ".join)
+versions = st.sampled_from(["right", "stale", "none"])
+
+
+MODEL = object()  # run(): predict the status from the model of the rules
+
+
+@dataclass(frozen=True)
+class Key:
+    surface: str
+    id: int
+
+
+def world(agent: Agent) -> dict[Any, Any]:
+    """Every row the agent owns (vectors left out: their hash says what they hold)."""
+    rows: dict[Any, Any] = {}
+    for key, spec in SURFACES.items():
+        model = spec.model
+        names = [f.attname for f in model._meta.concrete_fields if f.name != "embedding"]
+        for row in model.objects.filter(agent=agent).values(*names):
+            rows[Key(key, row["id"])] = row
+    rows["revisions"] = list(
+        Revision.objects.filter(agent=agent).order_by("pk").values_list("pk", "review")
+    )
+    return rows
+
+
+class EditServiceMachine(RuleBasedStateMachine):
+    capture_on_commit: Any = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.agent = AgentFactory()
+        self.other_agent = AgentFactory()
+        self.open_subject = subject_create(agent=self.agent, display_name="Ann", external_id="ann")
+        self.private_subject = subject_create(
+            agent=self.agent, display_name="Bo", external_id="bo", privacy_level="partial"
+        )
+        self.actors = self._cast()
+        self.keys: list[Key] = []
+        self.forgotten: set[Key] = set()
+
+    def _cast(self) -> dict[str, Actor]:
+        superuser = UserFactory(is_staff=True, is_superuser=True)
+        staff = UserFactory(is_staff=True)
+        editor, viewer, stranger = UserFactory(), UserFactory(), UserFactory()
+        AgentAccess.objects.create(user=editor, agent=self.agent, role="editor")
+        AgentAccess.objects.create(user=viewer, agent=self.agent, role="viewer")
+        token = token_create(agent=self.agent, name="rw")[0]
+        read_only = token_create(agent=self.agent, name="ro", read_only=True)[0]
+        other = token_create(agent=self.other_agent, name="rw")[0]
+        return {
+            "maintainer": Actor.maintainer("machine"),
+            "superuser": Actor.for_user(superuser, Channel.UI),
+            "staff": Actor.for_user(staff, Channel.UI),
+            "editor": Actor.for_user(editor, Channel.UI),
+            "viewer": Actor.for_user(viewer, Channel.UI),
+            "stranger": Actor.for_user(stranger, Channel.UI),
+            "token": Actor.for_token(token),
+            "read_only_token": Actor.for_token(read_only),
+            "other_token": Actor.for_token(other),
+        }
+
+    # --- the model of who may do what ----------------------------------------------------
+
+    def predicted_refusal(
+        self, actor_name: str, op: str, *, store: str | None = None, subject: Subject | None = None
+    ) -> Status | None:
+        """The status the permission checks must answer, or None if they let `op` through."""
+        actor = self.actors[actor_name]
+        if actor_name in ("stranger", "other_token"):
+            return Status.NOT_FOUND
+        if actor_name in ("viewer", "read_only_token"):
+            return Status.FORBIDDEN
+        if actor.is_agent and not self.agent.self_editing_enabled:
+            return Status.DISABLED
+        if store is not None and not actor.may_bypass_store_rules:
+            allowed = MEMORY_OPS_BY_STORE[store]
+            if allowed is not None and op not in allowed:
+                return Status.NOT_EDITABLE
+        if (
+            actor.is_agent
+            and subject is not None
+            and subject.privacy_level != "none"
+            and op != "forget"
+        ):
+            return Status.PRIVACY_RESTRICTED
+        return None
+
+    def live(self, key: Key):
+        records = SURFACES[key.surface].model.objects.filter(pk=key.id)
+        if key.surface == "memory":
+            records = records.select_related("subject")
+        return records.first()
+
+    def expected_version(self, record, choice: str) -> int | None:
+        if choice == "none" or record is None:
+            return None
+        return record.version if choice == "right" else max(1, record.version - 1)
+
+    # --- running one op and checking what it did -----------------------------------------
+
+    def run(
+        self,
+        op: str,
+        actor_name: str,
+        call,
+        *,
+        key: Key | None = None,
+        expected: int | None = None,
+        restore_state: dict[str, Any] | None = None,
+        predicted: Status | object | None = MODEL,
+        revisions_written: int = 1,
+    ) -> WriteResult:
+        """Run `call`, check its status against the model, and what it changed (or did not)."""
+        record = self.live(key) if key is not None else None
+        if predicted is MODEL:
+            predicted = self._predict(op, actor_name, key, record, expected, restore_state)
+        before = world(self.agent)
+        with self.capture_on_commit(execute=True):
+            result = call()
+        after = world(self.agent)
+        assert isinstance(result, WriteResult)
+
+        if predicted is not None:
+            assert result.status == predicted, (op, actor_name, predicted, result)
+        else:
+            assert result.status in OUTCOMES[op], (op, actor_name, result)
+
+        if result.status not in SUCCESS:
+            assert after == before, f"refused {op} ({result.status}) changed rows"
+            return result
+        changed = {k for k in set(before) | set(after) if before.get(k) != after.get(k)}
+        changed.discard("revisions")
+        target = Key(result.surface, result.id)
+        assert changed <= {target}, (op, changed, target)
+        assert len(after["revisions"]) == len(before["revisions"]) + revisions_written
+        if target not in self.keys:
+            self.keys.append(target)
+        if result.status == Status.DELETED:
+            self.forgotten.add(target)
+        else:
+            self.forgotten.discard(target)
+        if record is not None and result.status != Status.DELETED:
+            self._check_timestamps(op, before[target], after[target])
+        return result
+
+    def _predict(self, op, actor_name, key, record, expected, restore_state) -> Status | None:
+        if key is None:
+            return None
+        if record is None:
+            # Forgotten: only a revert may bring it back, with the same checks as a create.
+            if op != "revert" or restore_state is None:
+                return Status.NOT_FOUND
+            if not restore_state and actor_name not in ("stranger", "other_token"):
+                return Status.INVALID  # that side of the revision holds no record
+            refusal = self.predicted_refusal(
+                actor_name,
+                "revert",
+                store=restore_state.get("store"),
+                subject=Subject.objects.filter(pk=restore_state.get("subject")).first(),
+            )
+            if refusal is not None:
+                return refusal
+            last = Revision.objects.filter(surface=key.surface, record_id=key.id).count()
+            if expected is not None and expected != last:
+                return Status.CONFLICT
+            return None
+        if isinstance(record, WorkingMemoryEntry) and record.is_expired():
+            return Status.NOT_FOUND
+        store = record.store if isinstance(record, Memory) else None
+        subject = record.subject if isinstance(record, Memory) else None
+        refusal = self.predicted_refusal(actor_name, op, store=store, subject=subject)
+        if refusal is not None:
+            return refusal
+        if expected is not None and expected != record.version:
+            return Status.CONFLICT
+        return None
+
+    def _check_timestamps(self, op: str, before: dict, after: dict) -> None:
+        assert after["created_at"] == before["created_at"]
+        assert after["updated_at"] >= before["updated_at"]
+        if "last_seen_at" in before:
+            if op == "reinforce":
+                assert after["reinforcement_count"] == before["reinforcement_count"] + 1
+                assert after["last_seen_at"] >= before["last_seen_at"]
+            elif op != "revert":
+                assert after["reinforcement_count"] == before["reinforcement_count"]
+                assert after["last_seen_at"] == before["last_seen_at"]
+            else:
+                # A revert restores fields, never the observation record.
+                assert after["reinforcement_count"] == before["reinforcement_count"]
+                assert after["last_seen_at"] == before["last_seen_at"]
+            if op not in ("set_importance", "update", "revert"):
+                assert after["importance"] == before["importance"]
+            if op not in ("invalidate", "revert"):
+                assert after["invalidated_at"] == before["invalidated_at"]
+                assert after["superseded_by_id"] == before["superseded_by_id"]
+        if "stored_at" in before:
+            assert after["stored_at"] == before["stored_at"]
+            if op != "set_ttl":
+                assert after["expires_at"] == before["expires_at"]
+
+    # --- rules: creating -----------------------------------------------------------------
+
+    @rule(
+        actor=st.sampled_from(ACTORS),
+        content=words,
+        store=st.sampled_from(["working", "working", "episodic", "fact"]),
+        subject=st.sampled_from([None, "open", "private"]),
+        importance=st.floats(-1, 2, allow_nan=False),
+        alias=st.sampled_from(ALIASES),
+    )
+    def create_memory(self, actor, content, store, subject, importance, alias):
+        subject_row = {None: None, "open": self.open_subject, "private": self.private_subject}[
+            subject
+        ]
+        values = {"content": content, "store": store, "importance": importance, "alias": alias}
+        if subject_row is not None:
+            values["subject"] = subject_row
+        result = self.run(
+            "create",
+            actor,
+            lambda: record_create(
+                surface_key="memory", agent=self.agent, actor=self.actors[actor], values=values
+            ),
+            predicted=self.predicted_refusal(actor, "create", store=store, subject=subject_row),
+        )
+        assert result.version in (None, 1)
+
+    @rule(
+        actor=st.sampled_from(ACTORS),
+        surface=st.sampled_from(["working", "skill", "task"]),
+        name=st.sampled_from(NAMES),
+        text=words,
+        alias=st.sampled_from(ALIASES),
+        expired=st.booleans(),
+    )
+    def create_other(self, actor, surface, name, text, alias, expired):
+        if surface == "working":
+            values: dict[str, Any] = {"key": name, "value": text, "alias": alias}
+            if expired:
+                values["expires_at"] = timezone.now() - dt.timedelta(minutes=1)
+        elif surface == "skill":
+            values = {
+                "name": name,
+                "summary": text,
+                "content": f"# {name}\n\n## Steps\n{text}\n\n## Notes\n{text}\n",
+                "alias": alias,
+            }
+        else:
+            values = {"name": name, "directive": text, "schedule": "0 7 * * *", "alias": alias}
+        result = self.run(
+            "create",
+            actor,
+            lambda: record_create(
+                surface_key=surface, agent=self.agent, actor=self.actors[actor], values=values
+            ),
+            predicted=self.predicted_refusal(actor, "create"),
+        )
+        assert result.version in (None, 1)
+
+    # --- rules: ops on one record --------------------------------------------------------
+
+    def pick(self, data, surfaces: tuple[str, ...] | None = None) -> Key | None:
+        keys = [k for k in self.keys if surfaces is None or k.surface in surfaces]
+        return data.draw(st.sampled_from(keys)) if keys else None
+
+    @precondition(lambda self: self.keys)
+    @rule(data=st.data(), actor=st.sampled_from(ACTORS), version=versions, new=words)
+    def phrase_edit(self, data, actor, version, new):
+        key = self.pick(data)
+        record = self.live(key)
+        spec = SURFACES[key.surface]
+        field = data.draw(st.sampled_from(spec.text_fields))
+        text = getattr(record, field) if record is not None else ""
+        pieces = text.split(" ") if text else [""]
+        old = data.draw(st.sampled_from([*pieces, "absent phrase"]))
+        replace_all = data.draw(st.booleans())
+        expected = self.expected_version(record, version)
+        self.run(
+            "edit",
+            actor,
+            lambda: record_edit(
+                surface_key=key.surface,
+                agent=self.agent,
+                ref=key.id,
+                actor=self.actors[actor],
+                old_string=old,
+                new_string=new,
+                replace_all=replace_all,
+                field=field,
+                expected_version=expected,
+            ),
+            key=key,
+            expected=expected,
+        )
+
+    @precondition(lambda self: self.keys)
+    @rule(data=st.data(), actor=st.sampled_from(ACTORS), version=versions, text=words)
+    def replace(self, data, actor, version, text):
+        key = self.pick(data)
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        self.run(
+            "replace",
+            actor,
+            lambda: record_replace(
+                surface_key=key.surface,
+                agent=self.agent,
+                ref=key.id,
+                actor=self.actors[actor],
+                text=text,
+                expected_version=expected,
+            ),
+            key=key,
+            expected=expected,
+            # Without a version the refusal comes first, revealing nothing about the record.
+            **({"predicted": Status.PRECONDITION_REQUIRED} if expected is None else {}),
+        )
+
+    @precondition(lambda self: self.keys)
+    @rule(data=st.data(), actor=st.sampled_from(ACTORS), version=versions)
+    def update_fields(self, data, actor, version):
+        key = self.pick(data, ("memory", "working", "task", "skill"))
+        if key is None:
+            return
+        changes = {
+            "memory": st.sampled_from(
+                [{"category": "food"}, {"tags": ["a", "b"]}, {"pinned": True}, {"metadata": {}}]
+            ),
+            "working": st.sampled_from([{"category": "x"}, {"tags": "a,b"}]),
+            "task": st.sampled_from([{"enabled": False}, {"schedule": "5 * * * *"}]),
+            "skill": st.sampled_from([{"name": n} for n in NAMES]),
+        }[key.surface]
+        chosen = data.draw(changes)
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        self.run(
+            "update",
+            actor,
+            lambda: record_update(
+                surface_key=key.surface,
+                agent=self.agent,
+                ref=key.id,
+                actor=self.actors[actor],
+                changes=chosen,
+                expected_version=expected,
+            ),
+            key=key,
+            expected=expected,
+        )
+
+    @precondition(lambda self: any(k.surface == "memory" for k in self.keys))
+    @rule(
+        data=st.data(),
+        actor=st.sampled_from(ACTORS),
+        version=versions,
+        importance=st.sampled_from([0.0, 0.3, 0.5, 1.0, 7.0, -2]),
+    )
+    def set_importance(self, data, actor, version, importance):
+        key = self.pick(data, ("memory",))
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        self.run(
+            "set_importance",
+            actor,
+            lambda: memory_set_importance(
+                agent=self.agent,
+                ref=key.id,
+                actor=self.actors[actor],
+                importance=importance,
+                expected_version=expected,
+            ),
+            key=key,
+            expected=expected,
+        )
+
+    @precondition(lambda self: any(k.surface == "memory" for k in self.keys))
+    @rule(data=st.data(), actor=st.sampled_from(ACTORS), version=versions)
+    def reinforce(self, data, actor, version):
+        key = self.pick(data, ("memory",))
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        self.run(
+            "reinforce",
+            actor,
+            lambda: memory_reinforce(
+                agent=self.agent, ref=key.id, actor=self.actors[actor], expected_version=expected
+            ),
+            key=key,
+            expected=expected,
+        )
+
+    @precondition(lambda self: any(k.surface == "memory" for k in self.keys))
+    @rule(data=st.data(), actor=st.sampled_from(ACTORS), version=versions)
+    def invalidate(self, data, actor, version):
+        key = self.pick(data, ("memory",))
+        replacement = data.draw(st.sampled_from([None, self.pick(data, ("memory",))]))
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        # A replacement the actor cannot see (gone, or another agent's) is refused as invalid
+        # before anything else, whoever asks.
+        replacement_refused = replacement is not None and (
+            self.live(replacement) is None or actor in ("stranger", "other_token")
+        )
+        self.run(
+            "invalidate",
+            actor,
+            lambda: memory_invalidate(
+                agent=self.agent,
+                ref=key.id,
+                actor=self.actors[actor],
+                replacement_ref=replacement.id if replacement else None,
+                expected_version=expected,
+            ),
+            key=key,
+            expected=expected,
+            **({"predicted": Status.INVALID} if replacement_refused else {}),
+        )
+
+    @precondition(lambda self: self.keys)
+    @rule(data=st.data(), actor=st.sampled_from(ACTORS), version=versions)
+    def forget(self, data, actor, version):
+        key = self.pick(data)
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        self.run(
+            "forget",
+            actor,
+            lambda: record_forget(
+                surface_key=key.surface,
+                agent=self.agent,
+                ref=key.id,
+                actor=self.actors[actor],
+                expected_version=expected,
+            ),
+            key=key,
+            expected=expected,
+        )
+
+    @precondition(lambda self: self.keys)
+    @rule(
+        data=st.data(),
+        actor=st.sampled_from(ACTORS),
+        version=versions,
+        to=st.sampled_from(["after", "before"]),
+    )
+    def revert(self, data, actor, version, to):
+        key = self.pick(data)
+        revisions = list(
+            Revision.objects.filter(surface=key.surface, record_id=key.id).order_by("version_after")
+        )
+        revision = data.draw(st.sampled_from(revisions))
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        if record is None and version != "none":
+            last = revisions[-1].version_after
+            expected = last if version == "right" else last - 1
+        state = revision.after_state if to == "after" else revision.before_state
+        result = self.run(
+            "revert",
+            actor,
+            lambda: record_revert(
+                surface_key=key.surface,
+                agent=self.agent,
+                ref=key.id,
+                actor=self.actors[actor],
+                revision_id=revision.pk,
+                to=to,
+                expected_version=expected,
+            ),
+            key=key,
+            expected=expected,
+            restore_state=state if key in self.forgotten else None,
+        )
+        if record is None and result.ok:
+            assert result.details.get("restored") is True
+            assert expected in (None, revisions[-1].version_after), (
+                "a restore ignored a stale expected_version"
+            )
+
+    @precondition(lambda self: any(k.surface == "skill" for k in self.keys))
+    @rule(
+        data=st.data(),
+        actor=st.sampled_from(ACTORS),
+        version=versions,
+        heading=st.sampled_from(HEADINGS),
+        op=st.sampled_from(["append", "replace_section", "delete_section"]),
+        text=words,
+    )
+    def skill_section(self, data, actor, version, heading, op, text):
+        key = self.pick(data, ("skill",))
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        common = {
+            "agent": self.agent,
+            "ref": key.id,
+            "actor": self.actors[actor],
+            "expected_version": expected,
+        }
+        calls = {
+            "append": lambda: skill_append(content=text, heading=heading, **common),
+            "replace_section": lambda: skill_replace_section(
+                heading=heading, content=text, **common
+            ),
+            "delete_section": lambda: skill_delete_section(heading=heading, **common),
+        }
+        self.run(op, actor, calls[op], key=key, expected=expected)
+
+    @rule(
+        actor=st.sampled_from(ACTORS),
+        version=versions,
+        op=st.sampled_from(["add_rule", "add_rule", "remove_rule", "replace_rule"]),
+        rule_text=st.sampled_from(RULES),
+        new_rule=st.sampled_from(RULES),
+    )
+    def rules_op(self, actor, version, op, rule_text, new_rule):
+        document = SURFACES["rules"].model.objects.filter(agent=self.agent).first()
+        key = Key("rules", document.pk) if document is not None else None
+        expected = self.expected_version(document, version)
+        common = {"agent": self.agent, "actor": self.actors[actor], "expected_version": expected}
+        calls = {
+            "add_rule": lambda: rules_add(rule=rule_text, **common),
+            "remove_rule": lambda: rules_remove(rule=rule_text, **common),
+            "replace_rule": lambda: rules_replace(rule=rule_text, new_rule=new_rule, **common),
+        }
+        if key is None:
+            # The first rule op creates the document (a revision of its own) and edits it;
+            # the permission checks come first.
+            self.run(
+                op,
+                actor,
+                calls[op],
+                predicted=self.predicted_refusal(actor, "create"),
+                revisions_written=2,
+            )
+            return
+        self.run(op, actor, calls[op], key=key, expected=expected)
+
+    @precondition(lambda self: any(k.surface == "working" for k in self.keys))
+    @rule(
+        data=st.data(),
+        actor=st.sampled_from(ACTORS),
+        version=versions,
+        how=st.sampled_from(["ttl", "clear", "past"]),
+    )
+    def set_ttl(self, data, actor, version, how):
+        key = self.pick(data, ("working",))
+        record = self.live(key)
+        expected = self.expected_version(record, version)
+        options: dict[str, Any] = {
+            "ttl": {"ttl": 3600},
+            "clear": {"clear": True},
+            "past": {"expires_at": timezone.now() - dt.timedelta(days=1)},
+        }[how]
+        self.run(
+            "set_ttl",
+            actor,
+            lambda: working_set_ttl(
+                agent=self.agent,
+                ref=key.id,
+                actor=self.actors[actor],
+                expected_version=expected,
+                **options,
+            ),
+            key=key,
+            expected=expected,
+            # A time in the past is refused before the record is looked up.
+            **({"predicted": Status.INVALID} if how == "past" else {}),
+        )
+
+    # --- rules: the agent's switches -----------------------------------------------------
+
+    @rule(enabled=st.booleans())
+    def switch_self_editing(self, enabled):
+        Agent.objects.filter(pk=self.agent.pk).update(self_editing_enabled=enabled)
+        self.agent.self_editing_enabled = enabled
+
+    @rule(level=st.sampled_from(["none", "partial", "full"]))
+    def switch_privacy(self, level):
+        Subject.objects.filter(pk=self.private_subject.pk).update(privacy_level=level)
+        self.private_subject.privacy_level = level
+
+    @rule(mode=st.sampled_from(["none", "all"]))
+    def switch_review(self, mode):
+        Agent.objects.filter(pk=self.agent.pk).update(review_mode=mode)
+        self.agent.review_mode = mode
+
+    @precondition(lambda self: self.keys)
+    @rule(data=st.data(), actor=st.sampled_from(ACTORS))
+    def approve(self, data, actor):
+        pending = list(
+            Revision.objects.filter(agent=self.agent, review="pending").values_list("pk", flat=True)
+        )
+        if not pending:
+            return
+        revision_id = data.draw(st.sampled_from(pending))
+        before = world(self.agent)
+        result = revision_approve(
+            agent=self.agent, revision_id=revision_id, actor=self.actors[actor]
+        )
+        after = world(self.agent)
+        if result.ok:
+            assert actor in ("superuser", "staff", "editor"), (actor, result)
+            before.pop("revisions")
+            after.pop("revisions")
+        assert after == before
+
+    # --- the invariants ------------------------------------------------------------------
+
+    @invariant()
+    def history_explains_every_record(self):
+        revisions: dict[Key, list[Revision]] = {}
+        for revision in Revision.objects.filter(agent=self.agent).order_by("version_after"):
+            revisions.setdefault(Key(revision.surface, revision.record_id), []).append(revision)
+        live: dict[Key, Any] = {}
+        for key, spec in SURFACES.items():
+            for record in spec.model.objects.filter(agent=self.agent):
+                live[Key(key, record.pk)] = record
+        assert set(live) <= set(revisions), "a record without history"
+        for key, chain in revisions.items():
+            assert [r.version_after for r in chain] == list(range(1, len(chain) + 1)), key
+            assert all(r.version_before == r.version_after - 1 for r in chain), key
+            record = live.get(key)
+            if record is None:
+                assert chain[-1].op == "forget", (key, chain[-1])
+                continue
+            spec = SURFACES[key.surface]
+            assert record.version == len(chain), key
+            for field in spec.text_fields:
+                of_field = [r for r in chain if (r.field or spec.primary_text_field) == field]
+                if of_field:
+                    assert getattr(record, field) == of_field[-1].after_text, (key, field)
+            assert spec.snapshot(record) == chain[-1].after_state, key
+            if isinstance(record, EmbeddedRecord):
+                assert record.text_hash == text_fingerprint(record.embedding_text()), key
+                assert record.embedding_hash == record.text_hash, f"stale vector {key}"
+
+
+@pytest.mark.django_db
+def test_edit_service_state_machine(django_capture_on_commit_callbacks):
+    EditServiceMachine.capture_on_commit = staticmethod(django_capture_on_commit_callbacks)
+    run_state_machine_as_test(
+        EditServiceMachine,
+        settings=settings(
+            max_examples=EXAMPLES,
+            stateful_step_count=STEPS,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        ),
+    )
