@@ -227,3 +227,20 @@ CONTENT_SECURITY_POLICY = {
         "base-uri": ["'none'"],
     },
 }
+
+# --- Shared cache (issue 8) ---
+# The API rate limit counts in the cache. Each gunicorn worker is a process with its own
+# memory, so without a shared cache a token got the limit once per worker. Production sets
+# MEMORYADMIN_CACHE_URL, or shares the broker's Redis; the embedded default (one process)
+# keeps the local memory cache.
+_cache_url = env("CACHE_URL") or (
+    CELERY_BROKER_URL if (CELERY_BROKER_URL or "").startswith(("redis://", "rediss://")) else None
+)
+if _cache_url:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": _cache_url,
+            "KEY_PREFIX": "memoryadmin",
+        }
+    }

@@ -37,8 +37,13 @@ def database_url() -> str:
 
 
 @contextlib.contextmanager
-def gunicorn(*, workers: int = 4, threads: int = 4, port: int | None = None) -> Iterator[str]:
-    """Start `gunicorn memoryadmin.wsgi` on loopback; yield its base URL; stop it."""
+def gunicorn(
+    *, workers: int = 4, threads: int = 4, port: int | None = None, **settings: str
+) -> Iterator[str]:
+    """Start `gunicorn memoryadmin.wsgi` on loopback; yield its base URL; stop it.
+
+    `settings` are MEMORYADMIN_* environment variables for the server (without the prefix).
+    """
     port = port or int(os.environ.get("MEMORYADMIN_TEST_HTTP_PORT", "0")) or free_port()
     env = {
         **os.environ,
@@ -47,8 +52,10 @@ def gunicorn(*, workers: int = 4, threads: int = 4, port: int | None = None) -> 
         "MEMORYADMIN_EMBEDDING_BACKEND": "stores.embeddings.fake.FakeBackend",
         "MEMORYADMIN_API_RATE_LIMIT": "1000000/minute",
         "MEMORYADMIN_LOG_LEVEL": "WARNING",
+        **{f"MEMORYADMIN_{name}": value for name, value in settings.items()},
     }
-    env.pop("MEMORYADMIN_BROKER_URL", None)  # eager tasks: re-embedding runs after each commit
+    if "BROKER_URL" not in settings:
+        env.pop("MEMORYADMIN_BROKER_URL", None)  # eager tasks: re-embedding after each commit
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         "memoryadmin.wsgi",
@@ -120,3 +127,36 @@ def browser_session(base: str, username: str, password: str) -> requests.Session
     if answer.status_code != 302:
         raise AssertionError(f"login failed ({answer.status_code})")
     return session
+
+
+@contextlib.contextmanager
+def redis_server() -> Iterator[str]:
+    """A throwaway redis-server on loopback (no persistence); yield its URL."""
+    port = int(os.environ.get("MEMORYADMIN_TEST_REDIS_PORT", "0")) or free_port()
+    process = subprocess.Popen(
+        [
+            "redis-server",
+            "--port",
+            str(port),
+            "--bind",
+            "127.0.0.1",
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 1):
+                break
+            if time.monotonic() > deadline or process.poll() is not None:
+                raise RuntimeError("redis-server did not start")
+            time.sleep(0.1)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
