@@ -1,7 +1,8 @@
 """A hypothesis state machine over the edit service: random interleavings of every op.
 
 Each example builds one agent with two subjects (one private) and a cast of actors: a
-maintainer, a superuser, a staff reviewer, an editor, a viewer, a stranger, the agent's
+maintainer, a superuser, a staff reviewer, an editor, an editor holding the store-rules
+permission, a viewer, a stranger, the agent's
 own read-write and read-only tokens and another agent's token. Rules then apply random
 ops with random actors and preconditions (right, stale or none) to a small pool of
 records, so names, keys and aliases collide, forgotten records come back, and agents
@@ -32,6 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from django.contrib.auth.models import Permission
 from django.utils import timezone
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
@@ -95,6 +97,7 @@ ACTORS = [
     "superuser",
     "staff",
     "editor",
+    "store_admin",
     "viewer",
     "stranger",
     "token",
@@ -187,6 +190,9 @@ class EditServiceMachine(RuleBasedStateMachine):
         superuser = UserFactory(is_staff=True, is_superuser=True)
         staff = UserFactory(is_staff=True)
         editor, viewer, stranger = UserFactory(), UserFactory(), UserFactory()
+        store_admin = UserFactory()
+        store_admin.user_permissions.add(Permission.objects.get(codename="bypass_store_rules"))
+        AgentAccess.objects.create(user=store_admin, agent=self.agent, role="editor")
         AgentAccess.objects.create(user=editor, agent=self.agent, role="editor")
         AgentAccess.objects.create(user=viewer, agent=self.agent, role="viewer")
         token = token_create(agent=self.agent, name="rw")[0]
@@ -197,6 +203,7 @@ class EditServiceMachine(RuleBasedStateMachine):
             "superuser": Actor.for_user(superuser, Channel.UI),
             "staff": Actor.for_user(staff, Channel.UI),
             "editor": Actor.for_user(editor, Channel.UI),
+            "store_admin": Actor.for_user(store_admin, Channel.UI),
             "viewer": Actor.for_user(viewer, Channel.UI),
             "stranger": Actor.for_user(stranger, Channel.UI),
             "token": Actor.for_token(token),
@@ -745,7 +752,7 @@ class EditServiceMachine(RuleBasedStateMachine):
         )
         after = world(self.agent)
         if result.ok:
-            assert actor in ("superuser", "staff", "editor"), (actor, result)
+            assert actor in ("superuser", "staff", "editor", "store_admin"), (actor, result)
             before.pop("revisions")
             after.pop("revisions")
         assert after == before
