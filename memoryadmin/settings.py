@@ -244,3 +244,9 @@ if _cache_url:
             "KEY_PREFIX": "memoryadmin",
         }
     }
+
+# --- OpenAPI links (issue 8): a create's `id` is the `ref` of the record's other operations.
+SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
+    "drf_spectacular.hooks.postprocess_schema_enums",
+    "memoryadmin.api.schema.add_record_links",
+]

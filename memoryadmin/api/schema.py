@@ -79,3 +79,29 @@ def read_responses(body: Any) -> dict[int, Any]:
 
 
 WRITE_PARAMETERS = [AGENT_PARAMETER, IF_MATCH, IDEMPOTENCY_KEY]
+
+
+def add_record_links(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict:
+    """OpenAPI links from each create to what can be done with the record it made.
+
+    They tell a client (and schemathesis' stateful runs) that the `id` of a 201 answer is
+    the `ref` of the record's read, field update, delete and every op.
+    """
+    paths = result.get("paths", {})
+    for collection, operations in paths.items():
+        create = operations.get("post")
+        if create is None or "201" not in create.get("responses", {}):
+            continue
+        links = {}
+        for path, record_operations in paths.items():
+            if not path.startswith(f"{collection}{{ref}}/"):
+                continue
+            for method, operation in record_operations.items():
+                operation_id = operation["operationId"]
+                links[f"{method.upper()} {path[len(collection) :]}"] = {
+                    "operationId": operation_id,
+                    "parameters": {"ref": "$response.body#/id"},
+                }
+        if links:
+            create["responses"]["201"]["links"] = links
+    return result
