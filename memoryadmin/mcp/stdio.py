@@ -13,13 +13,18 @@ from mcp.server.stdio import stdio_server
 from starlette.requests import Request
 
 from memoryadmin.api.authentication import touch_last_used
-from memoryadmin.mcp.server import build_server
+from memoryadmin.mcp.server import Identify, build_server
 from stores.models import AgentToken
 from stores.services import token_authenticate
 
 
 def serve_stdio(raw_token: str) -> None:
     """Serve the agent of `raw_token` until stdin closes."""
+    anyio.run(_serve, build_server(identity_of(raw_token)))
+
+
+def identity_of(raw_token: str) -> Identify:
+    """The live token of `raw_token`, looked up again at each call."""
 
     def identify(_request: Request | None) -> AgentToken | None:
         token = token_authenticate(raw_token)
@@ -27,7 +32,7 @@ def serve_stdio(raw_token: str) -> None:
             touch_last_used(token)
         return token
 
-    anyio.run(_serve, build_server(identify))
+    return identify
 
 
 async def _serve(server: Server) -> None:
