@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 
+import anyio
 import httpx2
 from django.conf import settings
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+
+
+def run_async(function: Callable[[], Awaitable[object]]) -> None:
+    """Run `function` in an event loop of its own thread: this thread may already be running
+    one (the browser tests' Playwright keeps a loop running in the main thread)."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(anyio.run, function).result()
 
 
 @asynccontextmanager

@@ -8,23 +8,21 @@ a subprocess against the same data — on PostgreSQL the test database itself; o
 
 from __future__ import annotations
 
-import asyncio
 import socket
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from urllib.parse import quote
 
 import pytest
 import uvicorn
 from asgiref.sync import sync_to_async
-from django.conf import settings
 from django.core.cache import cache
 from django.db import connection, connections
 
-ROOT = Path(settings.BASE_DIR)
+from tests.mcp.clients import run_async
+
 FAKE_EMBEDDINGS = "stores.embeddings.fake.FakeBackend"
 
 
@@ -35,16 +33,16 @@ def _fresh_rate_limits():
     cache.clear()
 
 
-@pytest.fixture(autouse=True)
-def _close_sync_thread_connections():
-    """The MCP handlers' database work runs in asgiref's one sync thread: close its
-    connections after each test, or PostgreSQL would refuse to drop the test database."""
+@pytest.fixture
+def sync_thread_db(transactional_db) -> Iterator[None]:
+    """Committed data the MCP handlers can read from asgiref's one sync thread, whose
+    connections are closed afterwards (or PostgreSQL would refuse to drop the test database)."""
     yield
-    asyncio.run(sync_to_async(connections.close_all, thread_sensitive=True)())
+    run_async(sync_to_async(connections.close_all, thread_sensitive=True))
 
 
 @pytest.fixture
-def mcp_url(transactional_db) -> Iterator[str]:
+def mcp_url(sync_thread_db) -> Iterator[str]:
     """The /mcp/ endpoint of a uvicorn server running the whole ASGI application."""
     from memoryadmin.asgi import build_application
 
@@ -67,7 +65,7 @@ def mcp_url(transactional_db) -> Iterator[str]:
 
 
 @pytest.fixture
-def stdio_environment(transactional_db, tmp_path) -> Callable[[], dict[str, str]]:
+def stdio_environment(sync_thread_db, tmp_path) -> Callable[[], dict[str, str]]:
     """Environment that points a subprocess at the test data; call it once the data exists
     (on SQLite the data is copied to a file when it is called)."""
 

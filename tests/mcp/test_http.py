@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import anyio
 import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
@@ -11,7 +10,7 @@ from stores.models import Revision
 from stores.services import token_revoke
 from tests.api.conftest import client_for
 from tests.factories import agent_token
-from tests.mcp.clients import http_client
+from tests.mcp.clients import http_client, run_async
 from tests.mcp.scenarios import (
     STORY,
     answer,
@@ -49,7 +48,7 @@ def test_the_tools_are_the_rest_doors_tools(mcp_url, agent, mode):
                 for t in listed
             ] == [definition["function"] for definition in rest]
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -61,7 +60,7 @@ def test_edit_refusal_conflict_and_recall(mcp_url, agent, make, mode):
         async with http_client(mcp_url, raw, mode) as client:
             await edit_refusal_conflict_recall(client, memory.pk)
 
-    anyio.run(scenario)
+    run_async(scenario)
     memory.refresh_from_db()
     assert (memory.content, memory.version) == (STORY.replace("Paris", "Lyon"), 2)
     edit = Revision.objects.filter(surface="memory", record_id=memory.pk).latest("id")
@@ -92,7 +91,7 @@ def test_reference_tools_answer_in_their_own_words(mcp_url, agent, make):
             assert failed.is_error
             assert answer(failed)["status"] == "memory_update_failed_not_found"
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_memory_resource_reads_the_full_record_by_id_or_alias(mcp_url, agent, make):
@@ -120,7 +119,7 @@ def test_memory_resource_reads_the_full_record_by_id_or_alias(mcp_url, agent, ma
                 await client.read_resource("memory://999999")
             assert missing.value.code == -32002
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_a_token_reaches_only_its_own_agent(mcp_url, agent, other_agent, make):
@@ -156,7 +155,7 @@ def test_a_token_reaches_only_its_own_agent(mcp_url, agent, other_agent, make):
                 f"memory://{mine.pk}"
             ]
 
-    anyio.run(scenario)
+    run_async(scenario)
     theirs.refresh_from_db()
     assert (theirs.content, theirs.version) == ("Theirs: the user likes tea.", 1)
 
@@ -176,7 +175,7 @@ def test_a_read_only_token_reads_but_every_write_is_refused(mcp_url, agent, make
             assert edit.is_error
             assert answer(edit)["status"] == "forbidden"
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_bad_arguments_are_a_result_and_an_unknown_tool_a_protocol_error(mcp_url, agent):
@@ -192,7 +191,7 @@ def test_bad_arguments_are_a_result_and_an_unknown_tool_a_protocol_error(mcp_url
                 await client.call_tool("no_such_tool", {})
             assert "Unknown tool" in unknown.value.message
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_no_valid_token_is_refused_at_the_http_level(mcp_url, agent):

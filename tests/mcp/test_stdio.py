@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import anyio
 import pytest
 from asgiref.sync import sync_to_async
 from django.core.management import CommandError, call_command
@@ -12,7 +11,7 @@ from memoryadmin.mcp.server import build_server
 from memoryadmin.mcp.stdio import identity_of
 from stores.services import token_revoke
 from tests.factories import agent_token
-from tests.mcp.clients import stdio_client, stdio_parameters
+from tests.mcp.clients import run_async, stdio_client, stdio_parameters
 from tests.mcp.scenarios import (
     STORY,
     answer,
@@ -32,7 +31,7 @@ def test_a_local_agent_lists_the_tools_edits_and_recalls(stdio_environment, agen
             await assert_tools_are_the_registry(client)
             await edit_refusal_conflict_recall(client, memory.pk)
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_a_local_agent_reaches_only_its_own_agent(stdio_environment, agent, other_agent, make):
@@ -52,7 +51,7 @@ def test_a_local_agent_reaches_only_its_own_agent(stdio_environment, agent, othe
             recalled = answer(await client.call_tool("recall_memories", {"query": "Alice"}))
             assert recalled["results"] == []
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_the_token_can_come_from_the_environment(stdio_environment, agent, make):
@@ -65,7 +64,7 @@ def test_the_token_can_come_from_the_environment(stdio_environment, agent, make)
             read = await client.call_tool("read_record", {"surface": "memory", "id": memory.pk})
             assert answer(read)["record"]["content"] == STORY
 
-    anyio.run(scenario)
+    run_async(scenario)
 
 
 def test_the_command_refuses_a_missing_or_dead_token(db, agent, monkeypatch):
@@ -80,7 +79,7 @@ def test_the_command_refuses_a_missing_or_dead_token(db, agent, monkeypatch):
         call_command("mcp_stdio", token=raw)
 
 
-def test_revoking_the_token_cuts_off_a_running_session(transactional_db, agent, make):
+def test_revoking_the_token_cuts_off_a_running_session(sync_thread_db, agent, make):
     """The stdio server looks the token up at every call (here connected in process)."""
     memory = make.memory(agent, STORY)
     token, raw = agent_token(agent)
@@ -95,4 +94,4 @@ def test_revoking_the_token_cuts_off_a_running_session(transactional_db, agent, 
             assert answer(refused)["status"] == "forbidden"
             assert answer(refused)["code"] == "authentication_failed"
 
-    anyio.run(scenario)
+    run_async(scenario)
