@@ -227,3 +227,8 @@ CONTENT_SECURITY_POLICY = {
         "base-uri": ["'none'"],
     },
 }
+
+# --- MCP door (issue 9) -------------------------------------------------------------------
+# The app is served over ASGI so that /mcp/ (the MCP SDK's Starlette endpoint) runs in the
+# same process as Django: see memoryadmin/asgi.py.
+ASGI_APPLICATION = "memoryadmin.asgi.application"
