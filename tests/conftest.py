@@ -2,16 +2,28 @@ from __future__ import annotations
 
 import os
 
-os.environ.setdefault("MEMORYADMIN_EMBEDDING_BACKEND", "stores.embeddings.fake.FakeBackend")
-
 import pytest
 
 from tests.factories import AgentFactory, RecordMaker, UserFactory
+
+# Unit tests embed with the deterministic fake. This is a fixture, not an environment
+# variable set here: pytest-django loads the settings before this file is imported.
+TEST_EMBEDDING_BACKEND = os.environ.get(
+    "MEMORYADMIN_TEST_EMBEDDING_BACKEND", "stores.embeddings.fake.FakeBackend"
+)
 
 
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def _test_embedding_backend(settings):
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "EMBEDDINGS": {"BACKEND": TEST_EMBEDDING_BACKEND, "OPTIONS": {}},
+    }
 
 
 @pytest.fixture
