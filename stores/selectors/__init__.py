@@ -1,0 +1,1 @@
+"""Reads: query functions the web doors, tasks and commands share (services write)."""
