@@ -204,6 +204,10 @@ MEMORYADMIN["SEARCH"] = {
     "RRF_K": int(env("SEARCH_RRF_K", "60") or 60),
     # pgvector HNSW search breadth: higher finds more true neighbours, slower.
     "HNSW_EF_SEARCH": int(env("SEARCH_HNSW_EF_SEARCH", "100") or 100),
+    # The vector side ignores neighbours at or under this cosine similarity. 0 drops only
+    # unrelated vectors; e5 models score unrelated pairs around 0.7, so raise it for them
+    # if a search should not return loosely related memories.
+    "VECTOR_MIN_SIMILARITY": float(env("SEARCH_VECTOR_MIN_SIMILARITY", "0") or 0),
     # "Similar memories" shows neighbours at least this similar (cosine).
     "SIMILAR_THRESHOLD": float(env("SIMILAR_THRESHOLD", "0.85") or 0.85),
 }

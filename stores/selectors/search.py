@@ -253,7 +253,9 @@ def _vector_candidates(
     query_vector = _query_vector(query)
     if query_vector is None:
         return []
-    return nearest(memories.filter(fresh_filter()), query_vector, depth)
+    floor = settings.MEMORYADMIN["SEARCH"]["VECTOR_MIN_SIMILARITY"]
+    neighbours = nearest(memories.filter(fresh_filter()), query_vector, depth)
+    return [(record_id, similarity) for record_id, similarity in neighbours if similarity > floor]
 
 
 def nearest(
