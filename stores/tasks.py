@@ -53,5 +53,7 @@ def enqueue_reembed(surface_key: str, record_id: int) -> None:
     """Ask for a re-embed; if the broker is down the edit still stands and the sweep catches up."""
     try:
         reembed_records.delay(surface_key, [record_id])
-    except BrokerUnavailable:
-        logger.warning("broker unavailable; %s %s left stale for the sweep", surface_key, record_id)
+    except BrokerUnavailable as error:
+        logger.warning(
+            "broker unavailable (%s); %s %s left stale for the sweep", error, surface_key, record_id
+        )
