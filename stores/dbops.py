@@ -111,3 +111,17 @@ def ensure_sqlite_memory_fulltext(connection) -> bool:
             cursor.execute(f"CREATE TRIGGER IF NOT EXISTS {name} {body}")
         cursor.execute(f"INSERT INTO {SQLITE_MEMORY_FTS}({SQLITE_MEMORY_FTS}) VALUES ('rebuild')")
     return True
+
+
+def memory_room_for_in_place_updates() -> PostgresOnlySQL:
+    """Leave half of each page free, so a decay pass can rewrite every row on its own page.
+
+    Such a rewrite (a HOT update) adds no entry to any index (HNSW, full text, B-trees);
+    measured with bench/background.py on 1,000,000 rows: a pass takes about 5 s at 50%,
+    against about 180 s at 80% (a fifth of the rows fit) because every other row then
+    pays for an entry in every index. The price is a table about twice as large.
+    """
+    return PostgresOnlySQL(
+        "ALTER TABLE stores_memory SET (fillfactor = 50)",
+        "ALTER TABLE stores_memory RESET (fillfactor)",
+    )

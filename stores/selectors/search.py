@@ -113,9 +113,9 @@ def search_memories(
         include_invalidated=include_invalidated,
     )
     config = settings.MEMORYADMIN["SEARCH"]
-    depth = max(config["CANDIDATES"], offset + limit)
-    lexical = _lexical_candidates(memories, words, depth)
-    vector = _vector_candidates(memories, query, depth)
+    wanted = offset + limit
+    lexical = _lexical_candidates(memories, words, max(config["CANDIDATES"], wanted))
+    vector = _vector_candidates(memories, query, max(config["VECTOR_CANDIDATES"], wanted))
     fused = _fuse(lexical, vector, k=config["RRF_K"])[offset : offset + limit]
     records = (
         Memory.objects.select_related("subject")
