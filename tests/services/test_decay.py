@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
+import time
 
 import pytest
 from django.core.management import call_command
+from django.db import connection, connections, transaction
 from django.utils import timezone
 
 from stores.models import DecayPass, Memory, Revision
 from stores.services import Actor, memory_set_importance, record_edit
 from stores.services.decay import decay_importance
+from tests.factories import AgentFactory, RecordMaker
 
 MAINTAINER = Actor.maintainer("tests")
 
@@ -161,3 +165,61 @@ def test_the_scheduled_task_runs_a_pass(agent, make):
 
     assert result["rows_touched"] == 1
     assert DecayPass.objects.get().triggered_by == "task:decay"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_decay_blocked_by_an_importance_edit_keeps_the_edit_on_postgres():
+    """A real race: the pass reaches a row while an edit holds it, and writes after it."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL row locks (run with MEMORYADMIN_DATABASE_URL set)")
+    agent = AgentFactory()
+    memory = RecordMaker().memory(agent, "The user drinks tea.", importance=0.8)
+    age(memory, 30)
+    editing, finish_edit = threading.Event(), threading.Event()
+    results = {}
+
+    def edit() -> None:
+        try:
+            with transaction.atomic():
+                # The service locks the row, then commits 0.9; hold the transaction open.
+                results["edit"] = memory_set_importance(
+                    agent=agent, ref=memory.pk, actor=MAINTAINER, importance=0.9
+                )
+                editing.set()
+                finish_edit.wait(30)
+        finally:
+            connections.close_all()
+
+    def decay() -> None:
+        try:
+            results["decay"] = decay_importance(half_life_days=30)
+        finally:
+            connections.close_all()
+
+    editor = threading.Thread(target=edit)
+    editor.start()
+    assert editing.wait(30)
+    decayer = threading.Thread(target=decay)
+    decayer.start()
+    wait_until_a_query_waits_for_a_lock()
+    finish_edit.set()
+    editor.join(30)
+    decayer.join(30)
+
+    memory.refresh_from_db()
+    assert results["edit"].ok and results["decay"].rows_touched == 1
+    assert memory.importance == pytest.approx(0.9, rel=1e-3)
+
+
+def wait_until_a_query_waits_for_a_lock(deadline_seconds: float = 30) -> None:
+    deadline = time.monotonic() + deadline_seconds
+    while time.monotonic() < deadline:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity "
+                "WHERE datname = current_database() AND wait_event_type = 'Lock'"
+            )
+            if cursor.fetchone()[0]:
+                return
+        time.sleep(0.05)
+    pytest.fail("the decay pass never waited for the edited row")
