@@ -253,7 +253,7 @@ def filtered_memories(
     if store:
         memories = memories.filter(store=store)
     if tag:
-        memories = memories.filter(_has_tag(tag))
+        memories = memories.filter(has_tag(tag))
     if subject == SHARED_SUBJECT:
         memories = memories.filter(subject__isnull=True)
     elif isinstance(subject, str) and subject:
@@ -269,7 +269,8 @@ def filtered_memories(
     return memories
 
 
-def _has_tag(tag: str) -> Q:
+def has_tag(tag: str) -> Q:
+    """Memories (or any record with a JSON `tags` list) that carry `tag`."""
     if connection.vendor == "postgresql":
         return Q(tags__contains=[tag])
     # SQLite has no JSON containment lookup; its JSON1 table function does the same.
