@@ -1,0 +1,33 @@
+"""gunicorn settings, read from MEMORYADMIN_* variables.
+
+The container and the end-to-end test both start the web server as
+`gunicorn -c gunicorn.conf.py memoryadmin.wsgi`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _setting(name: str, default: str) -> str:
+    return os.environ.get(f"MEMORYADMIN_{name}", default)
+
+
+bind = _setting("BIND", "0.0.0.0:8000")
+# Threads share one process's embedding model and connections; processes use the cores.
+workers = int(_setting("WEB_WORKERS", "2"))
+threads = int(_setting("WEB_THREADS", "4"))
+worker_class = "gthread"
+timeout = int(_setting("WEB_TIMEOUT", "60"))
+graceful_timeout = 30
+keepalive = 5
+# Recycle workers now and then so a slow leak never takes the service down.
+max_requests = 2000
+max_requests_jitter = 200
+# memoryadmin.requests logs every request with its id in the app's own format (JSON in
+# production); gunicorn's access log would be a second, unstructured copy.
+accesslog = None
+errorlog = "-"
+# A worker's temporary heartbeat file in memory, not on a container's overlay disk.
+worker_tmp_dir = "/dev/shm" if Path("/dev/shm").is_dir() else None
