@@ -222,6 +222,73 @@ CONTENT_SECURITY_POLICY = {
     },
 }
 
+# --- MCP door (issue 9) -------------------------------------------------------------------
+# The app is served over ASGI so that /mcp/ (the MCP SDK's Starlette endpoint) runs in the
+# same process as Django: see memoryadmin/asgi.py.
+ASGI_APPLICATION = "memoryadmin.asgi.application"
+
+# --- Background work and recall -------------------------------------------------------
+
+# Production embeddings: an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, vLLM,
+# TEI). The model must produce 384 dimensions or accept the `dimensions` parameter.
+if env("EMBEDDING_URL"):
+    MEMORYADMIN["EMBEDDINGS"] = {
+        "BACKEND": env("EMBEDDING_BACKEND", "stores.embeddings.http.OpenAICompatibleBackend"),
+        "OPTIONS": {
+            "url": env("EMBEDDING_URL"),
+            "model": env("EMBEDDING_MODEL", ""),
+            "api_key": env("EMBEDDING_API_KEY", ""),
+            "send_dimensions": env_bool("EMBEDDING_SEND_DIMENSIONS", True),
+            "batch_size": int(env("EMBEDDING_BATCH_SIZE", "64") or 64),
+            "timeout": float(env("EMBEDDING_TIMEOUT", "30") or 30),
+            "max_retries": int(env("EMBEDDING_MAX_RETRIES", "3") or 3),
+            "query_prefix": env("EMBEDDING_QUERY_PREFIX", ""),
+            "document_prefix": env("EMBEDDING_DOCUMENT_PREFIX", ""),
+        },
+    }
+
+MEMORYADMIN["DECAY"] = {
+    # Importance halves every HALF_LIFE_DAYS since the memory was last decayed (or created).
+    "HALF_LIFE_DAYS": float(env("DECAY_HALF_LIFE_DAYS", "30") or 30),
+    "BATCH_SIZE": int(env("DECAY_BATCH_SIZE", "20000") or 20000),
+}
+MEMORYADMIN["EXPIRY_BATCH_SIZE"] = int(env("EXPIRY_BATCH_SIZE", "500") or 500)
+MEMORYADMIN["REEMBED_BATCH_SIZE"] = int(env("REEMBED_BATCH_SIZE", "64") or 64)
+MEMORYADMIN["SEARCH"] = {
+    # How many candidates each side brings to the fusion, at least (more when a page
+    # reaches further). Past about 40 nearest neighbours PostgreSQL tends to prefer an
+    # exact scan to the HNSW index (measured on 100,000 rows: 140 ms instead of 6 ms), and
+    # ranks past 40 add little to reciprocal rank fusion.
+    "CANDIDATES": int(env("SEARCH_CANDIDATES", "100") or 100),
+    "VECTOR_CANDIDATES": int(env("SEARCH_VECTOR_CANDIDATES", "40") or 40),
+    # The k of reciprocal rank fusion: larger flattens the advantage of the very top ranks.
+    "RRF_K": int(env("SEARCH_RRF_K", "60") or 60),
+    # pgvector HNSW search breadth: higher finds more true neighbours, slower.
+    "HNSW_EF_SEARCH": int(env("SEARCH_HNSW_EF_SEARCH", "100") or 100),
+    # The vector side ignores neighbours at or under this cosine similarity. 0 drops only
+    # unrelated vectors; e5 models score unrelated pairs around 0.7, so raise it for them
+    # if a search should not return loosely related memories.
+    "VECTOR_MIN_SIMILARITY": float(env("SEARCH_VECTOR_MIN_SIMILARITY", "0") or 0),
+    # "Similar memories" shows neighbours at least this similar (cosine).
+    "SIMILAR_THRESHOLD": float(env("SIMILAR_THRESHOLD", "0.85") or 0.85),
+}
+
+# Celery beat (production, with a broker): the periodic passes, intervals in seconds.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-embeddings": {
+        "task": "stores.tasks.sweep_stale_embeddings",
+        "schedule": float(env("SWEEP_INTERVAL", "600") or 600),
+    },
+    "decay-memories": {
+        "task": "stores.tasks.decay_memories",
+        "schedule": float(env("DECAY_INTERVAL", "86400") or 86400),
+    },
+    "purge-expired-working-memory": {
+        "task": "stores.tasks.purge_expired_working_memory",
+        "schedule": float(env("EXPIRY_INTERVAL", "60") or 60),
+    },
+}
+
 # --- Production stack (issue 7): static files, security headers, health, logs --------------
 # Health probes answer before host validation and the HTTPS redirect (a container probe
 # talks plain HTTP to 127.0.0.1); request ids are set first so every log line carries one.

@@ -199,6 +199,10 @@ def commit(
     values = dict(change.values)
     if change.touch_updated_at:
         values["updated_at"] = timezone.now()
+    if isinstance(record, Memory) and "importance" in values:
+        # An importance someone sets is the value as of now: the decay pass must not shrink it
+        # for the time that passed before it was set.
+        values.setdefault("decayed_at", timezone.now())
     for name in spec.text_fields:
         if name in values:
             check_text_size(spec, values[name])
