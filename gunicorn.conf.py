@@ -1,7 +1,9 @@
 """gunicorn settings, read from MEMORYADMIN_* variables.
 
 The container and the end-to-end test both start the web server as
-`gunicorn -c gunicorn.conf.py memoryadmin.wsgi`.
+`gunicorn -c gunicorn.conf.py memoryadmin.asgi:application`: gunicorn manages the
+processes (restarts, graceful reloads, timeouts) and each one runs the ASGI application
+(Django, the REST API and the MCP endpoint at /mcp/) under uvicorn.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ def _setting(name: str, default: str) -> str:
 
 
 bind = _setting("BIND", "0.0.0.0:8000")
-# Threads share one process's embedding model and connections; processes use the cores.
+# Under ASGI Django runs sync views on one thread per process: processes are the
+# concurrency, about one or two per core.
 workers = int(_setting("WEB_WORKERS", "2"))
-threads = int(_setting("WEB_THREADS", "4"))
-worker_class = "gthread"
+worker_class = "uvicorn_worker.UvicornWorker"
 timeout = int(_setting("WEB_TIMEOUT", "60"))
 graceful_timeout = 30
 keepalive = 5

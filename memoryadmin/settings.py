@@ -340,6 +340,11 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 }
 # An edit must not wait long on a broker that is down: the sweep re-embeds what it missed.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2}
+# The result backend (Redis too) subscribes to each task's result as it is sent; its own
+# default retries a dead Redis for ~20 s, which an edit would wait through.
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 2, "interval_start": 0, "interval_step": 0.2}
+}
 CELERY_BROKER_CONNECTION_TIMEOUT = float(env("BROKER_CONNECTION_TIMEOUT", "2") or 2)
 
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

@@ -58,6 +58,7 @@ class Stack:
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
     admin_password: str = field(default_factory=lambda: secrets.token_urlsafe(16))
     secret_key: str = field(default_factory=lambda: secrets.token_urlsafe(50))
+    worker_slowed: bool = False
 
     # --- settings ----------------------------------------------------------------------
 
@@ -93,7 +94,6 @@ class Stack:
             "MEMORYADMIN_DATA_DIR": str(self.run_dir / "data"),
             "MEMORYADMIN_BIND": f"127.0.0.1:{self.http_port}",
             "MEMORYADMIN_WEB_WORKERS": "2",
-            "MEMORYADMIN_WEB_THREADS": "4",
             "MEMORYADMIN_ADMIN_PASSWORD": self.admin_password,
             **overrides,
         }
@@ -178,11 +178,19 @@ class Stack:
     def start_web(self) -> None:
         self.spawn(
             "web",
-            [sys.executable, "-m", "gunicorn", "-c", "gunicorn.conf.py", "memoryadmin.wsgi"],
+            [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "-c",
+                "gunicorn.conf.py",
+                "memoryadmin.asgi:application",
+            ],
         )
         wait_for(lambda: self.get("/readyz").status_code == 200, "gunicorn to be ready")
 
     def start_worker(self, *, delay: float = 0.0, batch_size: int = 64) -> None:
+        self.worker_slowed = delay > 0
         self.spawn(
             "worker",
             [
@@ -212,6 +220,23 @@ class Stack:
         if not self.embed_marker.exists():
             return []
         return [int(line) for line in self.embed_marker.read_text().split()]
+
+    def restore(self) -> None:
+        """Bring back whatever a fault test left stopped or slowed."""
+        if not self._postgres_answers():
+            self.postgres("resume")
+        if "redis" not in self.processes:
+            self.start_redis()
+        if self.worker_slowed:
+            self.stop("worker")
+        if "worker" not in self.processes:
+            self.start_worker()
+
+    def _postgres_answers(self) -> bool:
+        try:
+            return bool(self.query("SELECT 1"))
+        except psycopg.OperationalError:
+            return False
 
     def start(self) -> None:
         (self.run_dir / "data").mkdir(exist_ok=True)

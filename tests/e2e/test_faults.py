@@ -9,12 +9,21 @@ import signal
 import sys
 import time
 
+import pytest
+
 from tests.e2e.helpers import all_fresh, log_in, stored_memories
 from tests.e2e.stack import Stack, wait_for
 from tests.e2e.test_stack import create_memory
 
 # The beat sweep runs every few seconds here; give it several rounds.
 SWEEP_DEADLINE = 30
+
+
+@pytest.fixture(autouse=True)
+def _stack_restored(stack):
+    """A failing fault test must not leave the next test without Redis, worker or database."""
+    yield
+    stack.restore()
 
 
 def edit(stack: Stack, token: str, memory_id: int, old: str, new: str):

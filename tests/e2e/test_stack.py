@@ -75,6 +75,12 @@ def test_the_ui_logs_in_and_serves_its_static_files(stack):
     assert "text/css" in stylesheet.headers["Content-Type"]
 
 
+def test_the_mcp_endpoint_is_served_by_the_same_web_processes(stack):
+    answer = stack.request("POST", "/mcp/", json={"jsonrpc": "2.0", "id": 1, "method": "ping"})
+
+    assert answer.status_code == 401  # there, and asking for an agent token
+
+
 def test_plain_http_is_redirected_to_https(stack):
     answer = stack.request("GET", "/", headers={"X-Forwarded-Proto": "http"})
 
