@@ -33,14 +33,16 @@ def env_list(name: str, default: str = "") -> list[str]:
 PRODUCTION = env("ENV", "development") == "production"
 DEBUG = env_bool("DEBUG", not PRODUCTION)
 
-_secret = env("SECRET_KEY")
-if not _secret:
-    if PRODUCTION:
+# Production must not fall back to a development default: name every missing variable at once.
+PRODUCTION_REQUIRED = ("SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "BROKER_URL")
+if PRODUCTION:
+    _missing = [f"MEMORYADMIN_{name}" for name in PRODUCTION_REQUIRED if not env(name)]
+    if _missing:
         raise ImproperlyConfigured(
-            "MEMORYADMIN_SECRET_KEY must be set when MEMORYADMIN_ENV=production."
+            f"MEMORYADMIN_ENV=production needs {', '.join(_missing)} to be set (see .env.example)."
         )
-    _secret = "django-insecure-development-only-key-do-not-use-in-production"
-SECRET_KEY = _secret
+
+SECRET_KEY = env("SECRET_KEY") or "django-insecure-development-only-key-do-not-use-in-production"
 
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver"
@@ -162,14 +164,6 @@ MEMORYADMIN = {
     },
 }
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
-}
-
 # --- Agent API (issue 3) ----------------------------------------------------------------
 INSTALLED_APPS += ["drf_spectacular_sidecar"]
 MEMORYADMIN["API"] = {
@@ -226,6 +220,165 @@ CONTENT_SECURITY_POLICY = {
         "frame-ancestors": ["'none'"],
         "base-uri": ["'none'"],
     },
+}
+
+# --- MCP door (issue 9) -------------------------------------------------------------------
+# The app is served over ASGI so that /mcp/ (the MCP SDK's Starlette endpoint) runs in the
+# same process as Django: see memoryadmin/asgi.py.
+ASGI_APPLICATION = "memoryadmin.asgi.application"
+
+# --- Background work and recall -------------------------------------------------------
+
+# Production embeddings: an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama, vLLM,
+# TEI). The model must produce 384 dimensions or accept the `dimensions` parameter.
+if env("EMBEDDING_URL"):
+    MEMORYADMIN["EMBEDDINGS"] = {
+        "BACKEND": env("EMBEDDING_BACKEND", "stores.embeddings.http.OpenAICompatibleBackend"),
+        "OPTIONS": {
+            "url": env("EMBEDDING_URL"),
+            "model": env("EMBEDDING_MODEL", ""),
+            "api_key": env("EMBEDDING_API_KEY", ""),
+            "send_dimensions": env_bool("EMBEDDING_SEND_DIMENSIONS", True),
+            "batch_size": int(env("EMBEDDING_BATCH_SIZE", "64") or 64),
+            "timeout": float(env("EMBEDDING_TIMEOUT", "30") or 30),
+            "max_retries": int(env("EMBEDDING_MAX_RETRIES", "3") or 3),
+            "query_prefix": env("EMBEDDING_QUERY_PREFIX", ""),
+            "document_prefix": env("EMBEDDING_DOCUMENT_PREFIX", ""),
+        },
+    }
+
+MEMORYADMIN["DECAY"] = {
+    # Importance halves every HALF_LIFE_DAYS since the memory was last decayed (or created).
+    "HALF_LIFE_DAYS": float(env("DECAY_HALF_LIFE_DAYS", "30") or 30),
+    "BATCH_SIZE": int(env("DECAY_BATCH_SIZE", "20000") or 20000),
+}
+MEMORYADMIN["EXPIRY_BATCH_SIZE"] = int(env("EXPIRY_BATCH_SIZE", "500") or 500)
+MEMORYADMIN["REEMBED_BATCH_SIZE"] = int(env("REEMBED_BATCH_SIZE", "64") or 64)
+MEMORYADMIN["SEARCH"] = {
+    # How many candidates each side brings to the fusion, at least (more when a page
+    # reaches further). Past about 40 nearest neighbours PostgreSQL tends to prefer an
+    # exact scan to the HNSW index (measured on 100,000 rows: 140 ms instead of 6 ms), and
+    # ranks past 40 add little to reciprocal rank fusion.
+    "CANDIDATES": int(env("SEARCH_CANDIDATES", "100") or 100),
+    "VECTOR_CANDIDATES": int(env("SEARCH_VECTOR_CANDIDATES", "40") or 40),
+    # The k of reciprocal rank fusion: larger flattens the advantage of the very top ranks.
+    "RRF_K": int(env("SEARCH_RRF_K", "60") or 60),
+    # pgvector HNSW search breadth: higher finds more true neighbours, slower.
+    "HNSW_EF_SEARCH": int(env("SEARCH_HNSW_EF_SEARCH", "100") or 100),
+    # The vector side ignores neighbours at or under this cosine similarity. 0 drops only
+    # unrelated vectors; e5 models score unrelated pairs around 0.7, so raise it for them
+    # if a search should not return loosely related memories.
+    "VECTOR_MIN_SIMILARITY": float(env("SEARCH_VECTOR_MIN_SIMILARITY", "0") or 0),
+    # "Similar memories" shows neighbours at least this similar (cosine).
+    "SIMILAR_THRESHOLD": float(env("SIMILAR_THRESHOLD", "0.85") or 0.85),
+}
+
+# Celery beat (production, with a broker): the periodic passes, intervals in seconds.
+CELERY_BEAT_SCHEDULE = {
+    "sweep-stale-embeddings": {
+        "task": "stores.tasks.sweep_stale_embeddings",
+        "schedule": float(env("SWEEP_INTERVAL", "600") or 600),
+    },
+    "decay-memories": {
+        "task": "stores.tasks.decay_memories",
+        "schedule": float(env("DECAY_INTERVAL", "86400") or 86400),
+    },
+    "purge-expired-working-memory": {
+        "task": "stores.tasks.purge_expired_working_memory",
+        "schedule": float(env("EXPIRY_INTERVAL", "60") or 60),
+    },
+}
+
+# --- Production stack (issue 7): static files, security headers, health, logs --------------
+# Health probes answer before host validation and the HTTPS redirect (a container probe
+# talks plain HTTP to 127.0.0.1); request ids are set first so every log line carries one.
+MIDDLEWARE = [
+    "memoryadmin.ops.requests.RequestIdMiddleware",
+    "memoryadmin.ops.health.HealthCheckMiddleware",
+    *MIDDLEWARE,
+    "memoryadmin.ops.database.DatabaseUnavailableMiddleware",
+]
+if PRODUCTION:
+    # WhiteNoise serves the collected static files from the app itself (no separate web
+    # server); in development runserver serves them from the source folders.
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("django.middleware.security.SecurityMiddleware") + 1,
+        "whitenoise.middleware.WhiteNoiseMiddleware",
+    )
+    # Hashed, compressed names: cached for a year by browsers, built by collectstatic.
+    STORAGES = {
+        "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+        "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+    }
+
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+# Behind a TLS-terminating proxy, it tells us the original scheme; trust the header only
+# when such a proxy is there to overwrite whatever a client sent.
+if env_bool("TRUST_X_FORWARDED_PROTO", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_SSL_REDIRECT = env_bool("SSL_REDIRECT", PRODUCTION)
+SESSION_COOKIE_SECURE = env_bool("SECURE_COOKIES", PRODUCTION)
+CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+SESSION_COOKIE_HTTPONLY = True
+SECURE_HSTS_SECONDS = int(env("HSTS_SECONDS", "31536000" if PRODUCTION else "0") or 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_bool("HSTS_PRELOAD", False)
+if not SECURE_HSTS_PRELOAD:
+    # Preloading puts the domain on browsers' built-in lists, which takes months to undo:
+    # an operator's decision (MEMORYADMIN_HSTS_PRELOAD=true), not a default.
+    SILENCED_SYSTEM_CHECKS = ["security.W021"]
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+# Workers log through Django's LOGGING (JSON in production) instead of Celery's own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    # A task a killed worker held is handed out again after this long; the sweep finds
+    # its records sooner.
+    "visibility_timeout": int(env("BROKER_VISIBILITY_TIMEOUT", "3600") or 3600),
+}
+# An edit must not wait long on a broker that is down: the sweep re-embeds what it missed.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.2}
+# The result backend (Redis too) subscribes to each task's result as it is sent; its own
+# default retries a dead Redis for ~20 s, which an edit would wait through.
+CELERY_RESULT_BACKEND_TRANSPORT_OPTIONS = {
+    "retry_policy": {"max_retries": 2, "interval_start": 0, "interval_step": 0.2}
+}
+CELERY_BROKER_CONNECTION_TIMEOUT = float(env("BROKER_CONNECTION_TIMEOUT", "2") or 2)
+
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # An unreachable host must fail a request (503) in seconds, not hang a worker thread.
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", int(env("DATABASE_CONNECT_TIMEOUT", "5") or 5)
+    )
+
+MEMORYADMIN["READINESS_TIMEOUT"] = float(env("READINESS_TIMEOUT", "3") or 3)
+
+# One JSON object per line in production (MEMORYADMIN_LOG_FORMAT=json|text overrides).
+LOG_FORMAT = env("LOG_FORMAT", "json" if PRODUCTION else "text")
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {
+        "request_id": {"()": "memoryadmin.ops.logs.RequestIdFilter"},
+    },
+    "formatters": {
+        "json": {
+            "()": "memoryadmin.ops.logs.JsonFormatter",
+            "fmt": "%(levelname)s %(name)s %(message)s",
+        },
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        }
+    },
+    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
+    "loggers": {"django.db.backends": {"level": "INFO"}},
 }
 
 # --- Shared cache (issue 8) ---

@@ -11,3 +11,6 @@ urlpatterns = [
 
 # The agent API (issue 3): /api/v1/, /api/schema/, /api/docs/.
 urlpatterns += [path("api/", include("memoryadmin.api.urls"))]
+
+# A database outage met outside a view answers 503 like one met inside (memoryadmin.ops).
+handler500 = "memoryadmin.ops.database.server_error"

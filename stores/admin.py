@@ -12,6 +12,7 @@ from stores.models import (
     Agent,
     AgentAccess,
     AgentToken,
+    DecayPass,
     Memory,
     Revision,
     RulesDocument,
@@ -121,3 +122,27 @@ class RevisionAdmin(SurfaceAdmin):
     ]
     list_filter = ["agent", "surface", "op", "channel", "review"]
     search_fields = ["actor"]
+
+
+@admin.register(DecayPass)
+class DecayPassAdmin(admin.ModelAdmin):
+    """The log of importance-decay passes, for the operator; written only by the pass."""
+
+    list_display = [
+        "started_at",
+        "rows_touched",
+        "batches",
+        "duration_seconds",
+        "half_life_days",
+        "daily_factor",
+        "triggered_by",
+        "error",
+    ]
+    list_filter = ["triggered_by"]
+    date_hierarchy = "started_at"
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -1,9 +1,21 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.db.models.signals import post_migrate
 
 
 class StoresConfig(AppConfig):
     name = "stores"
     verbose_name = "Memory stores"
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        post_migrate.connect(_ensure_fulltext, sender=self)
+
+
+def _ensure_fulltext(sender, using: str = "default", **kwargs) -> None:
+    from django.db import connections
+
+    from stores.dbops import ensure_sqlite_memory_fulltext
+
+    ensure_sqlite_memory_fulltext(connections[using])

@@ -1,17 +1,25 @@
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from tests.factories import AgentFactory, RecordMaker, UserFactory
 
-FAKE_EMBEDDINGS = {"BACKEND": "stores.embeddings.fake.FakeBackend", "OPTIONS": {}}
+# Unit tests embed with the deterministic fake. This is a fixture, not an environment
+# variable set here: pytest-django loads the settings before this file is imported.
+TEST_EMBEDDING_BACKEND = os.environ.get(
+    "MEMORYADMIN_TEST_EMBEDDING_BACKEND", "stores.embeddings.fake.FakeBackend"
+)
 
 
 @pytest.fixture(autouse=True)
 def _test_settings(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    # The deterministic fake embedder; tests of the real model ask for it explicitly.
-    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "EMBEDDINGS": FAKE_EMBEDDINGS}
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "EMBEDDINGS": {"BACKEND": TEST_EMBEDDING_BACKEND, "OPTIONS": {}},
+    }
 
 
 @pytest.fixture

@@ -40,24 +40,38 @@ class AgentPrincipal:
 
 
 class BearerTokenAuthentication(authentication.BaseAuthentication):
-    keyword = "Bearer"
-
     def authenticate(self, request: Request) -> tuple[AgentPrincipal, AgentToken] | None:
-        header = authentication.get_authorization_header(request).decode("latin-1").split()
-        if not header or header[0].lower() != self.keyword.lower():
-            return None
-        if len(header) != 2:
-            raise exceptions.AuthenticationFailed(
-                "The Authorization header must read 'Bearer <token>'."
-            )
-        token = token_authenticate(header[1])
+        token = bearer_token(authentication.get_authorization_header(request))
         if token is None:
-            raise exceptions.AuthenticationFailed("Unknown, revoked or expired token.")
-        touch_last_used(token)
+            return None
         return AgentPrincipal(token), token
 
     def authenticate_header(self, request: Request) -> str:
-        return f'{self.keyword} realm="memoryadmin"'
+        return WWW_AUTHENTICATE
+
+
+KEYWORD = "Bearer"
+WWW_AUTHENTICATE = f'{KEYWORD} realm="memoryadmin"'
+
+
+def bearer_token(header: bytes) -> AgentToken | None:
+    """The live token an `Authorization: Bearer <token>` header names; None without one.
+
+    Raises AuthenticationFailed for a malformed header or an unknown, revoked or expired
+    token. Every door that takes agent tokens (REST, MCP over HTTP) reads the header here.
+    """
+    words = header.decode("latin-1").split()
+    if not words or words[0].lower() != KEYWORD.lower():
+        return None
+    if len(words) != 2:
+        raise exceptions.AuthenticationFailed(
+            "The Authorization header must read 'Bearer <token>'."
+        )
+    token = token_authenticate(words[1])
+    if token is None:
+        raise exceptions.AuthenticationFailed("Unknown, revoked or expired token.")
+    touch_last_used(token)
+    return token
 
 
 def touch_last_used(token: AgentToken) -> None:

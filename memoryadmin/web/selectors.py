@@ -5,30 +5,30 @@ Every function here runs a fixed number of queries, whatever the number of rows.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import connection
-from django.db.models import Count, F, Q, QuerySet
+from django.conf import settings
+from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
 
-from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
+from memoryadmin.web.surfaces import RELEVANCE, SURFACE_UI, SurfaceUI
 from stores.models import Agent, Memory, Revision
+from stores.selectors.embeddings import stale_filter
+from stores.selectors.search import has_tag, search_memories
 
 PENDING = Revision.Review.PENDING
+# How many nearest vectors a list search adds beside its word matches.
+SEMANTIC_NEIGHBOURS = 5
 
 
-def stale_embedding_filter() -> Q:
-    """Embedded text whose vector is missing or was computed from other text."""
-    return Q(embedding__isnull=True) | ~Q(embedding_hash=F("text_hash"))
-
-
-def tag_filter(tag: str) -> Q:
-    if connection.vendor == "postgresql":
-        return Q(tags__contains=[tag])
-    # SQLite has no JSON containment; match the quoted element in the stored JSON text.
-    return Q(tags__icontains=json.dumps(tag))
+def effective_sort(ui: SurfaceUI, params: dict[str, Any]) -> str:
+    """The sort asked for; else relevance for a memory search; else the surface's default."""
+    if params.get("sort") in ui.sorts:
+        return params["sort"]
+    if (params.get("q") or "").strip() and RELEVANCE in ui.sorts:
+        return RELEVANCE
+    return ui.default_sort
 
 
 def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet:
@@ -37,12 +37,28 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
     if ui.select_related:
         records = records.select_related(*ui.select_related)
     query = (params.get("q") or "").strip()
+    sort = effective_sort(ui, params)
+    ranked: list[int] = []
     if query:
         match = Q()
         for name in ui.search_fields:
             match |= Q(**{f"{name}__icontains": query})
         if query.isdigit():
             match |= Q(pk=int(query))
+        if sort == RELEVANCE:
+            # Hybrid recall adds word-form matches and the closest paraphrases; the substring
+            # match keeps partial words. Only the nearest few vectors come in, so a search
+            # does not list every loosely related memory.
+            ranked = [
+                hit.record.pk
+                for hit in search_memories(
+                    agent=agent, query=query, include_invalidated=True,
+                    limit=settings.MEMORYADMIN["SEARCH"]["CANDIDATES"],
+                )
+                if hit.lexical_rank is not None
+                or (hit.vector_rank is not None and hit.vector_rank <= SEMANTIC_NEIGHBOURS)
+            ]  # fmt: skip
+            match |= Q(pk__in=ranked)
         records = records.filter(match)
     filters = ui.filters
     if "category" in filters and params.get("category"):
@@ -50,7 +66,7 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
     if "store" in filters and params.get("store"):
         records = records.filter(store=params["store"])
     if "tag" in filters and params.get("tag"):
-        records = records.filter(tag_filter(params["tag"].strip()))
+        records = records.filter(has_tag(params["tag"].strip()))
     if "namespace" in filters and params.get("namespace"):
         records = records.filter(namespace=params["namespace"].strip())
     if "subject" in filters and params.get("subject"):
@@ -75,13 +91,22 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
     if "enabled" in filters and params.get("enabled") in ("yes", "no"):
         records = records.filter(enabled=params["enabled"] == "yes")
     if "stale" in filters and params.get("stale"):
-        records = records.filter(stale_embedding_filter())
+        records = records.filter(stale_filter())
     if params.get("pending"):
         pending_ids = Revision.objects.filter(agent=agent, surface=ui.key, review=PENDING).values(
             "record_id"
         )
         records = records.filter(pk__in=pending_ids)
-    sort = params.get("sort") or ui.default_sort
+    if sort == RELEVANCE:
+        rank = Case(
+            *(
+                When(pk=record_id, then=Value(position))
+                for position, record_id in enumerate(ranked)
+            ),
+            default=Value(len(ranked)),
+            output_field=IntegerField(),
+        )
+        return records.order_by(rank, "-updated_at", "-id")
     return records.order_by(*ui.sorts.get(sort, ui.sorts[ui.default_sort]))
 
 
@@ -125,9 +150,7 @@ def dashboard_counts(agent: Agent) -> list[SurfaceCount]:
     for ui in SURFACE_UI.values():
         records = ui.spec.model.objects.filter(agent=agent)
         if ui.spec.embedded:
-            figures = records.aggregate(
-                total=Count("id"), stale=Count("id", filter=stale_embedding_filter())
-            )
+            figures = records.aggregate(total=Count("id"), stale=Count("id", filter=stale_filter()))
             counts.append(
                 SurfaceCount(ui, figures["total"], figures["stale"], pending.get(ui.key, 0))
             )

@@ -37,6 +37,9 @@ class SurfaceUI:
         return self.key != "rules"
 
 
+# Ranked by hybrid recall (lexical + vector); the default sort of a memory search.
+RELEVANCE = "relevance"
+
 _COMMON_SORTS = {
     "-updated": ("-updated_at", "-id"),
     "updated": ("updated_at", "id"),
@@ -58,6 +61,7 @@ SURFACE_UI: dict[str, SurfaceUI] = {
                 {"category", "store", "tag", "subject", "importance", "invalidated", "stale"}
             ),
             sorts={
+                RELEVANCE: (),
                 **_COMMON_SORTS,
                 "-importance": ("-importance", "-id"),
                 "importance": ("importance", "id"),

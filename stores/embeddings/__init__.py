@@ -1,3 +1,8 @@
-from stores.embeddings.base import EmbeddingBackend, get_backend
+from stores.embeddings.base import (
+    EmbeddingBackend,
+    EmbeddingError,
+    EmbeddingUnavailable,
+    get_backend,
+)
 
-__all__ = ["EmbeddingBackend", "get_backend"]
+__all__ = ["EmbeddingBackend", "EmbeddingError", "EmbeddingUnavailable", "get_backend"]

@@ -10,6 +10,18 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 
+class EmbeddingUnavailable(ConnectionError):
+    """The embedding service could not answer now (down, overloaded, timed out).
+
+    A ConnectionError, so the re-embed task retries it with backoff; the record stays
+    stale meanwhile and the periodic sweep catches it if every retry fails.
+    """
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding service answered, but not with usable vectors (bad config, bad model)."""
+
+
 class EmbeddingBackend(Protocol):
     """Turns texts into unit vectors. Documents and queries may be embedded differently."""
 

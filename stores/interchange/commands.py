@@ -9,11 +9,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from stores.interchange.console import console_for, print_import_report, progress_bar
 from stores.models import Agent
+from stores.selectors.embeddings import embedded_surfaces, stale_records
 from stores.services import Actor, agent_get_or_create
-from stores.services.embeddings import embedded_surfaces, reembed, stale_records
+from stores.services.embeddings import reembed_sweep
 from stores.services.importing import ImportReport
-
-EMBED_BATCH = 256
 
 
 def find_agent(name: str) -> Agent:
@@ -82,11 +81,15 @@ class ImportCommand(BaseCommand):
     def embed(self, agent: Agent) -> None:
         console = console_for(self.stderr)
         for surface_key in embedded_surfaces():
-            ids = list(stale_records(surface_key).filter(agent=agent).values_list("pk", flat=True))
-            if not ids:
+            total = stale_records(surface_key, agent=agent).count()
+            if not total:
                 continue
-            with progress_bar(console, f"embedding {surface_key}", len(ids)) as advance:
-                for start in range(0, len(ids), EMBED_BATCH):
-                    batch = ids[start : start + EMBED_BATCH]
-                    reembed(surface_key, batch)
-                    advance(len(batch))
+            with progress_bar(console, f"embedding {surface_key}", total) as advance:
+                done_so_far = 0
+
+                def report(_surface: str, done: int, _total: int) -> None:
+                    nonlocal done_so_far
+                    advance(done - done_so_far)
+                    done_so_far = done
+
+                reembed_sweep(surfaces=[surface_key], agent=agent, progress=report)

@@ -1,4 +1,5 @@
 from stores.models.agents import Agent, AgentAccess, AgentToken, Subject
+from stores.models.background import DecayPass
 from stores.models.base import (
     EMBEDDING_DIMENSIONS,
     EmbeddedRecord,
@@ -21,6 +22,7 @@ __all__ = [
     "AgentAccess",
     "AgentToken",
     "Channel",
+    "DecayPass",
     "EmbeddedRecord",
     "IdempotentRequest",
     "ImportedSource",

@@ -58,8 +58,10 @@ class Memory(EmbeddedRecord):
             models.Index(fields=["agent", "category"], name="memory_category"),
             models.Index(fields=["agent", "store"], name="memory_store"),
             models.Index(fields=["agent", "-updated_at"], name="memory_updated"),
-            models.Index(fields=["agent", "-importance"], name="memory_importance"),
-            models.Index(fields=["decayed_at"], name="memory_decayed"),
+            # No index may cover importance or decayed_at: the decay pass rewrites both on
+            # every row, and only while no indexed column changes can PostgreSQL update a
+            # row in place (a HOT update) instead of adding an entry to every index,
+            # including the expensive HNSW and full-text ones.
         ]
         constraints = [
             models.UniqueConstraint(

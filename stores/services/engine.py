@@ -93,15 +93,25 @@ def _edit_details(error: TextEditError) -> dict[str, Any]:
 def _log(operation: str, kwargs: dict[str, Any], result: WriteResult) -> None:
     actor = kwargs.get("actor")
     agent = kwargs.get("agent")
+    ref = kwargs.get("ref")
+    # record_id is always the numeric id (None when the write was refused before one was
+    # known); ref is the id or alias the caller gave, as text.
+    record_id = result.id
+    surface = result.surface or kwargs.get("surface_key")
+    # Ids and words only: the text written never goes into the message or its fields.
     logger.info(
-        "write %s",
+        "write %s %s: %s %s",
         operation,
+        result.status,
+        surface,
+        record_id if record_id is not None else ref,
         extra={
             "op": operation,
             "status": str(result.status),
             "agent": getattr(agent, "name", None),
-            "record_id": result.id if result.id is not None else kwargs.get("ref"),
-            "surface": result.surface,
+            "record_id": record_id,
+            "ref": str(ref) if ref is not None else None,
+            "surface": surface,
             "actor": getattr(actor, "label", None),
             "channel": getattr(actor, "channel", None),
         },
@@ -189,6 +199,10 @@ def commit(
     values = dict(change.values)
     if change.touch_updated_at:
         values["updated_at"] = timezone.now()
+    if isinstance(record, Memory) and "importance" in values:
+        # An importance someone sets is the value as of now: the decay pass must not shrink it
+        # for the time that passed before it was set.
+        values.setdefault("decayed_at", timezone.now())
     for name in spec.text_fields:
         if name in values:
             check_text_size(spec, values[name])

@@ -6,7 +6,7 @@ from typing import Any
 
 from stores.editing import PhraseEdit, Status
 from stores.selectors.records import record_data, rules_document_id
-from stores.selectors.search import search_memories
+from stores.selectors.search import recall
 from stores.services import (
     find_record,
     memory_invalidate,
@@ -74,7 +74,7 @@ def _ref(context: ToolContext, surface_key: str, args: dict[str, Any]) -> int | 
 )
 def recall_memories(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     filters = {key: value for key, value in args.items() if key not in ("query", "limit")}
-    page = search_memories(
+    page = recall(
         agent=context.agent,
         query=args.get("query", ""),
         limit=args.get("limit", 10),

@@ -89,14 +89,17 @@ def test_replace_bumps_updated_at_only(agent, aged_memory):
     assert {k: after[k] for k in PRESERVED} == {k: before[k] for k in PRESERVED}
 
 
-def test_importance_change_moves_importance_and_updated_at_only(agent, aged_memory):
+def test_importance_change_moves_importance_updated_at_and_the_decay_anchor(agent, aged_memory):
     before = snapshot(aged_memory)
     result = memory_set_importance(agent=agent, ref=aged_memory.pk, actor=ME, importance=0.9)
     after = snapshot(aged_memory)
     assert result.ok
     assert after["importance"] == 0.9
     assert after["updated_at"] > before["updated_at"]
-    unchanged = [name for name in PRESERVED if name != "importance"]
+    # A value set by hand is as of now: the next decay pass must not shrink it for time
+    # that passed before it was set.
+    assert after["decayed_at"] > before["decayed_at"]
+    unchanged = [name for name in PRESERVED if name not in ("importance", "decayed_at")]
     assert {k: after[k] for k in unchanged} == {k: before[k] for k in unchanged}
     assert after["content"] == before["content"]
 

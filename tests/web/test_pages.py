@@ -129,7 +129,11 @@ def test_every_surface_lists_and_searches(staff_client, agent, make, surface):
     body = fragment.content.decode()
     assert "<html" not in body
     assert "note 1 about tea" in body
-    assert "note 0" not in body and "note 2" not in body
+    if surface == "memory":
+        # Memory search ranks (any word may match): the full match comes first.
+        assert body.index("note 1 about tea") < min(body.index("note 0"), body.index("note 2"))
+    else:
+        assert "note 0" not in body and "note 2" not in body
 
 
 def test_memory_filters(staff_client, agent, make):
@@ -292,3 +296,17 @@ def test_revision_rows_are_per_agent(staff_client, agent, other_agent, make):
     response = staff_client.get(url("record_history", agent.name, "memory", theirs.pk))
     assert response.status_code == 404
     assert Revision.objects.filter(record_id=theirs.pk).exists()
+
+
+def test_memory_search_ranks_by_hybrid_relevance_and_keeps_substring_matches(
+    staff_client, agent, make
+):
+    make.memory(agent, content="Notes about the garden shed.")
+    rare = make.memory(agent, content="The user's cat is called Zanzibarite.")
+    partial = make.memory(agent, content="Bought zanzibar spices.")
+    page = staff_client.get(url("record_list", agent.name, "memory"), {"q": "zanzibarite"})
+    rows = [record.pk for record, _ in page.context["rows"]]
+    assert rows[0] == rare.pk
+    assert page.context["current_sort"] == "relevance"
+    partial_page = staff_client.get(url("record_list", agent.name, "memory"), {"q": "zanzibar"})
+    assert partial.pk in [record.pk for record, _ in partial_page.context["rows"]]

@@ -24,7 +24,7 @@ from memoryadmin.api.views.base import AgentViewSet
 from stores.editing import PhraseEdit, Status
 from stores.models import Subject
 from stores.selectors.records import record_data, record_summary, records_for_agent
-from stores.selectors.search import search_memories
+from stores.selectors.search import recall
 from stores.services import (
     SurfaceSpec,
     find_record,
@@ -207,7 +207,7 @@ class MemoryViewSet(SurfaceViewSet):
         query = self.parse(inputs.RecallQuery, request.query_params)
         query.pop("agent", None)
         limit, offset = query.pop("limit"), query.pop("offset")
-        found = search_memories(
+        found = recall(
             agent=self.caller.agent, query=query.pop("q", ""), limit=limit, offset=offset, **query
         )
         return self.page([hit.as_dict() for hit in found.hits], found.total, limit, offset)

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django_htmx.http import reswap, retarget
 
+from memoryadmin.api.statuses import http_code
 from memoryadmin.web.access import AgentScope
 from memoryadmin.web.rendering import diff_pieces
 from memoryadmin.web.surfaces import SurfaceUI
@@ -17,25 +18,10 @@ from stores.editing import Status
 from stores.models import Revision, VersionedRecord
 from stores.services import WriteResult
 
-# The same codes the REST API answers with, so a refusal means the same thing at every door.
-HTTP_STATUS = {
-    Status.INVALID: 400,
-    Status.FORBIDDEN: 403,
-    Status.DISABLED: 403,
-    Status.PRIVACY_RESTRICTED: 403,
-    Status.NOT_FOUND: 404,
-    Status.CONFLICT: 409,
-    Status.NOT_EDITABLE: 409,
-    Status.NO_MATCH: 422,
-    Status.AMBIGUOUS: 422,
-    Status.NO_CHANGE: 422,
-    Status.SUSPECTED_TRUNCATION: 422,
-    Status.PRECONDITION_REQUIRED: 428,
-}
-
 
 def http_status(result: WriteResult) -> int:
-    return 200 if result.ok else HTTP_STATUS.get(result.status, 400)
+    """The REST API's code for the same status, so a refusal means the same at every door."""
+    return http_code(result.status)
 
 
 def refusal(status: Status, message: str) -> WriteResult:

@@ -12,7 +12,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import BulkForm, ListFilterForm
-from memoryadmin.web.selectors import memory_categories, pending_counts, record_list
+from memoryadmin.web.selectors import (
+    effective_sort,
+    memory_categories,
+    pending_counts,
+    record_list,
+)
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
 from stores.models import Revision, Subject
@@ -49,6 +54,7 @@ def _list_context(
         "querystring": query.urlencode(),
         "list_url": reverse("web:record_list", args=[scope.agent.name, ui.key]),
         "sorts": list(ui.sorts),
+        "current_sort": effective_sort(ui, filters),
         "bulk_actions": _bulk_actions(ui) if scope.can_write else [],
     }
     if ui.key == "memory":

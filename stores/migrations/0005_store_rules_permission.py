@@ -6,7 +6,7 @@ from django.db import migrations
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('stores', '0003_imported_source'),
+        ('stores', '0004_background'),
     ]
 
     operations = [

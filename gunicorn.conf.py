@@ -1,0 +1,35 @@
+"""gunicorn settings, read from MEMORYADMIN_* variables.
+
+The container and the end-to-end test both start the web server as
+`gunicorn -c gunicorn.conf.py memoryadmin.asgi:application`: gunicorn manages the
+processes (restarts, graceful reloads, timeouts) and each one runs the ASGI application
+(Django, the REST API and the MCP endpoint at /mcp/) under uvicorn.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def _setting(name: str, default: str) -> str:
+    return os.environ.get(f"MEMORYADMIN_{name}", default)
+
+
+bind = _setting("BIND", "0.0.0.0:8000")
+# Under ASGI Django runs sync views on one thread per process: processes are the
+# concurrency, about one or two per core.
+workers = int(_setting("WEB_WORKERS", "2"))
+worker_class = "uvicorn_worker.UvicornWorker"
+timeout = int(_setting("WEB_TIMEOUT", "60"))
+graceful_timeout = 30
+keepalive = 5
+# Recycle workers now and then so a slow leak never takes the service down.
+max_requests = 2000
+max_requests_jitter = 200
+# memoryadmin.requests logs every request with its id in the app's own format (JSON in
+# production); gunicorn's access log would be a second, unstructured copy.
+accesslog = None
+errorlog = "-"
+# A worker's temporary heartbeat file in memory, not on a container's overlay disk.
+worker_tmp_dir = "/dev/shm" if Path("/dev/shm").is_dir() else None

@@ -1,0 +1,42 @@
+"""The ASGI application: Django for every page and the REST API, MCP at /mcp/, one process.
+
+`uvicorn memoryadmin.asgi:application` serves it (bin/serve does); in production run several
+workers (`uvicorn --workers N`, or gunicorn with `-k uvicorn_worker.UvicornWorker`). The MCP
+door is stateless, so any worker answers any request.
+"""
+
+from __future__ import annotations
+
+import os
+
+from django.conf import settings
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
+from django.core.asgi import get_asgi_application
+from starlette.applications import Starlette
+from starlette.routing import Mount, Route
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
+MCP_PATHS = ("/mcp", "/mcp/")
+
+
+def build_application() -> Starlette:
+    """A new application (each MCP door can be started once, so tests build their own)."""
+    django_application = get_asgi_application()
+    if settings.DEBUG:
+        # What runserver does in development: serve static files without collectstatic.
+        django_application = ASGIStaticFilesHandler(django_application)
+
+    # Imported once get_asgi_application has set Django up: it reaches the models.
+    from memoryadmin.mcp.http import McpHttpDoor
+
+    door = McpHttpDoor()
+    return Starlette(
+        routes=[
+            *(Route(path, door) for path in MCP_PATHS),
+            Mount("/", app=django_application),
+        ],
+        lifespan=lambda _app: door.lifespan(),
+    )
+
+
+application = build_application()

@@ -1,0 +1,59 @@
+"""One production stack for the whole end-to-end session, started once and stopped at the end.
+
+It runs in the PostgreSQL pass of bin/test (pgvector is what production runs on); on the
+SQLite pass the tests are skipped with the reason.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.stack import Stack
+
+
+def _ports() -> tuple[int, int, int]:
+    # Beside the PostgreSQL test port each engineer (and CI) already owns: +3000 onwards.
+    base = int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55432")) + 3000
+    return base, base + 1, base + 2
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+@pytest.fixture(scope="session")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stack]:
+    if not os.environ.get("MEMORYADMIN_DATABASE_URL", "").startswith("postgres"):
+        pytest.skip(
+            "end-to-end stack runs in the PostgreSQL pass of bin/test "
+            "(set MEMORYADMIN_DATABASE_URL to a PostgreSQL URL)"
+        )
+    for program in ("redis-server", "redis-cli"):
+        if shutil.which(program) is None:
+            pytest.skip(f"{program} is not installed (bin/system-deps installs redis-server)")
+    # As root the database runs as the postgres user, which must reach this folder.
+    run_dir = Path(tempfile.mkdtemp(prefix="memoryadmin-e2e-"))
+    run_dir.chmod(0o755)
+    http_port, pg_port, redis_port = _ports()
+    running = Stack(
+        run_dir=run_dir,
+        log_dir=tmp_path_factory.mktemp("e2e-logs"),
+        pg_port=pg_port,
+        redis_port=redis_port,
+        http_port=http_port,
+    )
+    try:
+        running.start()
+        yield running
+    finally:
+        running.shutdown()
+        shutil.rmtree(run_dir, ignore_errors=True)

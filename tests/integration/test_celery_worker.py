@@ -1,0 +1,212 @@
+"""A real Redis broker and a real Celery worker process re-embed what the service writes.
+
+The test starts redis-server on loopback and `celery -A memoryadmin worker --pool=solo`
+as a subprocess against the same database as the test (a file database on SQLite; the
+committed test database on PostgreSQL), then waits on the database with a deadline.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import redis
+from django.conf import settings
+from django.db import connections
+from django.db.utils import load_backend
+
+from memoryadmin.celery import app
+from stores import tasks
+from stores.models import DecayPass, Memory, WorkingMemoryEntry
+from stores.services import Actor, record_edit
+from tests.factories import AgentFactory, RecordMaker
+
+ROOT = Path(__file__).resolve().parents[2]
+DEADLINE_SECONDS = 90
+MAINTAINER = Actor.maintainer("tests")
+
+
+def redis_port() -> int:
+    explicit = os.environ.get("MEMORYADMIN_TEST_REDIS_PORT")
+    if explicit:
+        return int(explicit)
+    # Each engineer's PostgreSQL test port + 1000, so parallel runs do not collide.
+    return int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55432")) + 1000
+
+
+@pytest.fixture
+def broker_url(tmp_path) -> Iterator[str]:
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed (bin/system-deps installs it with apt-get)")
+    port = redis_port()
+    subprocess.run(
+        [
+            "redis-server",
+            "--port", str(port),
+            "--bind", "127.0.0.1",
+            "--save", "",
+            "--appendonly", "no",
+            "--daemonize", "yes",
+            "--dir", str(tmp_path),
+            "--pidfile", str(tmp_path / "redis.pid"),
+            "--logfile", str(tmp_path / "redis.log"),
+        ],
+        check=True,
+    )  # fmt: skip
+    client = redis.Redis(host="127.0.0.1", port=port)
+    wait_for(client.ping, "redis-server to answer", exceptions=(redis.ConnectionError,))
+    yield f"redis://127.0.0.1:{port}/0"
+    client.shutdown(nosave=True)
+
+
+@pytest.fixture
+def worker_database(transactional_db, tmp_path) -> Iterator[dict[str, str]]:
+    """Environment that points a worker process at the database this test writes to."""
+    current = connections["default"]
+    if current.vendor == "postgresql":
+        db = current.settings_dict
+        yield {
+            "MEMORYADMIN_DATABASE_URL": (
+                f"postgres://{db['USER']}:{db['PASSWORD'] or ''}@{db['HOST']}:{db['PORT']}/"
+                f"{db['NAME']}"
+            )
+        }
+        return
+    # SQLite tests run in memory, which another process cannot open: switch this test to a
+    # migrated file database in the data folder the worker will use.
+    file_settings = {**current.settings_dict, "NAME": str(tmp_path / "memoryadmin.sqlite3")}
+    file_connection = load_backend(file_settings["ENGINE"]).DatabaseWrapper(
+        file_settings, "default"
+    )
+    connections["default"] = file_connection
+    try:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        yield {"MEMORYADMIN_DATA_DIR": str(tmp_path)}
+    finally:
+        file_connection.close()
+        connections["default"] = current
+
+
+@pytest.fixture
+def worker(broker_url, worker_database, tmp_path) -> Iterator[subprocess.Popen]:
+    env = {
+        **os.environ,
+        **worker_database,
+        "MEMORYADMIN_BROKER_URL": broker_url,
+        "MEMORYADMIN_EMBEDDING_BACKEND": settings.MEMORYADMIN["EMBEDDINGS"]["BACKEND"],
+    }
+    log = (tmp_path / "worker.log").open("w")
+    process = subprocess.Popen(
+        [
+            sys.executable, "-m", "celery", "-A", "memoryadmin", "worker",
+            "--pool=solo", "--loglevel=INFO",
+            "--without-gossip", "--without-mingle", "--without-heartbeat",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )  # fmt: skip
+    process.log_path = tmp_path / "worker.log"  # type: ignore[attr-defined]
+    # This process now sends tasks to the broker instead of running them in-process.
+    saved = {key: app.conf[key] for key in ("task_always_eager", "broker_url", "result_backend")}
+    switch_celery(task_always_eager=False, broker_url=broker_url, result_backend=broker_url)
+    try:
+        yield process
+    finally:
+        switch_celery(**saved)
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+        log.close()
+        if process.returncode not in (0, -signal.SIGTERM):
+            print((tmp_path / "worker.log").read_text()[-4000:])
+
+
+def switch_celery(**conf: object) -> None:
+    """Point this process's Celery app elsewhere, dropping connections made for the old place."""
+    # The broker connection and producer pools, built from the broker URL on first use.
+    if app._pool is not None:
+        app._pool.force_close_all()
+    app._pool = None
+    if "amqp" in vars(app):
+        app.amqp._producer_pool = None
+    # The result backend, cached from the result URL on first use.
+    app._backend_cache = None
+    vars(app._local).pop("backend", None)
+    app.conf.update(conf)
+
+
+def wait_for(
+    condition: Callable[[], object],
+    what: str,
+    *,
+    exceptions: tuple[type[BaseException], ...] = (),
+    process: subprocess.Popen | None = None,
+) -> object:
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while True:
+        try:
+            value = condition()
+        except exceptions:
+            value = None
+        if value:
+            return value
+        if process is not None and process.poll() is not None:
+            pytest.fail(f"the worker exited ({process.returncode}) while waiting for {what}")
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up after {DEADLINE_SECONDS}s waiting for {what}")
+        time.sleep(0.1)
+
+
+def fresh(model, pk: int) -> bool:
+    record = model.objects.filter(pk=pk).values("embedding_hash", "text_hash").first()
+    return bool(record and record["embedding_hash"] == record["text_hash"])
+
+
+def test_edits_through_the_service_are_reembedded_by_the_worker(worker):
+    agent = AgentFactory()
+    make = RecordMaker()
+    memory = make.memory(agent, "The user drinks tea.")
+    entry = make.working(agent, key="focus", value="Reviewing the patrol log.")
+    result = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=MAINTAINER,
+        old_string="tea",
+        new_string="green tea",
+    )
+    assert result.ok, result
+    edited_hash = Memory.objects.get(pk=memory.pk).text_hash
+
+    wait_for(lambda: fresh(Memory, memory.pk), "the memory's vector", process=worker)
+    wait_for(lambda: fresh(WorkingMemoryEntry, entry.pk), "the entry's vector", process=worker)
+
+    stored = Memory.objects.get(pk=memory.pk)
+    assert stored.embedding_hash == edited_hash  # the vector reads the edited text
+    assert stored.embedding is not None and len(stored.embedding) == 384
+    assert stored.version == 2  # re-embedding is bookkeeping: no version bump
+    worker_log = worker.log_path.read_text()
+    assert "stores.tasks.reembed_records" in worker_log  # the worker did it, not this process
+
+    # The periodic passes run on the worker too; their results come back through Redis.
+    assert tasks.sweep_stale_embeddings.delay().get(timeout=DEADLINE_SECONDS)["memory"] == {
+        "stored": 0,
+        "skipped_fresh": 0,
+        "skipped_changed": 0,
+    }
+    decay = tasks.decay_memories.delay().get(timeout=DEADLINE_SECONDS)
+    assert decay["rows_touched"] == 1
+    assert DecayPass.objects.get().triggered_by == "task:decay"
