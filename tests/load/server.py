@@ -38,9 +38,14 @@ def database_url() -> str:
 
 @contextlib.contextmanager
 def gunicorn(
-    *, workers: int = 4, threads: int = 4, port: int | None = None, **settings: str
+    *,
+    wsgi: bool = True,
+    workers: int = 4,
+    threads: int = 4,
+    port: int | None = None,
+    **settings: str,
 ) -> Iterator[str]:
-    """Start `gunicorn memoryadmin.wsgi` on loopback; yield its base URL; stop it.
+    """Start gunicorn on loopback; yield its base URL; stop it.
 
     `settings` are MEMORYADMIN_* environment variables for the server (without the prefix).
     """
@@ -56,20 +61,15 @@ def gunicorn(
     }
     if "BROKER_URL" not in settings:
         env.pop("MEMORYADMIN_BROKER_URL", None)  # eager tasks: re-embedding after each commit
-    command = [
-        str(Path(sys.executable).parent / "gunicorn"),
-        "memoryadmin.wsgi",
-        "-b",
-        f"127.0.0.1:{port}",
-        "-w",
-        str(workers),
-        "--threads",
-        str(threads),
-        "--timeout",
-        "120",
-        "--graceful-timeout",
-        "5",
-    ]
+    # The project's gunicorn.conf.py (read from the working folder) runs the production
+    # server: the ASGI application under uvicorn workers. `wsgi` asks for the classic
+    # threaded WSGI server instead (command-line options override the config file).
+    command = [str(Path(sys.executable).parent / "gunicorn"), "-b", f"127.0.0.1:{port}"]
+    if wsgi:
+        command += ["memoryadmin.wsgi", "--worker-class", "gthread", "--threads", str(threads)]
+    else:
+        command += ["-c", "gunicorn.conf.py", "memoryadmin.asgi:application"]
+    command += ["-w", str(workers), "--timeout", "120", "--graceful-timeout", "5"]
     log = (ROOT / "var").joinpath(f"gunicorn-{port}.log")
     log.parent.mkdir(exist_ok=True)
     with log.open("w") as output:
