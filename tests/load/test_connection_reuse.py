@@ -1,0 +1,43 @@
+"""The production server reuses PostgreSQL connections (PostgreSQL pass).
+
+Under ASGI, Django runs each request's sync code in a new thread, and its connections are
+per thread, so CONN_MAX_AGE kept none: every request opened a connection (about 10 of an
+edit's 27 ms, bench/edit_path.py). The connection pool hands out warm ones instead.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import requests
+from django.db import connection
+
+from tests.factories import AgentFactory, agent_token
+from tests.load.server import gunicorn
+
+REQUESTS = 30
+
+
+def sessions_opened() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_requests_do_not_open_a_connection_each():
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL: the pool is PostgreSQL's")
+    raw = agent_token(AgentFactory())[1]
+    with gunicorn(wsgi=False, workers=1) as base:
+        session = requests.Session()
+        session.headers["Authorization"] = f"Bearer {raw}"
+        session.get(f"{base}/api/v1/memories/", timeout=30)
+        before = sessions_opened()
+        for _ in range(REQUESTS):
+            assert session.get(f"{base}/api/v1/memories/", timeout=30).status_code == 200
+        time.sleep(1.5)  # a backend reports its session when it ends or flushes its stats
+        opened = sessions_opened() - before
+    assert opened <= 3, f"{opened} connections opened for {REQUESTS} requests"
