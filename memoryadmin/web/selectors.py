@@ -97,7 +97,7 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
             "record_id"
         )
         records = records.filter(pk__in=pending_ids)
-    if sort == RELEVANCE:
+    if sort == RELEVANCE and ranked:
         rank = Case(
             *(
                 When(pk=record_id, then=Value(position))
@@ -107,6 +107,10 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
             output_field=IntegerField(),
         )
         return records.order_by(rank, "-updated_at", "-id")
+    if sort == RELEVANCE:
+        # Nothing ranked: a Case with no branch is the constant 0, which PostgreSQL reads as
+        # ORDER BY position 0 and refuses. Substring matches come newest first.
+        return records.order_by("-updated_at", "-id")
     return records.order_by(*ui.sorts.get(sort, ui.sorts[ui.default_sort]))
 
 

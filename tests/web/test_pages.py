@@ -310,3 +310,14 @@ def test_memory_search_ranks_by_hybrid_relevance_and_keeps_substring_matches(
     assert page.context["current_sort"] == "relevance"
     partial_page = staff_client.get(url("record_list", agent.name, "memory"), {"q": "zanzibar"})
     assert partial.pk in [record.pk for record, _ in partial_page.context["rows"]]
+
+
+def test_memory_search_that_recall_does_not_rank_still_answers(staff_client, agent, make):
+    """Regression: with nothing ranked by recall, the relevance order was ORDER BY 0, which
+    PostgreSQL refuses (a 500); substring matches and empty results now list newest first."""
+    long_word = make.memory(agent, content="n" * 5000 + " tail")
+    make.memory(agent, content="Notes about the garden shed.")
+    for query, expected in (("n" * 300, [long_word.pk]), ("nothing-like-this-anywhere", [])):
+        page = staff_client.get(url("record_list", agent.name, "memory"), {"q": query})
+        assert page.status_code == 200
+        assert [record.pk for record, _ in page.context["rows"]] == expected
