@@ -21,7 +21,7 @@ After every step the whole agent is checked against what the service promises:
   reinforce, stored_at never, expires_at only by set_ttl;
 - the text hash is the fingerprint of the embedded text, and after commit no vector is stale.
 
-Size: MEMORYADMIN_STATEFUL_EXAMPLES (default 25) examples of MEMORYADMIN_STATEFUL_STEPS
+Size: MEMORYADMIN_STATEFUL_EXAMPLES (default 100) examples of MEMORYADMIN_STATEFUL_STEPS
 (default 40) steps.
 """
 
@@ -83,7 +83,7 @@ from stores.services import (
 )
 from tests.factories import AgentFactory, UserFactory
 
-EXAMPLES = int(os.environ.get("MEMORYADMIN_STATEFUL_EXAMPLES", "25"))
+EXAMPLES = int(os.environ.get("MEMORYADMIN_STATEFUL_EXAMPLES", "100"))
 STEPS = int(os.environ.get("MEMORYADMIN_STATEFUL_STEPS", "40"))
 
 WORDS = ["alpha", "beta", "gamma", "delta", "tea", "coffee", "Paris", "λ", "ünï", "\r\n", "\n"]
