@@ -421,3 +421,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_boo
         # A request waits this long for a free connection before failing (503).
         "timeout": float(env("DATABASE_POOL_TIMEOUT", "10") or 10),
     }
+
+# --- API answers that quote a lone surrogate from the request are rendered, not a 500.
+REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = [
+    "memoryadmin.api.renderers.SafeJSONRenderer",
+    *REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"][1:],
+]

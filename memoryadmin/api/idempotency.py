@@ -95,4 +95,19 @@ def release(reservation: Reservation) -> None:
 
 
 def _json_ready(data: Any) -> Any:
-    return json.loads(json.dumps(data, default=str))
+    return _storable(json.loads(json.dumps(data, default=str)))
+
+
+def _storable(value: Any) -> Any:
+    """PostgreSQL's jsonb holds no NUL and no unpaired surrogate; a refusal that quotes them
+    (an unknown field named with one) is kept with U+FFFD in their place, not a 500."""
+    if isinstance(value, str):
+        return "".join(
+            "\ufffd" if character == "\x00" or "\ud800" <= character <= "\udfff" else character
+            for character in value
+        )
+    if isinstance(value, dict):
+        return {_storable(key): _storable(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_storable(item) for item in value]
+    return value

@@ -151,3 +151,12 @@ def test_hostile_search_parameters_are_answered_not_crashed(api, agent, make, re
         page = reviewer.get(f"/a/{agent.name}/memory/?q={query}")
         assert page.status_code in (200, 400), (query, page.status_code)
     assert api.get("/api/v1/memories/", {"q": "a" * 5000}).status_code in (200, 400)
+
+
+def test_a_refusal_that_quotes_a_lone_surrogate_is_rendered(api):
+    """Regression: the unknown-field refusal echoed the field's name, and UTF-8 cannot encode
+    an unpaired surrogate, so rendering the refusal was a 500."""
+    answer = raw_post(api, "memories/", {"\ud800": 1, "content": "fine"})
+    assert answer.status_code == 400
+    assert answer.json()["status"] == "invalid"
+    assert "\ud800" in answer.json()["message"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from stores.models import Memory, Revision
 
 
@@ -44,3 +46,23 @@ def test_keys_belong_to_their_token(api, other_api, agent, other_agent, make):
     answer = other_api.call("post", f"memories/{theirs.pk}/reinforce/", {}, idempotency_key="same")
     assert answer.status_code == 200
     assert Memory.objects.get(pk=theirs.pk).reinforcement_count == 2
+
+
+def test_a_refusal_quoting_a_nul_or_a_lone_surrogate_is_kept_for_its_retry(api):
+    """Regression (found by the stateful schemathesis run on PostgreSQL): the refusal of an
+    unknown field named with a NUL was stored as jsonb for retries, which PostgreSQL
+    refuses, so the write answered 500."""
+    body = json.dumps({"b\u0000d": 1, "\ud800": 2, "key": "k", "value": "v"})
+    first, retry = (
+        api.post(
+            "/api/v1/working-memory/",
+            body,
+            content_type="application/json",
+            HTTP_IDEMPOTENCY_KEY="nul-field",
+        )
+        for _ in range(2)
+    )
+    assert first.status_code == retry.status_code == 400
+    assert first.json()["status"] == "invalid"
+    assert retry["Idempotent-Replayed"] == "true"
+    assert "b\ufffdd" in retry.json()["message"]
