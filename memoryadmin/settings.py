@@ -404,13 +404,16 @@ SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "memoryadmin.api.schema.add_record_links",
 ]
 
-# --- PostgreSQL connection pool (issue 8) ---
+# --- PostgreSQL connection pool (issue 8), opt-in ---
 # Under ASGI, Django runs each request's sync code in a thread of its own, and connections
-# are per thread: CONN_MAX_AGE kept none of them, so every request opened a new PostgreSQL
+# are per thread: CONN_MAX_AGE keeps none of them, so every request opens a new PostgreSQL
 # connection (about 10 ms of a 27 ms edit, measured by bench/edit_path.py). A pool per
 # process (Django 5.1+, psycopg_pool) hands each request a warm connection, checked first.
+# Off by default: after a database restart the pool reconnects with a growing back-off, so
+# the service takes longer to recover than with a connection per request
+# (tests/e2e/test_faults.py) until that is tuned.
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
-    "DATABASE_POOL", True
+    "DATABASE_POOL", False
 ):
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # the pool keeps them; Django must not
     # With a pool, Django turns this into the pool's check of each connection it hands out.

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from django.conf import settings
+from redis.exceptions import RedisError
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -12,6 +14,8 @@ from stores.models import AgentToken
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
+
+logger = logging.getLogger("memoryadmin.api")
 
 
 class CallerRateThrottle(SimpleRateThrottle):
@@ -22,6 +26,15 @@ class CallerRateThrottle(SimpleRateThrottle):
     """
 
     scope = "caller"
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        # The counters live in Redis when there is one; a Redis outage must not turn every
+        # API call into a 500 (edits keep working while the broker is down, PRODUCT.md 7).
+        try:
+            return super().allow_request(request, view)
+        except RedisError as error:
+            logger.warning("rate limit not applied: the cache is unavailable (%s)", error)
+            return True
 
     def get_rate(self) -> str | None:
         # Read on each request (not at import, as DRF does) so settings changes apply.

@@ -2,7 +2,8 @@
 
 Under ASGI, Django runs each request's sync code in a new thread, and its connections are
 per thread, so CONN_MAX_AGE kept none: every request opened a connection (about 10 of an
-edit's 27 ms, bench/edit_path.py). The connection pool hands out warm ones instead.
+edit's 27 ms, bench/edit_path.py). The connection pool (MEMORYADMIN_DATABASE_POOL=true)
+hands out warm ones instead.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def test_requests_do_not_open_a_connection_each():
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: the pool is PostgreSQL's")
     raw = agent_token(AgentFactory())[1]
-    with gunicorn(wsgi=False, workers=1) as base:
+    with gunicorn(wsgi=False, workers=1, DATABASE_POOL="true") as base:
         session = requests.Session()
         session.headers["Authorization"] = f"Bearer {raw}"
         session.get(f"{base}/api/v1/memories/", timeout=30)
