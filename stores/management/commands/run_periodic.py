@@ -36,19 +36,20 @@ class Command(BaseCommand):
             now = time.monotonic()
             for name, (task_name, interval) in schedule.items():
                 if due[name] <= now and not stop.is_set():
-                    self.run(name, task_name)
+                    self.run(name, task_name, long_running=not once)
                     due[name] = time.monotonic() + interval
             if once:
                 return
             stop.wait(max(0.0, min(due.values()) - time.monotonic()))
 
-    def run(self, name: str, task_name: str) -> None:
-        close_old_connections()
+    def run(self, name: str, task_name: str, *, long_running: bool) -> None:
+        if long_running:
+            # Between passes hours apart, drop a connection the database has closed, as
+            # Django does between requests.
+            close_old_connections()
         try:
             outcome = import_string(task_name).apply(throw=True).get()
         except Exception as error:  # a failed pass is retried at its next time, not fatal
             self.stderr.write(f"{name}: failed: {error}")
             return
-        finally:
-            close_old_connections()
         self.stdout.write(f"{name}: {outcome}")
