@@ -160,3 +160,14 @@ def test_a_refusal_that_quotes_a_lone_surrogate_is_rendered(api):
     assert answer.status_code == 400
     assert answer.json()["status"] == "invalid"
     assert "\ud800" in answer.json()["message"]
+
+
+def test_an_offset_past_any_integer_the_database_holds_is_refused(api):
+    """Regression (found by the stateful schemathesis run): an offset beyond 64 bits reached
+    the database as OFFSET and was a 500."""
+    for path in ("revisions/", "memories/", "skills/"):
+        answer = api.get(f"/api/v1/{path}", {"offset": "86644144638903582720"})
+        assert answer.status_code == 400, (path, answer.status_code)
+        assert answer.json()["status"] == "invalid"
+    answer = api.get("/api/v1/revisions/", {"record_id": str(2**64)})
+    assert answer.status_code == 400

@@ -259,7 +259,8 @@ class PageQuery(serializers.Serializer):
         required=False, help_text="Humans: the agent (name or id). Tokens: their own agent."
     )
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
-    offset = serializers.IntegerField(min_value=0, default=0)
+    # Bounded: the database's OFFSET is a 64-bit integer, and a larger one was a 500.
+    offset = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
 
 
 class RecallQuery(PageQuery):
@@ -281,7 +282,7 @@ class RevisionQuery(PageQuery):
     surface = serializers.ChoiceField(
         choices=["memory", "working", "skill", "task", "rules"], required=False
     )
-    record_id = serializers.IntegerField(required=False, min_value=1)
+    record_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
 
 
 class AgentQuery(serializers.Serializer):
