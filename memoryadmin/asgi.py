@@ -16,6 +16,12 @@ from starlette.applications import Starlette
 from starlette.routing import Mount, Route
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
+# Django's ASGI handler runs each request's sync code in a thread of its own and keeps
+# connections per thread: a connection kept for reuse (CONN_MAX_AGE > 0) is never reused
+# and never closed, so a busy server ran PostgreSQL out of connections ("too many clients",
+# found by the list-append checker at full size). Django's advice: no persistent
+# connections under ASGI; MEMORYADMIN_DATABASE_POOL=true reuses them through a pool.
+os.environ.setdefault("MEMORYADMIN_CONN_MAX_AGE", "0")
 MCP_PATHS = ("/mcp", "/mcp/")
 
 

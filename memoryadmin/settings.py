@@ -97,7 +97,12 @@ DATA_DIR = Path(env("DATA_DIR", str(BASE_DIR / "var")) or "var")
 _database_url = env("DATABASE_URL")
 if _database_url:
     DATABASES = {
-        "default": dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)
+        "default": dj_database_url.parse(
+            _database_url,
+            # memoryadmin/asgi.py sets 0: under ASGI a kept connection leaks (see there).
+            conn_max_age=int(env("CONN_MAX_AGE", "60") or 0),
+            conn_health_checks=True,
+        )
     }
 else:
     DATA_DIR.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ hands out warm ones instead.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 import requests
@@ -42,3 +43,41 @@ def test_requests_do_not_open_a_connection_each():
         time.sleep(1.5)  # a backend reports its session when it ends or flushes its stats
         opened = sessions_opened() - before
     assert opened <= 3, f"{opened} connections opened for {REQUESTS} requests"
+
+
+def backends_connected() -> int:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_asgi_server_does_not_leak_a_connection_per_request():
+    """Regression (the list-append checker at full size ran PostgreSQL out of connections):
+    under ASGI a connection kept for reuse stayed open with the thread it belonged to gone."""
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+    raw = agent_token(AgentFactory())[1]
+    with gunicorn(wsgi=False, workers=1) as base:
+        session = requests.Session()
+        session.headers["Authorization"] = f"Bearer {raw}"
+        session.get(f"{base}/api/v1/memories/", timeout=30)
+        before = backends_connected()
+        # Concurrent clients, as an agent fleet is: the server runs several requests at once.
+        with ThreadPoolExecutor(max_workers=8) as clients:
+            codes = list(
+                clients.map(
+                    lambda _: (
+                        requests.get(
+                            f"{base}/api/v1/memories/",
+                            headers={"Authorization": f"Bearer {raw}"},
+                            timeout=30,
+                        ).status_code
+                    ),
+                    range(REQUESTS * 4),
+                )
+            )
+        time.sleep(1)
+        leaked = backends_connected() - before
+    assert set(codes) == {200}
+    assert leaked <= 2, f"{leaked} connections left open by {len(codes)} requests"

@@ -72,6 +72,17 @@ class Clock:
         return time.monotonic() - self.start
 
 
+def read(session: requests.Session, url: str) -> requests.Response:
+    """A read, retried once: gunicorn recycles workers (max_requests), which resets an idle
+    keep-alive connection; a read is safe to repeat, a write is not (it is never retried)."""
+    try:
+        answer = session.get(url, timeout=60)
+    except requests.ConnectionError:
+        answer = session.get(url, timeout=60)
+    answer.raise_for_status()
+    return answer
+
+
 def agent_writer(base, raw_token, name, records, clock, ops, lock, failures) -> None:
     """An agent: phrase edits over the API, a third with no version, a third with the
     version in the body, a third with If-Match (read a moment before)."""
@@ -86,10 +97,10 @@ def agent_writer(base, raw_token, name, records, clock, ops, lock, failures) -> 
             expected = None
             headers = {}
             if mode != "none":
-                read = session.get(f"{base}/api/v1/memories/{record_id}/", timeout=60)
-                expected = int(read.headers["ETag"].strip('"'))
+                answer = read(session, f"{base}/api/v1/memories/{record_id}/")
+                expected = int(answer.headers["ETag"].strip('"'))
                 if mode == "header":
-                    headers["If-Match"] = read.headers["ETag"]
+                    headers["If-Match"] = answer.headers["ETag"]
             body = {"old_string": ANCHOR, "new_string": f"{token} {ANCHOR}"}
             if mode == "body":
                 body["expected_version"] = expected
@@ -128,7 +139,7 @@ def human_writer(base, username, agent_name, name, records, clock, ops, lock, fa
             record_id = rng.choice(records)
             token = f"<{name}e{number:04d}>"
             page_url = f"{base}/a/{agent_name}/memory/{record_id}/"
-            page = session.get(page_url, timeout=60)
+            page = read(session, page_url)
             loaded = int(_VERSION_INPUT.search(page.text).group(1))
             op = Op(name, record_id, token, clock.now(), expected_version=loaded)
             try:
