@@ -2,7 +2,9 @@
 
 Covers what only a browser shows: htmx swaps (including 4xx refusals), the selection-to-phrase
 script, keyboard shortcuts, a conflict between two sessions, and that stored XSS stays inert.
-Screenshots for the README are saved to docs/screenshots/.
+Screenshots for the README go to docs/screenshots/ when MEMORYADMIN_UPDATE_SCREENSHOTS=1
+(e.g. `MEMORYADMIN_UPDATE_SCREENSHOTS=1 bin/test tests/web/test_browser.py`); otherwise to a
+temporary folder, so a test run leaves the tree as it was.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from stores.services import Actor, record_create, record_edit, record_replace, r
 from tests.factories import AgentFactory, SubjectFactory, UserFactory, agent_token
 
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+README_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PASSWORD = "correct horse battery staple"
 
 pytestmark = [
@@ -33,6 +35,13 @@ pytestmark = [
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made here by the
 # test itself are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+
+@pytest.fixture
+def screenshots(tmp_path) -> Path:
+    if os.environ.get("MEMORYADMIN_UPDATE_SCREENSHOTS") == "1":
+        return README_SCREENSHOTS
+    return tmp_path
 
 
 @pytest.fixture(scope="session")
@@ -124,7 +133,7 @@ def select_text(page, selector: str, phrase: str) -> None:
     page.dispatch_event(selector, "mouseup")
 
 
-def test_log_in_search_select_preview_apply(page, live_server, rockbot):
+def test_log_in_search_select_preview_apply(page, live_server, rockbot, screenshots):
     agent_actor = Actor.for_token(agent_token(rockbot)[0])
     record_edit(
         surface_key="memory",
@@ -138,8 +147,7 @@ def test_log_in_search_select_preview_apply(page, live_server, rockbot):
     log_in(page, live_server, user)
     # The only agent's dashboard is the home page.
     page.wait_for_selector("text=Recent changes")
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SCREENSHOTS / "dashboard.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "dashboard.png"), full_page=True)
 
     page.click("nav.agent-nav >> text=Memories")
     page.wait_for_selector("table.records")
@@ -156,7 +164,7 @@ def test_log_in_search_select_preview_apply(page, live_server, rockbot):
     assert page.inner_text(".preview ins") == "Lyon"
     assert page.inner_text(".preview del") == "Paris"
     assert Memory.objects.get(content__contains="Paris").version == 1  # nothing written yet
-    page.screenshot(path=str(SCREENSHOTS / "detail-diff-preview.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "detail-diff-preview.png"), full_page=True)
 
     page.focus("#new_string")
     page.keyboard.press("Control+Enter")
@@ -208,7 +216,7 @@ def test_conflict_from_a_second_session_is_resolved(page, browser, live_server, 
     assert memory.content == "The user lives in Lyon and likes coffee in the morning."
 
 
-def test_revert_from_history(page, live_server, rockbot, maintainer):
+def test_revert_from_history(page, live_server, rockbot, maintainer, screenshots):
     memory = Memory.objects.get(content__contains="Paris")
     agent_actor = Actor.for_token(agent_token(rockbot)[0])
     record_edit(
@@ -230,7 +238,7 @@ def test_revert_from_history(page, live_server, rockbot, maintainer):
     log_in(page, live_server, UserFactory(is_staff=True))
     page.goto(f"{live_server.url}/a/rockbot/memory/{memory.pk}/history/")
     page.wait_for_selector(".timeline .rev")
-    page.screenshot(path=str(SCREENSHOTS / "history.png"), full_page=True)
+    page.screenshot(path=str(screenshots / "history.png"), full_page=True)
 
     page.click(".rev[data-version='2'] >> text=Undo: back to v1")
     page.wait_for_selector("#timeline .flash[data-status=reverted]")
