@@ -7,6 +7,7 @@ transactions, a busy timeout), eager Celery tasks and a local embedding model.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -451,3 +452,23 @@ REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = [
     *REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"][1:],
 ]
 
+# --- Login throttling (issue 12) ------------------------------------------------------------
+# django-axes counts failed logins of every login form (the UI, the admin, the browsable
+# API's) and refuses a username from an address after LOGIN_FAILURE_LIMIT failures for
+# LOGIN_COOLOFF_MINUTES; each further failure meanwhile starts the wait again. Counted per
+# username *and* address: one attacker cannot lock the administrator out everywhere by
+# guessing from elsewhere, only lock themselves out. The address is the connection's: behind
+# a proxy, let the server take it from X-Forwarded-For (FORWARDED_ALLOW_IPS, see README).
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(env("LOGIN_FAILURE_LIMIT", "5") or 5)
+AXES_COOLOFF_TIME = timedelta(minutes=float(env("LOGIN_COOLOFF_MINUTES", "15") or 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "memoryadmin.web.views.login.locked_out"
+# No start-up banner on every manage.py command; failures and lockouts are still logged.
+AXES_VERBOSE = False
