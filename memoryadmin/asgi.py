@@ -28,8 +28,10 @@ MCP_PATHS = ("/mcp", "/mcp/")
 def build_application() -> Starlette:
     """A new application (each MCP door can be started once, so tests build their own)."""
     django_application = get_asgi_application()
-    if settings.DEBUG:
-        # What runserver does in development: serve static files without collectstatic.
+    if "whitenoise.middleware.WhiteNoiseMiddleware" not in settings.MIDDLEWARE:
+        # The embedded default has no WhiteNoise (production's collected files) and no
+        # front server: Django serves the static files from the source folders, DEBUG on or
+        # off (DEBUG is off unless asked for, and the pages need their stylesheet and script).
         django_application = ASGIStaticFilesHandler(django_application)
 
     # Imported once get_asgi_application has set Django up: it reaches the models.

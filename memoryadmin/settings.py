@@ -7,10 +7,13 @@ transactions, a busy timeout), eager Celery tasks and a local embedding model.
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
+
+from memoryadmin.ops.private_files import installation_secret, private_database, private_directory
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -31,7 +34,9 @@ def env_list(name: str, default: str = "") -> list[str]:
 
 
 PRODUCTION = env("ENV", "development") == "production"
-DEBUG = env_bool("DEBUG", not PRODUCTION)
+# Django's technical error pages show settings, paths and source to whoever triggers an error:
+# only when asked for (MEMORYADMIN_DEBUG=true), never by default.
+DEBUG = env_bool("DEBUG", False)
 
 # Production must not fall back to a development default: name every missing variable at once.
 PRODUCTION_REQUIRED = ("SECRET_KEY", "ALLOWED_HOSTS", "DATABASE_URL", "BROKER_URL")
@@ -42,7 +47,20 @@ if PRODUCTION:
             f"MEMORYADMIN_ENV=production needs {', '.join(_missing)} to be set (see .env.example)."
         )
 
-SECRET_KEY = env("SECRET_KEY") or "django-insecure-development-only-key-do-not-use-in-production"
+DATA_DIR = Path(env("DATA_DIR", str(BASE_DIR / "var")) or "var")
+
+# Without MEMORYADMIN_SECRET_KEY (production requires it), each installation makes its own
+# key on first start and keeps it beside the database: a key written in the source signs
+# every installation's sessions alike.
+SECRET_KEY = env("SECRET_KEY") or ""
+if not SECRET_KEY:
+    try:
+        SECRET_KEY = installation_secret(private_directory(DATA_DIR) / "secret_key")
+    except (OSError, ValueError) as error:
+        raise ImproperlyConfigured(
+            f"Cannot read or create the secret key in {DATA_DIR} ({error}); "
+            "set MEMORYADMIN_SECRET_KEY or MEMORYADMIN_DATA_DIR."
+        ) from error
 
 ALLOWED_HOSTS = env_list(
     "ALLOWED_HOSTS", "" if PRODUCTION else "localhost,127.0.0.1,[::1],testserver"
@@ -92,8 +110,6 @@ TEMPLATES = [
     },
 ]
 
-DATA_DIR = Path(env("DATA_DIR", str(BASE_DIR / "var")) or "var")
-
 _database_url = env("DATABASE_URL")
 if _database_url:
     DATABASES = {
@@ -105,11 +121,11 @@ if _database_url:
         )
     }
 else:
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
     DATABASES = {
         "default": {
             "ENGINE": "django.db.backends.sqlite3",
-            "NAME": DATA_DIR / "memoryadmin.sqlite3",
+            # Every agent's memory: readable by the user running memoryadmin only.
+            "NAME": private_database(private_directory(DATA_DIR) / "memoryadmin.sqlite3"),
             # Several agents write at once: take the write lock at BEGIN and wait for it,
             # instead of failing read-then-write transactions with "database is locked".
             "OPTIONS": {
@@ -435,3 +451,24 @@ REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = [
     "memoryadmin.api.renderers.SafeJSONRenderer",
     *REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"][1:],
 ]
+
+# --- Login throttling (issue 12) ------------------------------------------------------------
+# django-axes counts failed logins of every login form (the UI, the admin, the browsable
+# API's) and refuses a username from an address after LOGIN_FAILURE_LIMIT failures for
+# LOGIN_COOLOFF_MINUTES; each further failure meanwhile starts the wait again. Counted per
+# username *and* address: one attacker cannot lock the administrator out everywhere by
+# guessing from elsewhere, only lock themselves out. The address is the connection's: behind
+# a proxy, let the server take it from X-Forwarded-For (FORWARDED_ALLOW_IPS, see README).
+INSTALLED_APPS += ["axes"]
+MIDDLEWARE += ["axes.middleware.AxesMiddleware"]
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = int(env("LOGIN_FAILURE_LIMIT", "5") or 5)
+AXES_COOLOFF_TIME = timedelta(minutes=float(env("LOGIN_COOLOFF_MINUTES", "15") or 15))
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "memoryadmin.web.views.login.locked_out"
+# No start-up banner on every manage.py command; failures and lockouts are still logged.
+AXES_VERBOSE = False

@@ -9,8 +9,14 @@ urlpatterns = [
     path("", include("memoryadmin.web.urls")),
 ]
 
-# The agent API (issue 3): /api/v1/, /api/schema/, /api/docs/.
-urlpatterns += [path("api/", include("memoryadmin.api.urls"))]
+# The agent API (issue 3): /api/v1/, /api/schema/, /api/docs/. The browsable API's login
+# comes first, at the top level: DRF's templates reverse "rest_framework:login", which does
+# not resolve inside the "api" namespace (NoReverseMatch), and the API's catch-all would
+# answer its paths otherwise.
+urlpatterns += [
+    path("api/auth/", include("rest_framework.urls")),
+    path("api/", include("memoryadmin.api.urls")),
+]
 
 # A database outage met outside a view answers 503 like one met inside (memoryadmin.ops).
 handler500 = "memoryadmin.ops.database.server_error"

@@ -54,6 +54,5 @@ urlpatterns = [
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    path("auth/", include("rest_framework.urls", namespace="rest_framework")),
     re_path(r"^(?P<rest>.*)$", unknown_path),
 ]
