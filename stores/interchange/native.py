@@ -22,6 +22,8 @@ from typing import IO, Any
 from django.contrib.auth import get_user_model
 from django.db import models
 
+from stores.interchange import rockbot
+from stores.interchange.files import UnsafePath, relative_parts
 from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
 from stores.services.errors import ApplicationError
 from stores.services.importing import Incoming, Problem, Trace, clean_values
@@ -286,6 +288,14 @@ def _trace(doc: Any) -> Trace:
         or not isinstance(doc.get("position", 0), int)
     ):
         raise ValueError("source needs format, path, position and raw")
+    # An export writes files at these paths; one that could leave its folder is refused here
+    # (an entry of a group file adds `#key`, which names no file).
+    try:
+        relative_parts(doc["path"].split("#", 1)[0])
+    except UnsafePath as error:
+        raise ValueError(f"source path {doc['path']!r} {error}") from None
+    if doc["format"] == rockbot.FORMAT:
+        rockbot.check_raw(doc["raw"])
     return Trace(doc["format"], doc["path"], doc.get("position", 0), doc["raw"])
 
 

@@ -261,9 +261,9 @@ def import_records(
                 if not dry_run:
                     record_file_trace(agent=agent, trace=entry)
                 continue
-            duplicate = _duplicate_of(entry, seen, seen_keys)
-            if duplicate:
-                report.problem(entry.source, duplicate, entry.surface)
+            refused = _too_long_a_ref(entry) or _duplicate_of(entry, seen, seen_keys)
+            if refused:
+                report.problem(entry.source, refused, entry.surface)
                 continue
             records.append(entry)
         for surface_key in SURFACES:
@@ -274,6 +274,21 @@ def import_records(
             progress(len(batch))
     _link_superseded(agent, links, actor, dry_run, report)
     return report
+
+
+def _alias_limit() -> int:
+    return VersionedRecord._meta.get_field("alias").max_length
+
+
+def _too_long_a_ref(entry: Incoming) -> str | None:
+    """A ref becomes the record's alias; one that cannot be is refused, never cut.
+
+    A record with a natural key (a working entry's namespace and key, a skill's or task's
+    name) is matched by it, so it goes without an alias instead.
+    """
+    if len(entry.ref) <= _alias_limit() or entry.natural_key is not None:
+        return None
+    return f"its id is {len(entry.ref)} characters long; at most {_alias_limit()} fit."
 
 
 def _duplicate_of(
@@ -494,7 +509,8 @@ def _create_batch(
     records = []
     for entry in entries:
         values = {**entry.defaults, **entry.values}
-        record = spec.model(agent=agent, alias=entry.ref, version=entry.version, **values)
+        alias = entry.ref if len(entry.ref) <= _alias_limit() else None  # see _too_long_a_ref
+        record = spec.model(agent=agent, alias=alias, version=entry.version, **values)
         if isinstance(record, EmbeddedRecord):
             record.text_hash = text_fingerprint(record.embedding_text())
         records.append(record)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import io
 import json
 
+import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from stores.interchange import native
-from stores.models import Memory, Revision, Subject
+from stores.models import ImportedSource, Memory, Revision, Subject
 from stores.services import (
     Actor,
     find_record,
@@ -189,3 +190,106 @@ def test_commands_round_trip_and_dry_run_writes_nothing(agent, make, tmp_path, c
     first = (tmp_path / "a.jsonl").read_text("utf-8").splitlines()
     second = (tmp_path / "b.jsonl").read_text("utf-8").splitlines()
     assert second[1:] == first[1:]
+
+
+# --- hostile files (issue 12) -----------------------------------------------------------
+
+
+def header(name: str = "crafted", **agent_settings) -> str:
+    return json.dumps(
+        {
+            "format": native.FORMAT,
+            "format_version": 1,
+            "agent": {"name": name, **agent_settings},
+            "with_vectors": False,
+            "with_revisions": True,
+        }
+    )
+
+
+def revision_line(**changes) -> str:
+    doc = {
+        "type": "revision",
+        "version_before": 0,
+        "version_after": 1,
+        "op": "create",
+        "field": "content",
+        "actor": "agent:x",
+        "channel": "api",
+        "before_text": "",
+        "after_text": "Planted.",
+        "review": "",
+        "reviewed_at": None,
+        "created_at": "2025-01-01T00:00:00+00:00",
+        "actor_user": None,
+        "reviewed_by": None,
+        "before_state": {},
+        "after_state": {"category": "general", "tags": []},
+    }
+    doc.update(changes)
+    return json.dumps(doc)
+
+
+def write_jsonl(path, *lines: str):
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    return path
+
+
+def memory_line(ref: str, content: str = "Planted.", **values) -> str:
+    return json.dumps({"type": "memory", "ref": ref, "version": 1, "content": content, **values})
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["../escape/x.json", "/tmp/x.json", "working/../../../x.json", "memory/./x.json", ""],
+)
+def test_a_source_path_that_could_leave_its_folder_refuses_the_record(agent, tmp_path, path):
+    source = {"format": "rockbot", "path": path, "position": 0, "raw": {}}
+    crafted = write_jsonl(
+        tmp_path / "crafted.jsonl",
+        header(),
+        memory_line("m", source=source),
+        json.dumps({"type": "source", **source}),
+    )
+
+    report = import_file(agent, crafted)
+
+    assert [p.path for p in report.problems] == ["crafted.jsonl:2", "crafted.jsonl:3"]
+    assert not Memory.objects.filter(agent=agent).exists()
+    assert not ImportedSource.objects.filter(agent=agent).exists()
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"shape": "object", "namespace": "session"},  # no entries_key
+        {"keys": [1, 2]},
+        {"values": []},
+        {"shape": "tree"},
+        {"planted": True},
+    ],
+)
+def test_a_rockbot_trace_an_export_could_not_read_refuses_the_line(agent, tmp_path, raw):
+    source = {"format": "rockbot", "path": "working/session.json", "position": 0, "raw": raw}
+    crafted = write_jsonl(
+        tmp_path / "crafted.jsonl", header(), json.dumps({"type": "source", **source})
+    )
+
+    report = import_file(agent, crafted)
+
+    assert [p.path for p in report.problems] == ["crafted.jsonl:2"]
+    assert "source raw" in report.problems[0].message
+    assert not ImportedSource.objects.filter(agent=agent).exists()
+
+
+def test_a_ref_too_long_for_an_alias_is_refused_not_cut(agent, tmp_path):
+    crafted = write_jsonl(
+        tmp_path / "long.jsonl", header(), memory_line("x" * 256), memory_line("fine")
+    )
+
+    report = import_file(agent, crafted)
+
+    assert [(p.path, p.message) for p in report.problems] == [
+        ("long.jsonl:2", "its id is 256 characters long; at most 255 fit.")
+    ]
+    assert list(Memory.objects.filter(agent=agent).values_list("alias", flat=True)) == ["fine"]
