@@ -317,6 +317,10 @@ def _trace(doc: Any) -> Trace:
         or not isinstance(doc.get("position", 0), int)
     ):
         raise ValueError("source needs format, path, position and raw")
+    for key, column in (("format", "source_format"), ("path", "path")):
+        limit = ImportedSource._meta.get_field(column).max_length
+        if len(doc[key]) > limit:
+            raise ValueError(f"source {key} is longer than {limit} characters")
     # An export writes files at these paths; one that could leave its folder is refused here
     # (an entry of a group file adds `#key`, which names no file).
     try:

@@ -398,7 +398,14 @@ def test_a_valid_history_with_states_still_imports(agent, tmp_path):
 
 @pytest.mark.parametrize(
     "path",
-    ["../escape/x.json", "/tmp/x.json", "working/../../../x.json", "memory/./x.json", ""],
+    [
+        "../escape/x.json",
+        "/tmp/x.json",
+        "working/../../../x.json",
+        "memory/./x.json",
+        "",
+        "working/session.json#" + "k" * 1000,  # longer than the column that holds it
+    ],
 )
 def test_a_source_path_that_could_leave_its_folder_refuses_the_record(agent, tmp_path, path):
     source = {"format": "rockbot", "path": path, "position": 0, "raw": {}}
