@@ -12,6 +12,7 @@ from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, stale_records
 from stores.services import Actor, agent_get_or_create
 from stores.services.embeddings import reembed_sweep
+from stores.services.errors import ApplicationError
 from stores.services.importing import ImportReport
 
 
@@ -30,7 +31,10 @@ def target_agent(name: str, *, dry_run: bool, **defaults: Any) -> Agent:
         return agent
     if dry_run:
         return Agent(name=name, **defaults)
-    agent, _ = agent_get_or_create(name=name, **defaults)
+    try:
+        agent, _ = agent_get_or_create(name=name, **defaults)
+    except ApplicationError as error:
+        raise CommandError(error.message) from None
     return agent
 
 

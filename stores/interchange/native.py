@@ -22,9 +22,19 @@ from typing import IO, Any
 from django.contrib.auth import get_user_model
 from django.db import models
 
+from stores.interchange import rockbot
+from stores.interchange.files import UnsafePath, relative_parts
 from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
-from stores.services.errors import ApplicationError
-from stores.services.importing import Incoming, Problem, Trace, clean_values
+from stores.services import validation
+from stores.services.errors import ApplicationError, Invalid
+from stores.services.importing import (
+    REVISION_FIELDS,
+    Incoming,
+    Problem,
+    Trace,
+    clean_revision,
+    clean_values,
+)
 from stores.services.surfaces import SURFACES, SurfaceSpec
 
 FORMAT = "memoryadmin-agent"
@@ -34,19 +44,7 @@ SUBJECT_FIELDS = ("external_id", "display_name", "aliases", "privacy_level", "ki
 VECTOR_FIELDS = ("embedding", "embedding_model", "embedding_hash")
 # Written by the line itself (ref, version) or derived (text_hash), never as a field.
 NOT_FIELDS = frozenset({"id", "agent", "alias", "version", "text_hash", *VECTOR_FIELDS})
-REVISION_FIELDS = (
-    "version_before",
-    "version_after",
-    "op",
-    "field",
-    "actor",
-    "channel",
-    "before_text",
-    "after_text",
-    "review",
-    "reviewed_at",
-    "created_at",
-)
+HEADER_FIELDS = ("format", "format_version", "agent", "with_vectors", "with_revisions")
 
 
 class FormatError(Exception):
@@ -233,7 +231,40 @@ def read_header(path: Path) -> dict[str, Any]:
         )
     if not isinstance(header.get("agent"), dict) or not header["agent"].get("name"):
         raise FormatError(f"{path}: the header names no agent.")
+    unknown = [key for key in header if key not in HEADER_FIELDS]
+    if unknown:
+        raise FormatError(
+            f"{path}: the header holds {', '.join(map(repr, unknown))}, which format version "
+            f"{FORMAT_VERSION} does not have; its keys are {', '.join(HEADER_FIELDS)}."
+        )
+    unknown = [key for key in header["agent"] if key not in AGENT_FIELDS]
+    if unknown:
+        raise FormatError(
+            f"{path}: the header's agent holds {', '.join(map(repr, unknown))}, which is not an "
+            f"agent setting; the settings are {', '.join(AGENT_FIELDS)}."
+        )
+    try:
+        _check_agent_settings(header["agent"])
+    except ApplicationError as error:
+        raise FormatError(f"{path}: the header's agent: {error.message}") from None
     return header
+
+
+def _check_agent_settings(settings: dict[str, Any]) -> None:
+    validation.text(settings["name"], "name")
+    for name in ("display_name", "description"):
+        if name in settings:
+            validation.text(settings[name], name)
+    limit = Agent._meta.get_field("display_name").max_length
+    if len(settings.get("display_name", "")) > limit:
+        raise Invalid(f"display_name is longer than {limit} characters.")
+    if "self_editing_enabled" in settings:
+        validation.flag(settings["self_editing_enabled"], "self_editing_enabled")
+    if "review_mode" in settings and settings["review_mode"] not in Agent.ReviewMode.values:
+        raise Invalid(
+            f"review_mode must be one of {', '.join(Agent.ReviewMode.values)}, "
+            f"not {settings['review_mode']!r}."
+        )
 
 
 def count_lines(path: Path) -> int:
@@ -286,6 +317,18 @@ def _trace(doc: Any) -> Trace:
         or not isinstance(doc.get("position", 0), int)
     ):
         raise ValueError("source needs format, path, position and raw")
+    for key, column in (("format", "source_format"), ("path", "path")):
+        limit = ImportedSource._meta.get_field(column).max_length
+        if len(doc[key]) > limit:
+            raise ValueError(f"source {key} is longer than {limit} characters")
+    # An export writes files at these paths; one that could leave its folder is refused here
+    # (an entry of a group file adds `#key`, which names no file).
+    try:
+        relative_parts(doc["path"].split("#", 1)[0])
+    except UnsafePath as error:
+        raise ValueError(f"source path {doc['path']!r} {error}") from None
+    if doc["format"] == rockbot.FORMAT:
+        rockbot.check_raw(doc["raw"])
     return Trace(doc["format"], doc["path"], doc.get("position", 0), doc["raw"])
 
 
@@ -298,6 +341,7 @@ def read_records(
     """The records of an export, each with the revisions that follow its line."""
     users = {user.username: user for user in get_user_model().objects.all()}
     pending: Incoming | None = None
+    claimed: set[int] = set()  # the versions the pending record's revisions reach
     skipping = False  # revisions of a record line that could not be read are skipped too
     for where, doc in _lines(path):
         if on_line:
@@ -315,9 +359,22 @@ def read_records(
                 yield Problem(where, "a revision line must follow the line of its record.")
                 continue
             try:
-                pending.history = [*(pending.history or []), _revision_values(doc, subjects, users)]
-            except (KeyError, TypeError, ValueError) as error:
-                yield Problem(where, f"revision is incomplete or malformed ({error}).")
+                revision = _revision_values(SURFACES[pending.surface], doc, subjects, users)
+                _check_place_in_history(pending, revision, claimed)
+            except ApplicationError as error:
+                # A record and its history are one entry: a history with a hole in it, or a
+                # row a revert could turn against the record, is not imported at all.
+                yield Problem(
+                    where,
+                    f"revision of {pending.surface} {pending.ref!r} ({pending.source}) is not "
+                    f"valid: {error.message} The record is not imported.",
+                )
+                pending = None
+                skipping = True
+                continue
+            if pending.history is None:
+                pending.history = []
+            pending.history.append(revision)
             continue
         if pending is not None:
             yield pending
@@ -334,6 +391,7 @@ def read_records(
             continue
         try:
             pending = _incoming(SURFACES[kind], doc, where, subjects)
+            claimed = set()
             skipping = False
         except ApplicationError as error:
             yield Problem(where, error.message)
@@ -345,8 +403,6 @@ def read_records(
 def _incoming(
     spec: SurfaceSpec, doc: dict[str, Any], where: str, subjects: dict[str, Subject]
 ) -> Incoming:
-    from stores.services.errors import Invalid
-
     ref = doc.get("ref")
     if not isinstance(ref, str) or not ref:
         raise Invalid("ref is missing or not a string.")
@@ -393,18 +449,37 @@ def _incoming(
 
 
 def _revision_values(
-    doc: dict[str, Any], subjects: dict[str, Subject], users: dict[str, Any]
+    spec: SurfaceSpec, doc: dict[str, Any], subjects: dict[str, Subject], users: dict[str, Any]
 ) -> dict[str, Any]:
-    values = {name: doc[name] for name in REVISION_FIELDS}
-    for name in ("version_before", "version_after"):
-        if isinstance(values[name], bool) or not isinstance(values[name], int):
-            raise ValueError(f"{name} must be a whole number")
-    values["actor_user"] = users.get(doc.get("actor_user"))
-    values["reviewed_by"] = users.get(doc.get("reviewed_by"))
+    """Revision fields of a revision line, checked against the record's surface.
+
+    Agent, surface and record come from the record line it follows, never from the line.
+    """
+    names = (*REVISION_FIELDS, "before_state", "after_state")
+    missing = [name for name in names if name not in doc]
+    if missing:
+        raise Invalid(f"it lacks {', '.join(missing)}.")
+    values = clean_revision(spec, {name: doc[name] for name in names})
+    for name in ("actor_user", "reviewed_by"):
+        username = doc.get(name)
+        if username is not None and not isinstance(username, str):
+            raise Invalid(f"{name} must be a user name or null.")
+        values[name] = users.get(username) if username else None
     for side in ("before_state", "after_state"):
-        state = dict(doc[side])
-        if isinstance(state.get("subject"), str):
+        state = values[side]
+        if state.get("subject") is not None:
             subject = subjects.get(state["subject"])
             state["subject"] = subject.pk if subject else None
-        values[side] = state
     return values
+
+
+def _check_place_in_history(record: Incoming, revision: dict[str, Any], claimed: set[int]) -> None:
+    """A revision fits the record's chain: not past its version, no version claimed twice."""
+    version = revision["version_after"]
+    if version > record.version:
+        raise Invalid(
+            f"version_after {version} is later than the record's own version {record.version}."
+        )
+    if version in claimed:
+        raise Invalid(f"version_after {version} is claimed by an earlier revision of the record.")
+    claimed.add(version)

@@ -9,6 +9,11 @@ Layout of one agent's directory (RockBot's `AgentProfile__BasePath`, e.g. /data/
     tasks/{name}.json              one scheduled task; `Directive` (or `Description`)
     rules.md                       the behavioural rules, kept byte for byte
 
+Nothing is read or written through a symbolic link (each one met is reported), and every
+written path stays inside the target: a name is mapped to a file name that fits (see
+`files.segment`), and a name the file name cannot give back exactly is kept in the file's
+data (`Id`, `Category`, or `Namespace` in a working group written as an object).
+
 Field names are accepted in PascalCase, camelCase or snake_case. How each file spelled and
 formatted its fields (and fields memoryadmin does not know) is kept at import and used on
 export, so a file that nobody changed comes back with the same data; a changed field is
@@ -21,13 +26,23 @@ from __future__ import annotations
 import datetime as dt
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from django.utils import timezone
 
-from stores.interchange.files import segment, unsegment, write_atomic
+from stores.interchange.files import (
+    PATH_MAX,
+    Refused,
+    Source,
+    Target,
+    UnsafePath,
+    display,
+    relative_parts,
+    segment,
+    unsegment,
+)
 from stores.models import (
     Agent,
     ImportedSource,
@@ -112,6 +127,39 @@ FIELDS = {
     "skill": SKILL_FIELDS,
     "task": TASK_FIELDS,
 }
+
+
+# What an import trace's `raw` may hold (see read_document and _read_working). An export reads
+# it back, so a trace that did not come from this module is checked first (check_raw).
+_RAW_TYPES: dict[str, type] = {
+    "case": str,
+    "keys": list,
+    "values": dict,
+    "absent": dict,
+    "located": dict,
+    "extra": dict,
+    "shape": str,
+    "namespace": str,
+    "entries_key": str,
+    "other": dict,
+}
+_JSON_KIND = {str: "string", list: "array", dict: "object"}
+
+
+def check_raw(raw: dict[str, Any]) -> None:
+    """ValueError naming what is wrong when `raw` is not shaped like a trace of this format."""
+    for key, value in raw.items():
+        kind = _RAW_TYPES.get(key)
+        if kind is None:
+            raise ValueError(f"source raw holds {key!r}, which a {FORMAT} trace does not")
+        if not isinstance(value, kind):
+            raise ValueError(f"source raw {key} must be a JSON {_JSON_KIND[kind]}")
+    if not all(isinstance(key, str) for key in raw.get("keys", [])):
+        raise ValueError("source raw keys must be strings")
+    if raw.get("shape", "array") not in ("array", "object"):
+        raise ValueError("source raw shape must be 'array' or 'object'")
+    if raw.get("shape") == "object" and "entries_key" not in raw:
+        raise ValueError("source raw of an object-shaped group must name its entries_key")
 
 
 class FileProblem(Exception):
@@ -200,9 +248,9 @@ def _jsonable(value: Any) -> Any:
     return file_value(value)
 
 
-def _load_json(path: Path) -> Any:
+def _load_json(data: bytes) -> Any:
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise FileProblem(f"is not UTF-8 text ({error.reason} at byte {error.start}).") from None
     try:
@@ -213,23 +261,24 @@ def _load_json(path: Path) -> Any:
         ) from None
 
 
+FOLDERS = (MEMORY_DIR, WORKING_DIR, SKILLS_DIR, TASKS_DIR)
+
+
 def count_files(root: Path) -> int:
-    total = sum(1 for _ in _json_files(root / MEMORY_DIR))
-    total += sum(1 for _ in _json_files(root / WORKING_DIR))
-    total += sum(1 for _ in _json_files(root / SKILLS_DIR))
-    total += sum(1 for _ in _json_files(root / TASKS_DIR))
-    return total + int((root / RULES_FILE).is_file())
-
-
-def _json_files(folder: Path) -> Iterator[Path]:
-    if folder.is_dir():
-        yield from sorted(path for path in folder.rglob("*.json") if path.is_file())
+    """How many files (and refused links) `read_store` will go through."""
+    with Source(root) as tree:
+        total = sum(len(tree.files(folder, ".json")) for folder in FOLDERS)
+        return total + int(tree.is_file(RULES_FILE))
 
 
 def read_store(
     root: Path, *, on_file: Callable[[], None] | None = None
 ) -> Iterator[Incoming | Problem | Trace]:
-    """Every record of the RockBot directory `root`, or a Problem for what cannot be read."""
+    """Every record of the RockBot directory `root`, or a Problem for what cannot be read.
+
+    A symbolic link (to a file or a folder) is reported and not followed: an agent can write
+    into its own directory, and a link would bring in any file this process can read.
+    """
     now = timezone.now()
     readers = (
         (MEMORY_DIR, _read_memory),
@@ -237,31 +286,40 @@ def read_store(
         (SKILLS_DIR, _read_skill),
         (TASKS_DIR, _read_task),
     )
-    for folder, reader in readers:
-        for path in _json_files(root / folder):
-            relative = path.relative_to(root).as_posix()
-            try:
-                yield from reader(root, path, relative, now)
-            except FileProblem as problem:
-                yield Problem(relative, str(problem))
+    with Source(root) as tree:
+        for folder, reader in readers:
+            for item in tree.files(folder, ".json"):
+                if isinstance(item, Refused):
+                    yield Problem(item.path, f"{item.reason}.")
+                else:
+                    try:
+                        yield from reader(item, _load_json(tree.read(item)), now)
+                    except FileProblem as problem:
+                        yield Problem(item, str(problem))
+                    except UnsafePath as error:  # it became a link after it was listed
+                        yield Problem(item, f"{error}.")
+                if on_file:
+                    on_file()
+        if tree.is_file(RULES_FILE):
+            yield _read_rules(tree)
             if on_file:
                 on_file()
-    rules = root / RULES_FILE
-    if rules.is_file():
-        try:
-            content = rules.read_bytes().decode("utf-8")
-        except UnicodeDecodeError as error:
-            yield Problem(RULES_FILE, f"is not UTF-8 text ({error.reason} at byte {error.start}).")
-        else:
-            yield Incoming(
-                surface="rules",
-                ref=RULES_FILE,
-                values={"content": content},
-                source=RULES_FILE,
-                trace=Trace(FORMAT, RULES_FILE),
-            )
-        if on_file:
-            on_file()
+
+
+def _read_rules(tree: Source) -> Incoming | Problem:
+    try:
+        content = tree.read(RULES_FILE).decode("utf-8")
+    except UnsafePath as error:
+        return Problem(RULES_FILE, f"{error}.")
+    except UnicodeDecodeError as error:
+        return Problem(RULES_FILE, f"is not UTF-8 text ({error.reason} at byte {error.start}).")
+    return Incoming(
+        surface="rules",
+        ref=RULES_FILE,
+        values={"content": content},
+        source=RULES_FILE,
+        trace=Trace(FORMAT, RULES_FILE),
+    )
 
 
 def _timestamp_defaults(surface_key: str, now: dt.datetime) -> dict[str, Any]:
@@ -275,15 +333,23 @@ def _timestamp_defaults(surface_key: str, now: dt.datetime) -> dict[str, Any]:
     return defaults
 
 
-def _read_memory(root: Path, path: Path, relative: str, now: dt.datetime) -> Iterator[Incoming]:
-    folder = path.parent.relative_to(root / MEMORY_DIR).parts
-    category = "/".join(unsegment(part) for part in folder) or "general"
-    defaults = {
-        **_timestamp_defaults("memory", now),
-        "category": category,
-        "alias": unsegment(path.stem),
-    }
-    values, raw, unknown = read_document("memory", _load_json(path), defaults=defaults)
+def memory_location(relative: str) -> tuple[str, str]:
+    """The category and original id that the path of a memory file stands for."""
+    path = PurePosixPath(relative)
+    folder = path.parent.relative_to(MEMORY_DIR).parts
+    return "/".join(unsegment(part) for part in folder) or "general", unsegment(path.stem)
+
+
+def working_namespace(relative: str) -> str:
+    """The namespace that the path of a working-memory group file stands for."""
+    parts = PurePosixPath(relative).relative_to(WORKING_DIR).with_suffix("").parts
+    return "/".join(unsegment(part) for part in parts)
+
+
+def _read_memory(relative: str, doc: Any, now: dt.datetime) -> Iterator[Incoming]:
+    category, alias = memory_location(relative)
+    defaults = {**_timestamp_defaults("memory", now), "category": category, "alias": alias}
+    values, raw, unknown = read_document("memory", doc, defaults=defaults)
     ref = values.pop("alias")
     stated: set[str] = set()
     successor = values.pop("superseded_by", None)
@@ -326,16 +392,18 @@ def _incoming(
 
 
 def _read_working(
-    root: Path, path: Path, relative: str, now: dt.datetime
+    relative: str, doc: Any, now: dt.datetime
 ) -> Iterator[Incoming | Problem | Trace]:
-    parts = path.relative_to(root / WORKING_DIR).with_suffix("").parts
-    namespace = "/".join(unsegment(part) for part in parts)
-    doc = _load_json(path)
+    namespace = working_namespace(relative)
     shape: dict[str, Any] = {"shape": "array", "namespace": namespace}
     if isinstance(doc, dict):
         entries_key = next((key for key in doc if _norm(key) == "entries"), None)
         if entries_key is None or not isinstance(doc[entries_key], list):
             raise FileProblem("expected a JSON array of entries (or an object with Entries).")
+        # A namespace too long for a file name is written into the group (see write_store).
+        stated = next((doc[key] for key in doc if _norm(key) == "namespace"), None)
+        if isinstance(stated, str) and stated:
+            namespace = stated
         shape = {
             "shape": "object",
             "namespace": namespace,
@@ -361,28 +429,26 @@ def _read_working(
         values["namespace"] = namespace
         raw["extra"] = unknown
         ref = f"{namespace}/{values['key']}"
+        trace_path = f"{relative}#{values['key']}"
+        if len(trace_path) > PATH_MAX:
+            yield Problem(where, f"path and key are longer than {PATH_MAX} characters together.")
+            continue
         yield _incoming(
-            "working",
-            ref,
-            values,
-            where,
-            raw,
-            position=position,
-            trace_path=f"{relative}#{values['key']}",
+            "working", ref, values, where, raw, position=position, trace_path=trace_path
         )
 
 
-def _read_skill(root: Path, path: Path, relative: str, now: dt.datetime) -> Iterator[Incoming]:
-    yield _read_named("skill", path, relative, now)
+def _read_skill(relative: str, doc: Any, now: dt.datetime) -> Iterator[Incoming]:
+    yield _read_named("skill", relative, doc, now)
 
 
-def _read_task(root: Path, path: Path, relative: str, now: dt.datetime) -> Iterator[Incoming]:
-    yield _read_named("task", path, relative, now)
+def _read_task(relative: str, doc: Any, now: dt.datetime) -> Iterator[Incoming]:
+    yield _read_named("task", relative, doc, now)
 
 
-def _read_named(surface_key: str, path: Path, relative: str, now: dt.datetime) -> Incoming:
+def _read_named(surface_key: str, relative: str, doc: Any, now: dt.datetime) -> Incoming:
     defaults = _timestamp_defaults(surface_key, now)
-    values, raw, unknown = read_document(surface_key, _load_json(path), defaults=defaults)
+    values, raw, unknown = read_document(surface_key, doc, defaults=defaults)
     raw["extra"] = unknown
     ref = values.pop("alias", None)
     if ref is None:
@@ -401,11 +467,16 @@ class ExportTally:
     written: int = 0
     unchanged: int = 0
     removed: int = 0
+    skipped: int = 0
 
 
 @dataclass
 class ExportReport:
     tallies: dict[str, ExportTally]
+    # Records (or stale files) that were not written (or not removed), with the path and why.
+    problems: list[Problem] = field(default_factory=list)
+    # Records written somewhere else than their import trace said, and why.
+    notes: list[Problem] = field(default_factory=list)
 
     def tally(self, surface_key: str) -> ExportTally:
         return self.tallies.setdefault(surface_key, ExportTally())
@@ -418,38 +489,118 @@ def count_records(agent: Agent) -> int:
     )
 
 
+# Where each surface's files live; a trace path elsewhere is not used or removed.
+_FOLDER_OF = {
+    "memory": MEMORY_DIR,
+    "working": WORKING_DIR,
+    "": WORKING_DIR,  # the trace of a working-memory group file
+    "skill": SKILLS_DIR,
+    "task": TASKS_DIR,
+}
+
+
+class _Writer:
+    """Every file of one export goes through `emit`: inside the target, once, never via a link."""
+
+    def __init__(
+        self, target: Target, report: ExportReport, on_record: Callable[[int], None] | None
+    ) -> None:
+        self.target = target
+        self.report = report
+        self.on_record = on_record
+        self.claimed: set[str] = set()
+        # Trace paths not used because they leave their folder: reported once, never removed.
+        self.refused: set[str] = set()
+
+    def emit(
+        self,
+        surface_key: str,
+        relative: str,
+        data: bytes,
+        records: int = 1,
+        *,
+        previous: str | None = None,
+    ) -> None:
+        """Write one file; `previous` is where the record's file was, kept if this one fails."""
+        tally = self.report.tally(surface_key)
+        reason = None
+        if relative in self.claimed:
+            reason = "is the file of another record of this export"
+        else:
+            self.claimed.add(relative)
+            try:
+                changed = self.target.write(relative, data)
+            except UnsafePath as error:
+                reason = str(error)
+            except OSError as error:
+                reason = f"could not be written ({error.strerror})"
+            else:
+                if changed:
+                    tally.written += 1
+                else:
+                    tally.unchanged += 1
+        if reason is not None:
+            tally.skipped += records
+            self.report.problems.append(Problem(display(relative), f"{reason}; not written."))
+            if previous:
+                self.claimed.add(previous)  # the record's old file is all the target has of it
+        if self.on_record:
+            self.on_record(records)
+
+    def traced(self, surface_key: str, trace_path: str, generated: str) -> str:
+        """The trace's path if it is a file of this surface's folder, else `generated`."""
+        reason = _outside_folder(surface_key, trace_path)
+        if reason is None:
+            return trace_path
+        self.refused.add(trace_path)
+        self.report.notes.append(
+            Problem(
+                display(trace_path),
+                f"{reason}: the import trace of this record is not used; it is written to "
+                f"{generated} instead.",
+            )
+        )
+        return generated
+
+
+def _outside_folder(surface_key: str, path: str) -> str | None:
+    """Why `path` is not a .json file in the folder of `surface_key` (None if it is one)."""
+    try:
+        parts = relative_parts(path)
+    except UnsafePath as error:
+        return str(error)
+    folder = _FOLDER_OF.get(surface_key)
+    if folder is None:
+        return f"is not a file of a {surface_key} record"
+    if len(parts) < 2 or parts[0] != folder or not parts[-1].endswith(".json"):
+        return f"is not a .json file in {folder}/"
+    return None
+
+
 def write_store(
     agent: Agent, root: Path, *, on_record: Callable[[int], None] | None = None
 ) -> ExportReport:
     """Write every record of `agent` into the RockBot directory `root`, each file atomically.
 
     Files this agent's import traced that no record claims any more (a forgotten memory, a
-    memory whose category changed) are removed; other files in `root` are left alone.
+    memory whose category changed) are removed; other files in `root` are left alone. A
+    path that would leave `root` or pass through a link is never written: the record is
+    written at its generated path instead, or skipped and reported (`report.problems`).
     """
     report = ExportReport(tallies={})
-    written: set[str] = set()
-
-    def emit(surface_key: str, relative: str, data: bytes, records: int = 1) -> None:
-        written.add(relative)
-        tally = report.tally(surface_key)
-        if write_atomic(root / relative, data):
-            tally.written += 1
-        else:
-            tally.unchanged += 1
-        if on_record:
-            on_record(records)
-
-    _write_memories(agent, emit)
-    _write_working(agent, emit)
-    for surface_key, model, folder in (
-        ("skill", Skill, SKILLS_DIR),
-        ("task", ScheduledTask, TASKS_DIR),
-    ):
-        _write_named(agent, surface_key, model, folder, emit)
-    rules = RulesDocument.objects.filter(agent=agent).first()
-    if rules is not None:
-        emit("rules", RULES_FILE, rules.content.encode("utf-8"))
-    _remove_unclaimed(agent, root, written, report)
+    with Target(root) as target:
+        writer = _Writer(target, report, on_record)
+        _write_memories(agent, writer)
+        _write_working(agent, writer)
+        for surface_key, model, folder in (
+            ("skill", Skill, SKILLS_DIR),
+            ("task", ScheduledTask, TASKS_DIR),
+        ):
+            _write_named(agent, surface_key, model, folder, writer)
+        rules = RulesDocument.objects.filter(agent=agent).first()
+        if rules is not None:
+            writer.emit("rules", RULES_FILE, rules.content.encode("utf-8"))
+        _remove_unclaimed(agent, target, writer.claimed | writer.refused, report)
     return report
 
 
@@ -504,7 +655,7 @@ def _means(surface_key: str, spec: FileField, raw_value: Any, value: Any) -> boo
         return False
 
 
-def _write_memories(agent: Agent, emit: Callable[..., None]) -> None:
+def _write_memories(agent: Agent, writer: _Writer) -> None:
     memories = Memory.objects.filter(agent=agent).order_by("pk")
     last = 0
     while chunk := list(memories.filter(pk__gt=last)[:2000]):
@@ -541,13 +692,21 @@ def _write_memories(agent: Agent, emit: Callable[..., None]) -> None:
                 "archived_at": memory.archived_at,
                 "updated_at": memory.updated_at,
             }
+            relative = f"{MEMORY_DIR}/{segment(memory.category)}/{segment(ref)}.json"
+            if trace is not None and raw.get("located") == {"category": memory.category, "id": ref}:
+                relative = writer.traced("memory", trace.path, relative)
+            located = memory_location(relative)
+            if raw and located != (memory.category, ref):
+                # The file name cannot say it (too long a name, or another file's name): the
+                # file states it, so an import gives the same category and id back.
+                absent = dict(raw.get("absent", {}))
+                if located[0] != memory.category:
+                    absent.pop("Category", None)
+                if located[1] != ref:
+                    absent.pop("Id", None)
+                raw = {**raw, "absent": absent}
             doc = render("memory", current, raw, extra if isinstance(extra, dict) else {})
-            located = {"category": memory.category, "id": ref}
-            if trace is not None and raw.get("located") == located:
-                relative = trace.path
-            else:
-                relative = f"{MEMORY_DIR}/{segment(memory.category)}/{segment(ref)}.json"
-            emit("memory", relative, _dump(doc))
+            writer.emit("memory", relative, _dump(doc), previous=trace.path if trace else None)
 
 
 def _unresolved_successor(raw: dict[str, Any]) -> str | None:
@@ -557,7 +716,7 @@ def _unresolved_successor(raw: dict[str, Any]) -> str | None:
     return None
 
 
-def _write_working(agent: Agent, emit: Callable[..., None]) -> None:
+def _write_working(agent: Agent, writer: _Writer) -> None:
     entries = list(WorkingMemoryEntry.objects.filter(agent=agent).order_by("namespace", "key"))
     traces = _traces(agent, "working", [entry.pk for entry in entries])
     shapes = {
@@ -588,14 +747,27 @@ def _write_working(agent: Agent, emit: Callable[..., None]) -> None:
             docs.append(render("working", current, raw, (raw or {}).get("extra", {})))
         shape_row = shapes.get(namespace)
         shape = shape_row.raw if shape_row else {"shape": "array"}
-        relative = shape_row.path if shape_row else f"{WORKING_DIR}/{segment(namespace)}.json"
+        relative = f"{WORKING_DIR}/{segment(namespace)}.json"
+        if shape_row is not None:
+            relative = writer.traced("", shape_row.path, relative)
         if shape.get("shape") == "object":
             body = {**shape.get("other", {}), shape["entries_key"]: docs}
             doc: Any = {key: body[key] for key in shape.get("keys", []) if key in body}
             doc.update((key, value) for key, value in body.items() if key not in doc)
         else:
             doc = docs
-        emit("working", relative, _dump(doc), records=len(members))
+        if working_namespace(relative) != namespace and not (
+            isinstance(doc, dict) and any(_norm(key) == "namespace" for key in doc)
+        ):
+            # The file name cannot say it (too long a namespace): the group states it.
+            doc = {"Namespace": namespace, **(doc if isinstance(doc, dict) else {"Entries": doc})}
+        writer.emit(
+            "working",
+            relative,
+            _dump(doc),
+            records=len(members),
+            previous=shape_row.path if shape_row else None,
+        )
 
 
 def _write_named(
@@ -603,7 +775,7 @@ def _write_named(
     surface_key: str,
     model: type[VersionedRecord],
     folder: str,
-    emit: Callable[..., None],
+    writer: _Writer,
 ) -> None:
     records = list(model.objects.filter(agent=agent).order_by("name"))
     traces = _traces(agent, surface_key, [record.pk for record in records])
@@ -617,21 +789,34 @@ def _write_named(
             for spec in FIELDS[surface_key]
         }
         doc = render(surface_key, current, raw, (raw or {}).get("extra", {}))
+        relative = f"{folder}/{segment(record.name)}.json"
         if trace is not None and raw.get("located") == {"name": record.name}:
-            relative = trace.path
-        else:
-            relative = f"{folder}/{segment(record.name)}.json"
-        emit(surface_key, relative, _dump(doc))
+            relative = writer.traced(surface_key, trace.path, relative)
+        writer.emit(surface_key, relative, _dump(doc), previous=trace.path if trace else None)
 
 
-def _remove_unclaimed(agent: Agent, root: Path, written: set[str], report: ExportReport) -> None:
+def _remove_unclaimed(
+    agent: Agent, target: Target, claimed: set[str], report: ExportReport
+) -> None:
     paths = ImportedSource.objects.filter(agent=agent, source_format=FORMAT).values_list(
         "path", "surface"
     )
     for path, surface_key in paths:
-        if "#" in path or path in written:
+        if "#" in path or path in claimed:
             continue
-        target = root / path
-        if target.is_file() and root.resolve() in target.resolve().parents:
-            target.unlink()
+        rules = (path, surface_key) == (RULES_FILE, "rules")
+        reason = None if rules else _outside_folder(surface_key, path)
+        removed = False
+        if reason is None:
+            try:
+                removed = target.remove(path)
+            except UnsafePath as error:
+                reason = str(error)
+            except OSError as error:
+                message = f"could not be removed ({error.strerror})."
+                report.problems.append(Problem(display(path), message))
+                continue
+        if reason is not None:
+            report.notes.append(Problem(display(path), f"{reason}; the stale file is not removed."))
+        elif removed:
             report.tally(surface_key or "working").removed += 1

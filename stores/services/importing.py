@@ -77,7 +77,8 @@ class Incoming:
     superseded_by: str | None = None
     successor_stated: bool = False
     trace: Trace | None = None
-    # Revisions carried by a native export (dicts of Revision fields), oldest first.
+    # Revisions carried by a native export (dicts of Revision fields, each checked by
+    # `clean_revision`), oldest first.
     history: list[dict[str, Any]] | None = None
     # A native export of a record without alias names it by its id; it is the same record
     # only if id and creation time both match (ids of another database mean nothing here).
@@ -206,6 +207,91 @@ def _clean_field(spec: SurfaceSpec, model_field: Any, name: str, value: Any) -> 
     return value
 
 
+# Revision fields an import may state; agent, surface and record are always this import's.
+REVISION_FIELDS = (
+    "version_before",
+    "version_after",
+    "op",
+    "field",
+    "actor",
+    "channel",
+    "before_text",
+    "after_text",
+    "review",
+    "reviewed_at",
+    "created_at",
+)
+# State values that name another row; the parser resolves them within the agent.
+NAMED_IN_STATE = frozenset({"subject", "superseded_by"})
+
+
+def clean_revision(spec: SurfaceSpec, values: dict[str, Any]) -> dict[str, Any]:
+    """Check a revision carried by an import against its surface, before anything is stored.
+
+    A revert or restore writes a revision's `field` and states back into the record, so
+    `field` must be one of the surface's text fields and each state may hold only the
+    surface's state fields, each of its field's type. Raises Invalid naming what is wrong.
+    `values` holds exactly REVISION_FIELDS plus `before_state` and `after_state`.
+    """
+    meta = Revision._meta
+    cleaned: dict[str, Any] = {}
+    for name in REVISION_FIELDS:
+        model_field = meta.get_field(name)
+        if name == "created_at" and values[name] is None:
+            cleaned[name] = None  # stored with the time of the import
+            continue
+        value = _clean_field(spec, model_field, name, values[name])
+        if model_field.choices and value not in {choice for choice, _ in model_field.choices}:
+            known = ", ".join(repr(choice) for choice, _ in model_field.choices)
+            raise Invalid(f"{name} must be one of {known}, not {value!r}.")
+        cleaned[name] = value
+    if cleaned["version_after"] <= cleaned["version_before"]:
+        raise Invalid("version_after must be greater than version_before.")
+    if cleaned["field"] not in spec.text_fields:
+        raise Invalid(
+            f"field {cleaned['field']!r} is not a text field of a {spec.key} record "
+            f"(those are {', '.join(spec.text_fields)})."
+        )
+    for name in ("before_text", "after_text"):
+        check_text_size(spec, cleaned[name])
+    for name in ("before_state", "after_state"):
+        cleaned[name] = clean_state(spec, values[name], name)
+    return cleaned
+
+
+def clean_state(spec: SurfaceSpec, state: Any, name: str) -> dict[str, Any]:
+    """A revision's state as an import may store it: the surface's state fields only.
+
+    Values are checked by their field's type and kept as `SurfaceSpec.snapshot` writes them
+    (times as ISO 8601 text). `subject` and `superseded_by` stay names (an external id, a
+    ref) for the caller to resolve within the agent: an id would point into any agent.
+    """
+    if not isinstance(state, dict):
+        raise Invalid(f"{name} must be a JSON object.")
+    unknown = [key for key in state if key not in spec.state_fields]
+    if unknown:
+        raise Invalid(
+            f"{name} holds {', '.join(map(repr, unknown))}, which is not part of a {spec.key} "
+            f"record's state (that is {', '.join(spec.state_fields)})."
+        )
+    meta = spec.model._meta
+    cleaned: dict[str, Any] = {}
+    for key, value in state.items():
+        if key in NAMED_IN_STATE:
+            if value is not None and (not isinstance(value, str) or not value):
+                raise Invalid(f"{name}: {key} must name its row (text) or be null, not {value!r}.")
+            cleaned[key] = value
+            continue
+        try:
+            value = _clean_field(spec, meta.get_field(key), key, value)
+            if key in spec.text_fields:
+                check_text_size(spec, value)
+        except Invalid as error:
+            raise Invalid(f"{name}: {error.message}") from None
+        cleaned[key] = value.isoformat() if isinstance(value, dt.datetime) else value
+    return cleaned
+
+
 def _vector(value: Any) -> list[float] | None:
     if value is None:
         return None
@@ -261,9 +347,9 @@ def import_records(
                 if not dry_run:
                     record_file_trace(agent=agent, trace=entry)
                 continue
-            duplicate = _duplicate_of(entry, seen, seen_keys)
-            if duplicate:
-                report.problem(entry.source, duplicate, entry.surface)
+            refused = _too_long_a_ref(entry) or _duplicate_of(entry, seen, seen_keys)
+            if refused:
+                report.problem(entry.source, refused, entry.surface)
                 continue
             records.append(entry)
         for surface_key in SURFACES:
@@ -274,6 +360,21 @@ def import_records(
             progress(len(batch))
     _link_superseded(agent, links, actor, dry_run, report)
     return report
+
+
+def _alias_limit() -> int:
+    return VersionedRecord._meta.get_field("alias").max_length
+
+
+def _too_long_a_ref(entry: Incoming) -> str | None:
+    """A ref becomes the record's alias; one that cannot be is refused, never cut.
+
+    A record with a natural key (a working entry's namespace and key, a skill's or task's
+    name) is matched by it, so it goes without an alias instead.
+    """
+    if len(entry.ref) <= _alias_limit() or entry.natural_key is not None:
+        return None
+    return f"its id is {len(entry.ref)} characters long; at most {_alias_limit()} fit."
 
 
 def _duplicate_of(
@@ -494,7 +595,8 @@ def _create_batch(
     records = []
     for entry in entries:
         values = {**entry.defaults, **entry.values}
-        record = spec.model(agent=agent, alias=entry.ref, version=entry.version, **values)
+        alias = entry.ref if len(entry.ref) <= _alias_limit() else None  # see _too_long_a_ref
+        record = spec.model(agent=agent, alias=alias, version=entry.version, **values)
         if isinstance(record, EmbeddedRecord):
             record.text_hash = text_fingerprint(record.embedding_text())
         records.append(record)
@@ -581,7 +683,12 @@ def _add_missing_history(
             "version_after", flat=True
         )
     )
-    missing = [row for row in entry.history if row["version_after"] not in present]
+    # A revision past the record's own version would take the number of its next write.
+    missing = [
+        row
+        for row in entry.history
+        if row["version_after"] not in present and row["version_after"] <= record.version
+    ]
     if not missing:
         return
     with transaction.atomic():

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from rich.table import Table
 
 from stores.interchange import rockbot
@@ -17,7 +17,9 @@ class Command(BaseCommand):
     help = (
         "Write an agent into a RockBot directory (memory/{category}/{id}.json, "
         "working/{namespace}.json, skills/{name}.json, tasks/{name}.json, rules.md). Each "
-        "file is replaced atomically; files that did not change are not rewritten."
+        "file is replaced atomically; files that did not change are not rewritten. No path "
+        "outside the directory is written and no symbolic link in it is followed: a file that "
+        "cannot be written safely is skipped and named, and the command exits with status 1."
     )
 
     def add_arguments(self, parser) -> None:
@@ -27,14 +29,33 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         agent = find_agent(options["agent"])
         root: Path = options["directory"]
-        root.mkdir(parents=True, exist_ok=True)
         total = rockbot.count_records(agent)
         with progress_bar(console_for(self.stderr), "exporting records", total) as advance:
             report = rockbot.write_store(agent, root, on_record=advance)
         table = Table(title=f"Export of {agent.name} to {root}")
         table.add_column("surface")
-        for column in ("files written", "unchanged", "removed"):
+        for column in ("files written", "unchanged", "removed", "skipped"):
             table.add_column(column, justify="right")
         for surface_key, tally in report.tallies.items():
-            table.add_row(surface_key, str(tally.written), str(tally.unchanged), str(tally.removed))
-        console_for(self.stdout).print(table)
+            table.add_row(
+                surface_key,
+                str(tally.written),
+                str(tally.unchanged),
+                str(tally.removed),
+                str(tally.skipped),
+            )
+        console = console_for(self.stdout)
+        console.print(table)
+        for heading, entries in (
+            ("Written elsewhere", report.notes),
+            ("Not written", report.problems),
+        ):
+            if entries:
+                console.print(f"{heading}:")
+            for entry in entries:
+                console.print(f"  {entry.path}: {entry.message}", markup=False)
+        if report.problems:
+            raise CommandError(
+                f"{len(report.problems)} file(s) were not written (or not removed); everything "
+                "else was. Fix what is named above and run the export again."
+            )

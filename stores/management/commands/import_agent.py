@@ -13,7 +13,7 @@ from stores.interchange.commands import ImportCommand, target_agent
 from stores.interchange.console import console_for, progress_bar
 from stores.models import Subject
 from stores.services import subject_create
-from stores.services.importing import ImportReport, import_records
+from stores.services.importing import ImportReport, Problem, import_records
 
 
 class Command(ImportCommand):
@@ -29,20 +29,34 @@ class Command(ImportCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         source: Path = options["source"]
-        files = sorted(source.glob("*.jsonl")) if source.is_dir() else [source]
+        files, links = [source], []
+        if source.is_dir():
+            # A file named on the command line is read as named; a folder's links are not
+            # followed (they could bring in any file this process can read).
+            found = sorted(source.glob("*.jsonl"))
+            files = [path for path in found if not path.is_symlink()]
+            links = [
+                Problem(path.name, "is a symbolic link (links are not followed).")
+                for path in found
+                if path.is_symlink()
+            ]
         if not files or not all(path.is_file() for path in files):
-            raise CommandError(f"{source}: no export file (.jsonl) there.")
+            skipped = f" ({len(links)} linked file(s) skipped)" if links else ""
+            raise CommandError(f"{source}: no export file (.jsonl) there{skipped}.")
         if options["agent"] and len(files) > 1:
             raise CommandError("--agent applies to one file; name the file, not the folder.")
+        failures: list[str] = []
         for path in files:
             try:
                 header = native.read_header(path)
             except native.FormatError as error:
-                raise CommandError(str(error)) from None
+                failures.append(str(error))  # it names the file
+                continue
             settings = {k: v for k, v in header["agent"].items() if k != "name"}
             name = options["agent"] or header["agent"]["name"]
             agent = target_agent(name, dry_run=options["dry_run"], **settings)
-            report = ImportReport()
+            report = ImportReport(problems=links)
+            links = []
             subjects = self.subjects(agent, path, report, dry_run=options["dry_run"])
             total = native.count_lines(path)
             with progress_bar(console_for(self.stderr), f"importing {path.name}", total) as advance:
@@ -53,7 +67,13 @@ class Command(ImportCommand):
                     dry_run=options["dry_run"],
                     report=report,
                 )
-            self.finish(agent, report, options)
+            try:
+                self.finish(agent, report, options)
+            except CommandError as error:
+                # The other files of the folder are still imported.
+                failures.append(f"{path.name}: {error}")
+        if failures:
+            raise CommandError(" ".join(failures))
 
     def subjects(
         self, agent, path: Path, report: ImportReport, *, dry_run: bool
