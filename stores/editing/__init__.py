@@ -8,6 +8,7 @@ from stores.editing.errors import (
     NoChange,
     NoMatch,
     TextEditError,
+    TooLong,
 )
 from stores.editing.rules import Rule, add_rule, parse_rules, remove_rule, replace_rule
 from stores.editing.sections import Section, append, delete_section, outline, replace_section
@@ -27,6 +28,7 @@ __all__ = [
     "Section",
     "Status",
     "TextEditError",
+    "TooLong",
     "add_rule",
     "append",
     "apply_edit",

@@ -34,6 +34,7 @@ from stores.services.engine import (
     returns_result,
     schedule_reembed,
     success,
+    text_limit,
     write,
 )
 from stores.services.errors import (
@@ -170,7 +171,7 @@ def record_edit(
     ]
 
     def build(record: VersionedRecord) -> Change:
-        applied = apply_edits(getattr(record, text_field), list(edits))
+        applied = apply_edits(getattr(record, text_field), list(edits), max_length=text_limit(spec))
         return Change(
             op="edit",
             values={text_field: applied.text},
