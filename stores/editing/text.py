@@ -179,15 +179,3 @@ def _distinct_lines(text: str, needle: str) -> tuple[int, ...]:
         numbers[line] = None
         previous = start
     return tuple(numbers)
-
-
-def looks_truncated(current: str, replacement: str) -> bool:
-    """A replacement that is a strict prefix of the current text, or a preview cut with '…'."""
-    if len(replacement) < len(current) and current.startswith(replacement):
-        return True
-    stem = replacement.rstrip()
-    for marker in ("…", "..."):
-        if stem.endswith(marker):
-            stem = stem[: -len(marker)].rstrip()
-            return bool(stem) and current.startswith(stem) and replacement != current
-    return False

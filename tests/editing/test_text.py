@@ -14,7 +14,6 @@ from stores.editing import (
     TooLong,
     apply_edit,
     apply_edits,
-    looks_truncated,
 )
 
 
@@ -146,21 +145,6 @@ def test_the_length_checked_is_the_length_built(document, old, new):
 def test_inserting_into_an_empty_text_is_checked_too():
     with pytest.raises(TooLong):
         apply_edit("", "", "x" * 11, max_length=10)
-
-
-@pytest.mark.parametrize(
-    ("current", "replacement", "truncated"),
-    [
-        ("The whole memory text.", "The whole mem", True),
-        ("The whole memory text.", "The whole mem…", True),
-        ("The whole memory text.", "The whole mem...", True),
-        ("The whole memory text.", "The whole memory text, corrected.", False),
-        ("The whole memory text.", "A new text", False),
-        ("Short", "Short and longer", False),
-    ],
-)
-def test_truncated_previews_are_recognised(current, replacement, truncated):
-    assert looks_truncated(current, replacement) is truncated
 
 
 # --- properties -------------------------------------------------------------------------
