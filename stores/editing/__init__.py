@@ -8,13 +8,16 @@ from stores.editing.errors import (
     NoChange,
     NoMatch,
     TextEditError,
+    TooLong,
 )
+from stores.editing.previews import PREVIEW_LENGTH, cut_preview, looks_truncated
 from stores.editing.rules import Rule, add_rule, parse_rules, remove_rule, replace_rule
 from stores.editing.sections import Section, append, delete_section, outline, replace_section
 from stores.editing.status import Status
-from stores.editing.text import EditApplied, PhraseEdit, apply_edit, apply_edits, looks_truncated
+from stores.editing.text import EditApplied, PhraseEdit, apply_edit, apply_edits
 
 __all__ = [
+    "PREVIEW_LENGTH",
     "Ambiguous",
     "DiffChunk",
     "EditApplied",
@@ -27,10 +30,12 @@ __all__ = [
     "Section",
     "Status",
     "TextEditError",
+    "TooLong",
     "add_rule",
     "append",
     "apply_edit",
     "apply_edits",
+    "cut_preview",
     "delete_section",
     "looks_truncated",
     "outline",

@@ -35,6 +35,15 @@ class InvalidEdit(TextEditError):
     status = Status.INVALID
 
 
+class TooLong(InvalidEdit):
+    """The result would be longer than the text may be; it was refused before being built."""
+
+    def __init__(self, message: str, *, limit: int, length: int) -> None:
+        super().__init__(message)
+        self.limit = limit
+        self.length = length
+
+
 class NoChange(TextEditError):
     status = Status.NO_CHANGE
 

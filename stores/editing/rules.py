@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 
 from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
-from stores.editing.lines import LF, dominant_line_ending
+from stores.editing.limits import check_length
+from stores.editing.lines import CRLF, LF, dominant_line_ending
 from stores.editing.markdown import Line, scan
 from stores.editing.sections import find_section
 
@@ -95,7 +96,9 @@ def find_rule(text: str, rule: str) -> Rule:
     raise NoMatch(f"No rule reads {rule!r}.", near_miss)
 
 
-def add_rule(text: str, rule: str, *, section: str | None = None) -> str:
+def add_rule(
+    text: str, rule: str, *, section: str | None = None, max_length: int | None = None
+) -> str:
     """Add a rule after the last rule (of `section`, if named) in the document's bullet style."""
     rule = rule.strip()
     if not rule:
@@ -108,18 +111,29 @@ def add_rule(text: str, rule: str, *, section: str | None = None) -> str:
         fallback = found.body_start
     else:
         fallback = len(text)
-    if any(_normalize(r.text) == _normalize(rule) for r in rules):
+    wanted = _normalize(rule)
+    if any(_normalize(r.text) == wanted for r in rules):
         raise NoChange(f"The rule {rule!r} is already there.")
     marker = _next_marker(rules)
-    new_line = (
-        marker + rule.replace("\r\n", "\n").replace("\n", ending + " " * len(marker)) + ending
-    )
     insert_at = rules[-1].end if rules else fallback
     before = text[:insert_at]
     if before and not before.endswith("\n"):
         before += ending
     if not rules and section is None and before.strip():
         before += "" if before.endswith(ending * 2) else ending
+    # The document's marker may be long (any run of spaces after a bullet), and every line
+    # break of the rule repeats its width: the length is counted before the rule is built.
+    continuation = ending + " " * len(marker)
+    check_length(
+        len(before)
+        + len(marker)
+        + _indented_length(rule, continuation)
+        + len(ending)
+        + len(text)
+        - insert_at,
+        max_length,
+    )
+    new_line = marker + _indented(rule, continuation) + ending
     return before + new_line + text[insert_at:]
 
 
@@ -128,7 +142,7 @@ def remove_rule(text: str, rule: str) -> str:
     return text[: found.start] + text[found.end :]
 
 
-def replace_rule(text: str, rule: str, new_rule: str) -> str:
+def replace_rule(text: str, rule: str, new_rule: str, *, max_length: int | None = None) -> str:
     found = find_rule(text, rule)
     new_rule = new_rule.strip()
     if not new_rule:
@@ -138,8 +152,27 @@ def replace_rule(text: str, rule: str, new_rule: str) -> str:
     span = text[found.start : found.end]
     ending = "\r\n" if span.endswith("\r\n") else "\n" if span.endswith("\n") else ""
     continuation = (ending or "\n") + " " * len(found.marker)
-    body = new_rule.replace("\r\n", "\n").replace("\n", continuation)
+    check_length(
+        len(text)
+        - (found.end - found.start)
+        + len(found.marker)
+        + _indented_length(new_rule, continuation)
+        + len(ending),
+        max_length,
+    )
+    body = _indented(new_rule, continuation)
     return text[: found.start] + found.marker + body + ending + text[found.end :]
+
+
+def _indented(rule: str, continuation: str) -> str:
+    """The rule with each line break written as `continuation` (line ending and indent)."""
+    return rule.replace(CRLF, LF).replace(LF, continuation)
+
+
+def _indented_length(rule: str, continuation: str) -> int:
+    """len(_indented(rule, continuation)), without building it."""
+    breaks = rule.count(LF)
+    return len(rule) - rule.count(CRLF) + breaks * (len(continuation) - 1)
 
 
 def _next_marker(rules: list[Rule]) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from difflib import get_close_matches
 
 from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
+from stores.editing.limits import check_length
 from stores.editing.lines import LF, dominant_line_ending, with_line_ending
 from stores.editing.markdown import normalize_title, scan
 
@@ -69,7 +70,7 @@ def find_section(text: str, heading: str) -> Section:
     raise NoMatch(f"No section is headed {wanted!r}. Headings: {known}.", near_miss)
 
 
-def replace_section(text: str, heading: str, body: str) -> str:
+def replace_section(text: str, heading: str, body: str, *, max_length: int | None = None) -> str:
     """Replace what stands under `heading` (its subsections too), keeping the heading line."""
     section = find_section(text, heading)
     old_body = text[section.body_start : section.end]
@@ -81,12 +82,12 @@ def replace_section(text: str, heading: str, body: str) -> str:
         new_body += trailing or ""
     else:
         new_body = trailing
-    result = (
-        text[: section.body_start]
-        + _ensure_line_break(text, section)
-        + new_body
-        + text[section.end :]
+    line_break = _ensure_line_break(text, section)
+    check_length(
+        len(text) - (section.end - section.body_start) + len(line_break) + len(new_body),
+        max_length,
     )
+    result = text[: section.body_start] + line_break + new_body + text[section.end :]
     return _changed(text, result)
 
 
@@ -96,16 +97,18 @@ def delete_section(text: str, heading: str) -> str:
     return _changed(text, text[: section.start] + text[section.end :])
 
 
-def append(text: str, content: str, heading: str | None = None) -> str:
+def append(
+    text: str, content: str, heading: str | None = None, *, max_length: int | None = None
+) -> str:
     """Add content at the end of the body, or at the end of the section under `heading`."""
     if not content.strip():
         raise InvalidEdit("content to append is empty.")
     ending = _ending(text)
     addition = with_line_ending(content, ending).rstrip("\r\n") + ending
     if heading is None:
-        if text and not text.endswith(("\n", "\r")):
-            text += ending
-        return text + addition
+        separator = ending if text and not text.endswith(("\n", "\r")) else ""
+        check_length(len(text) + len(separator) + len(addition), max_length)
+        return text + separator + addition
     section = find_section(text, heading)
     body = text[section.body_start : section.end]
     insert_at = section.body_start + len(body.rstrip("\r\n \t"))
@@ -116,6 +119,7 @@ def append(text: str, content: str, heading: str | None = None) -> str:
         line_end = text.find("\n", insert_at)
         insert_at = len(text) if line_end == -1 else line_end + 1
         prefix = "" if text[:insert_at].endswith("\n") else ending
+    check_length(len(text) + len(prefix) + len(addition), max_length)
     return text[:insert_at] + prefix + addition + text[insert_at:]
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
-from stores.editing.errors import Ambiguous, InvalidEdit, NoChange, NoMatch
+from stores.editing.errors import Ambiguous, InvalidEdit, NoChange, NoMatch, TooLong
+from stores.editing.limits import check_length
 from stores.editing.lines import (
     CRLF,
     LF,
@@ -30,17 +32,24 @@ class EditApplied:
 
 
 def apply_edit(
-    text: str, old_string: str, new_string: str, *, replace_all: bool = False
+    text: str,
+    old_string: str,
+    new_string: str,
+    *,
+    replace_all: bool = False,
+    max_length: int | None = None,
 ) -> EditApplied:
     """Replace the exact phrase `old_string` in `text`.
 
     CRLF and LF are interchangeable when matching; the document keeps its own
     line endings, and everything outside the replaced spans stays byte for byte.
+    A result longer than `max_length` is refused (TooLong) before it is built.
     """
     if old_string == new_string:
         raise NoChange("old_string and new_string are identical; nothing to change.")
     if old_string == "":
         if text == "":
+            check_length(len(new_string), max_length)
             return EditApplied(text=new_string, replacements=1, lines=(1,))
         raise InvalidEdit(
             "old_string is empty. Quote the exact phrase to replace; an empty old_string "
@@ -53,78 +62,120 @@ def apply_edit(
     if needle == replacement:
         raise NoChange("old_string and new_string differ only in line endings.")
 
-    starts = _occurrences(document.text, needle)
-    if not starts:
+    # str.count counts the same non-overlapping matches as the find loop, without a list.
+    count = document.text.count(needle)
+    if not count:
         raise NoMatch(
             "old_string was not found in the current text; re-read the record and quote it "
             "exactly.",
             find_near_miss(document.text, needle),
         )
-    lines = tuple(dict.fromkeys(_line_numbers(document.text, starts)))
-    if len(starts) > 1 and not replace_all:
+    if count > 1 and not replace_all:
+        lines = _distinct_lines(document.text, needle)
         raise Ambiguous(
-            f"old_string occurs {len(starts)} times (lines {', '.join(map(str, lines))}); "
+            f"old_string occurs {count} times (lines {', '.join(map(str, lines))}); "
             "quote more surrounding text to make it unique, or set replace_all.",
-            count=len(starts),
+            count=count,
             lines=lines,
         )
 
+    # The replacement is written in the line ending of the span it replaces, so its two
+    # spellings are made once; the result's length is known before anything is joined.
     default_ending = dominant_line_ending(text)
+    written = {LF: with_line_ending(replacement, LF)}
+    if document.crlf_positions:
+        written[CRLF] = with_line_ending(replacement, CRLF)
+        length = len(text) + sum(
+            len(written[ending]) - (end - begin)
+            for begin, end, ending in _spans(text, document, needle, default_ending)
+        )
+    else:
+        # Without a CRLF every span is the needle itself and every ending is LF.
+        length = len(text) + count * (len(written[LF]) - len(needle))
+    what = "The edit" if count == 1 else f"Replacing all {count} occurrences"
+    check_length(length, max_length, what=what)
+
     pieces: list[str] = []
     cursor = 0
-    for start in starts:
-        begin = document.to_original(start)
-        end = document.to_original(start + len(needle))
-        span = text[begin:end]
-        ending = CRLF if CRLF in span else LF if LF in span else default_ending
+    for begin, end, ending in _spans(text, document, needle, default_ending):
         pieces.append(text[cursor:begin])
-        pieces.append(with_line_ending(replacement, ending))
+        pieces.append(written[ending])
         cursor = end
     pieces.append(text[cursor:])
-    return EditApplied(text="".join(pieces), replacements=len(starts), lines=lines)
+    return EditApplied(
+        text="".join(pieces), replacements=count, lines=_distinct_lines(document.text, needle)
+    )
 
 
-def apply_edits(text: str, edits: list[PhraseEdit]) -> EditApplied:
-    """Apply several phrase edits in order, all or nothing."""
+def apply_edits(
+    text: str, edits: list[PhraseEdit], *, max_length: int | None = None
+) -> EditApplied:
+    """Apply several phrase edits in order, all or nothing.
+
+    Each step is checked against `max_length` before it is built, so a batch that would grow
+    past the limit stops at the step that crosses it.
+    """
     if not edits:
         raise InvalidEdit("No edits given.")
     replacements = 0
     lines: list[int] = []
-    for edit in edits:
-        applied = apply_edit(text, edit.old_string, edit.new_string, replace_all=edit.replace_all)
+    for number, edit in enumerate(edits, start=1):
+        try:
+            applied = apply_edit(
+                text,
+                edit.old_string,
+                edit.new_string,
+                replace_all=edit.replace_all,
+                max_length=max_length,
+            )
+        except TooLong as error:
+            if len(edits) == 1:
+                raise
+            raise TooLong(
+                f"Edit {number} of {len(edits)}: {error.message}",
+                limit=error.limit,
+                length=error.length,
+            ) from None
         text = applied.text
         replacements += applied.replacements
         lines.extend(applied.lines)
     return EditApplied(text=text, replacements=replacements, lines=tuple(lines))
 
 
-def _occurrences(haystack: str, needle: str) -> list[int]:
-    starts: list[int] = []
+def _spans(
+    text: str, document: NormalizedText, needle: str, default_ending: str
+) -> Iterator[tuple[int, int, str]]:
+    """Each match of `needle` as (begin, end, line ending) in the original text.
+
+    The span's own line ending decides how the replacement is written; a span without a
+    line break takes the document's dominant one.
+    """
+    for start in _occurrences(document.text, needle):
+        begin = document.to_original(start)
+        end = document.to_original(start + len(needle))
+        if text.find(CRLF, begin, end) != -1:
+            ending = CRLF
+        elif text.find(LF, begin, end) != -1:
+            ending = LF
+        else:
+            ending = default_ending
+        yield begin, end, ending
+
+
+def _occurrences(haystack: str, needle: str) -> Iterator[int]:
     index = haystack.find(needle)
     while index != -1:
-        starts.append(index)
+        yield index
         index = haystack.find(needle, index + len(needle))
-    return starts
 
 
-def _line_numbers(text: str, starts: list[int]) -> list[int]:
-    numbers: list[int] = []
+def _distinct_lines(text: str, needle: str) -> tuple[int, ...]:
+    """The line numbers of the matches, each once, in order."""
+    numbers: dict[int, None] = {}
     line = 1
     previous = 0
-    for start in starts:
+    for start in _occurrences(text, needle):
         line += text.count(LF, previous, start)
-        numbers.append(line)
+        numbers[line] = None
         previous = start
-    return numbers
-
-
-def looks_truncated(current: str, replacement: str) -> bool:
-    """A replacement that is a strict prefix of the current text, or a preview cut with '…'."""
-    if len(replacement) < len(current) and current.startswith(replacement):
-        return True
-    stem = replacement.rstrip()
-    for marker in ("…", "..."):
-        if stem.endswith(marker):
-            stem = stem[: -len(marker)].rstrip()
-            return bool(stem) and current.startswith(stem) and replacement != current
-    return False
+    return tuple(numbers)

@@ -8,6 +8,7 @@ from typing import Any
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from stores.editing import PREVIEW_LENGTH, cut_preview
 from stores.models import (
     Agent,
     Memory,
@@ -21,17 +22,18 @@ from stores.models import (
 )
 from stores.services.surfaces import SurfaceSpec
 
-# Recall and list answers show this much of a text, never more: a full read is the only way
-# to see the whole text, which is what a full replacement must start from.
-PREVIEW_LENGTH = 500
-ELLIPSIS = "…"
-
 
 def preview(text: str) -> dict[str, Any]:
-    """The first characters of `text`; a cut preview ends in an ellipsis and says so."""
-    truncated = len(text) > PREVIEW_LENGTH
-    shown = text[: PREVIEW_LENGTH - 1] + ELLIPSIS if truncated else text
-    return {"preview": shown, "truncated": truncated, "full_length": len(text)}
+    """The first characters of `text`; a cut preview ends in an ellipsis and says so.
+
+    A full read is the only way to see the whole text, which is what a full replacement must
+    start from; the engine's truncation guard knows this shape (stores.editing.previews).
+    """
+    return {
+        "preview": cut_preview(text),
+        "truncated": len(text) > PREVIEW_LENGTH,
+        "full_length": len(text),
+    }
 
 
 def records_for_agent(spec: SurfaceSpec, agent: Agent) -> QuerySet[VersionedRecord]:

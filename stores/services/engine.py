@@ -19,7 +19,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from stores.editing import Status, TextEditError, unified_diff
+from stores.editing import Status, TextEditError, TooLong, unified_diff
 from stores.models import (
     Agent,
     EmbeddedRecord,
@@ -87,6 +87,10 @@ def _edit_details(error: TextEditError) -> dict[str, Any]:
     if hasattr(error, "count"):
         details["count"] = error.count
         details["lines"] = list(error.lines)
+    if isinstance(error, TooLong):
+        # The same details as check_text_size's refusal: the limit and the would-be length.
+        details["limit"] = error.limit
+        details["length"] = error.length
     return details
 
 

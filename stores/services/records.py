@@ -34,6 +34,7 @@ from stores.services.engine import (
     returns_result,
     schedule_reembed,
     success,
+    text_limit,
     write,
 )
 from stores.services.errors import (
@@ -170,7 +171,7 @@ def record_edit(
     ]
 
     def build(record: VersionedRecord) -> Change:
-        applied = apply_edits(getattr(record, text_field), list(edits))
+        applied = apply_edits(getattr(record, text_field), list(edits), max_length=text_limit(spec))
         return Change(
             op="edit",
             values={text_field: applied.text},
@@ -199,11 +200,17 @@ def record_replace(
     text: str,
     expected_version: int | None,
     field: str | None = None,
+    allow_shorter: bool = False,
 ) -> WriteResult:
-    """Replace a whole text field. Needs a version precondition; refuses truncated previews."""
+    """Replace a whole text field. Needs a version precondition; refuses truncated previews.
+
+    A shorter text that looks cut from a preview of the current one is refused as
+    suspected_truncation unless `allow_shorter` says the caller means to drop the rest.
+    """
     spec = surface(surface_key)
     text_field = _text_field(spec, field)
     new_text = validation.text(text, text_field)
+    allow_shorter = validation.flag(allow_shorter, "allow_shorter")
     if expected_version is None:
         raise PreconditionRequired(
             "A full replacement needs the version you read (expected_version or If-Match). "
@@ -211,8 +218,7 @@ def record_replace(
         )
 
     def build(record: VersionedRecord) -> Change:
-        current = getattr(record, text_field)
-        _check_replacement(current, new_text, text_field)
+        _check_replacement(spec, record, text_field, new_text, allow_shorter=allow_shorter)
         return Change(op="replace", values={text_field: new_text}, text_field=text_field)
 
     return write(
@@ -226,17 +232,43 @@ def record_replace(
     )
 
 
-def _check_replacement(current: str, new_text: str, text_field: str) -> None:
+# Where each surface's records are read in full over REST, for the truncation refusal.
+_API_PATHS = {
+    "memory": "memories",
+    "working": "working-memory",
+    "skill": "skills",
+    "task": "tasks",
+    "rules": "rules",
+}
+
+
+def _check_replacement(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    text_field: str,
+    new_text: str,
+    *,
+    allow_shorter: bool,
+) -> None:
+    current = getattr(record, text_field)
     if new_text == current:
         raise NoChange(f"The {text_field} already reads exactly that; nothing to change.")
     if not new_text.strip() and text_field in ("content", "value", "directive"):
         raise Invalid(f"An empty {text_field} would erase the record; forget it instead.")
-    if looks_truncated(current, new_text):
+    if not allow_shorter and looks_truncated(current, new_text):
+        ways = [
+            f"read_record (surface {spec.key}, id {record.pk})",
+            f"GET /api/v1/{_API_PATHS[spec.key]}/{record.pk}/",
+        ]
+        if spec.key == "memory":
+            ways.append(f"the MCP resource memory://{record.pk}")
         raise SuspectedTruncation(
-            f"The new {text_field} looks like a truncated preview of the current one (it is "
-            f"{len(new_text)} of {len(current)} characters and matches its beginning). Read the "
-            "full record, merge your change, and replace with the full text; or remove the tail "
-            "with a phrase edit if that is what you mean.",
+            f"The new {text_field} looks cut from a preview of the current one: it is "
+            f"{len(new_text)} of {len(current)} characters, begins like it and lacks the rest. "
+            f"Read the full text first ({', '.join(ways)}), merge your change into it and "
+            "replace with the whole text, or change just a phrase with an edit. Only if you "
+            "mean to drop the rest, send the replacement again with allow_shorter: true "
+            "(replace_record, or the REST replace and PATCH).",
             current_length=len(current),
             new_length=len(new_text),
         )
@@ -251,12 +283,17 @@ def record_update(
     actor: Actor,
     changes: dict[str, Any],
     expected_version: int | None = None,
+    allow_shorter: bool = False,
 ) -> WriteResult:
-    """Set fields (PATCH). A text field in `changes` is a full replacement with its rules."""
+    """Set fields (PATCH). A text field in `changes` is a full replacement with its rules.
+
+    `allow_shorter` is record_replace's: it lets a text field become a cut of its current text.
+    """
     spec = surface(surface_key)
     if not changes:
         raise Invalid("No fields to change.")
     cleaned = clean_values(spec, changes, (*spec.text_fields, *spec.updatable_fields))
+    allow_shorter = validation.flag(allow_shorter, "allow_shorter")
     text_changes = [name for name in cleaned if name in spec.text_fields]
     if text_changes and expected_version is None:
         raise PreconditionRequired(
@@ -267,7 +304,7 @@ def record_update(
 
     def build(record: VersionedRecord) -> Change:
         for name in text_changes:
-            _check_replacement(getattr(record, name), cleaned[name], name)
+            _check_replacement(spec, record, name, cleaned[name], allow_shorter=allow_shorter)
         changed = {name: value for name, value in cleaned.items() if getattr(record, name) != value}
         if not changed:
             raise NoChangeError("Every field already has that value; nothing to change.")

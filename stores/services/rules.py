@@ -10,7 +10,7 @@ from stores.editing import rules as rule_text
 from stores.models import Agent, RulesDocument, VersionedRecord
 from stores.services import policy, validation
 from stores.services.actors import Actor
-from stores.services.engine import Change, create, returns_result, write
+from stores.services.engine import Change, create, returns_result, text_limit, write
 from stores.services.errors import NotFound
 from stores.services.results import WriteResult
 from stores.services.surfaces import RULES
@@ -77,7 +77,9 @@ def rules_add(
         actor=actor,
         op="add_rule",
         expected_version=expected_version,
-        transform=lambda text: rule_text.add_rule(text, rule, section=section),
+        transform=lambda text: rule_text.add_rule(
+            text, rule, section=section, max_length=text_limit(RULES)
+        ),
     )
 
 
@@ -108,5 +110,7 @@ def rules_replace(
         actor=actor,
         op="replace_rule",
         expected_version=expected_version,
-        transform=lambda text: rule_text.replace_rule(text, rule, new_rule),
+        transform=lambda text: rule_text.replace_rule(
+            text, rule, new_rule, max_length=text_limit(RULES)
+        ),
     )

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from stores.editing import sections
 from stores.models import Agent, VersionedRecord
 from stores.services import validation
 from stores.services.actors import Actor
-from stores.services.engine import Change, RecordRef, returns_result, write
+from stores.services.engine import Change, RecordRef, returns_result, text_limit, write
 from stores.services.results import WriteResult
 from stores.services.surfaces import SKILL
 
@@ -18,7 +20,7 @@ def _section_write(
     actor: Actor,
     op: str,
     expected_version: int | None,
-    transform,
+    transform: Callable[[str], str],
 ) -> WriteResult:
     def build(record: VersionedRecord) -> Change:
         return Change(op=op, values={"content": transform(record.content)}, text_field="content")
@@ -52,7 +54,9 @@ def skill_append(
         actor=actor,
         op="append",
         expected_version=expected_version,
-        transform=lambda body: sections.append(body, content, heading),
+        transform=lambda body: sections.append(
+            body, content, heading, max_length=text_limit(SKILL)
+        ),
     )
 
 
@@ -73,7 +77,9 @@ def skill_replace_section(
         actor=actor,
         op="replace_section",
         expected_version=expected_version,
-        transform=lambda body: sections.replace_section(body, heading, content),
+        transform=lambda body: sections.replace_section(
+            body, heading, content, max_length=text_limit(SKILL)
+        ),
     )
 
 

@@ -157,7 +157,8 @@ def edit_record(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     "Replace a record's whole text. Use only when most of the text changes; otherwise use "
     "edit_record. First read_record, merge your change into the FULL text you read, and "
     "send it with the version you read. A recall preview is not the full text: a "
-    "replacement that looks like a cut preview is refused (suspected_truncation)." + REFUSAL_ADVICE,
+    "shorter replacement that looks cut from a preview is refused (suspected_truncation) "
+    "unless allow_shorter is true." + REFUSAL_ADVICE,
     parameters(
         ["surface", "id", "text", "expected_version"],
         surface=SURFACE,
@@ -165,6 +166,13 @@ def edit_record(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         text={"type": "string", "description": "The complete new text."},
         field={"type": "string", "description": "Skills only: 'content' or 'summary'."},
         expected_version=EXPECTED_VERSION,
+        allow_shorter={
+            "type": "boolean",
+            "default": False,
+            "description": "true only when you mean to shorten the text on purpose, keeping "
+            "its beginning and dropping the rest; never to get past a refusal of a text "
+            "made from a preview.",
+        },
     ),
 )
 def replace_record(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -176,6 +184,7 @@ def replace_record(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]
         text=args["text"],
         field=args.get("field"),
         expected_version=args["expected_version"],
+        allow_shorter=args.get("allow_shorter", False),
     ).as_dict()
 
 

@@ -82,6 +82,36 @@ def test_a_recall_preview_copied_back_as_a_replacement_is_refused(api, agent, ma
     assert Memory.objects.get(pk=memory.pk).content == LONG
 
 
+def test_an_edited_recall_preview_is_refused_unless_the_caller_means_to_shorten(api, agent, make):
+    memory = make.memory(agent, LONG)
+    hit = api.call("get", "memories/?q=lisbon").json()["results"][0]
+    edited = hit["preview"].removesuffix("…") + " Also water the ferns."
+    for method, path, body in (
+        ("post", f"memories/{memory.pk}/replace/", {"text": edited}),
+        ("patch", f"memories/{memory.pk}/", {"content": edited}),
+    ):
+        answer = api.call(method, path, {**body, "expected_version": hit["version"]})
+        assert answer.status_code == 422, answer.json()
+        assert answer.json()["status"] == "suspected_truncation"
+        assert f"GET /api/v1/memories/{memory.pk}/" in answer.json()["message"]
+        assert "allow_shorter" in answer.json()["message"]
+    assert Memory.objects.get(pk=memory.pk).content == LONG
+
+    replaced = api.call(
+        "post",
+        f"memories/{memory.pk}/replace/",
+        {"text": edited, "expected_version": 1, "allow_shorter": True},
+    )
+    assert (replaced.status_code, replaced.json()["status"]) == (200, "updated")
+    patched = api.call(
+        "patch",
+        f"memories/{memory.pk}/",
+        {"content": edited[:200], "expected_version": 2, "allow_shorter": True},
+    )
+    assert (patched.status_code, patched.json()["status"]) == (200, "updated")
+    assert Memory.objects.get(pk=memory.pk).content == edited[:200]
+
+
 def test_full_read_merge_and_replace_with_etag_succeeds(api, agent, make):
     memory = make.memory(agent, LONG)
     read = api.call("get", f"memories/{memory.pk}/")

@@ -155,6 +155,43 @@ def test_memory_edit_refuses_a_truncated_preview(api, agent, make):
     assert Memory.objects.get(pk=memory.pk).content == LONG
 
 
+def test_every_full_replacement_tool_refuses_an_edited_preview(api, agent, make):
+    memory = make.memory(agent, LONG)
+    preview = api.call("get", "memories/?q=lisbon").json()["results"][0]["preview"]
+    edited = preview.removesuffix("…") + " Also water the ferns."
+    native = {"surface": "memory", "id": memory.pk, "text": edited, "expected_version": 1}
+    answers = [
+        api.call("post", "tools/replace_record/", native).json()["status"],
+        api.call(
+            "post", "tools/memory_edit/", {"op": "update", "id": memory.pk, "content": edited}
+        ).json()["status"],
+        api.call(
+            "post",
+            "tools/update_long_term_memory/",
+            {"memory_id": memory.pk, "memory_content": edited},
+        ).json()["status"],
+    ]
+    assert answers == [
+        "suspected_truncation",
+        "suspected_truncation",
+        "memory_update_failed_suspected_truncation",
+    ]
+    assert Memory.objects.get(pk=memory.pk).content == LONG
+    allowed = api.call("post", "tools/replace_record/", {**native, "allow_shorter": True}).json()
+    assert allowed["status"] == "updated"
+    assert Memory.objects.get(pk=memory.pk).content == edited
+
+
+def test_allow_shorter_is_in_the_replace_tool_for_models_and_mcp(api):
+    from memoryadmin.mcp.server import tool_definitions
+
+    listed = {tool["function"]["name"]: tool for tool in api.call("get", "tools/").json()["tools"]}
+    parameters = listed["replace_record"]["function"]["parameters"]["properties"]
+    assert parameters["allow_shorter"]["type"] == "boolean"
+    mcp = {tool.name: tool for tool in tool_definitions()}
+    assert "allow_shorter" in mcp["replace_record"].input_schema["properties"]
+
+
 def _tomori(api, **arguments):
     answer = api.call("post", "tools/update_long_term_memory/", arguments)
     assert answer.status_code == 200, answer.json()

@@ -8,6 +8,7 @@ from stores.editing import (
     Ambiguous,
     NoChange,
     NoMatch,
+    TooLong,
     add_rule,
     append,
     delete_section,
@@ -138,6 +139,36 @@ def test_existing_rule_is_no_change_and_unknown_rule_no_match():
 def test_rules_in_comments_and_code_are_not_rules():
     document = "<!--\n- hidden\n-->\n```\n- code\n```\n- real\n"
     assert [r.text for r in parse_rules(document)] == ["real"]
+
+
+@pytest.mark.parametrize(
+    "operation",
+    [
+        lambda limit: append(SKILL, "More steps.\n" * 5, max_length=limit),
+        lambda limit: append(SKILL, "Rotate them yearly.", heading="Secrets", max_length=limit),
+        lambda limit: replace_section(SKILL, "Release", "Tag, push, announce.", max_length=limit),
+        lambda limit: add_rule(RULES, "Answer in\nthe user's language.", max_length=limit),
+        lambda limit: replace_rule(RULES, "Be brief.", "Be brief\nand kind.", max_length=limit),
+    ],
+)
+def test_section_and_rule_ops_check_the_length_they_build(operation):
+    built = operation(None)
+    assert operation(len(built)) == built
+    with pytest.raises(TooLong) as refused:
+        operation(len(built) - 1)
+    assert (refused.value.limit, refused.value.length) == (len(built) - 1, len(built))
+
+
+def test_a_wide_bullet_repeated_on_every_line_of_a_rule_is_refused_unbuilt():
+    # The document's bullet may be followed by any run of spaces; a new rule's every line
+    # break repeats that indent, so 2,000 line breaks under a 100,000-space bullet would
+    # build 200 million characters.
+    document = "-" + " " * 100_000 + "Be brief.\n"
+    with pytest.raises(TooLong) as refused:
+        add_rule(document, "x\n" * 2000 + "x", max_length=500_000)
+    assert refused.value.length > 200_000_000
+    with pytest.raises(TooLong):
+        replace_rule(document, "Be brief.", "x\n" * 2000 + "x", max_length=500_000)
 
 
 rule_words = st.text(alphabet="abcdefgh ", min_size=1, max_size=20).map(str.strip).filter(bool)

@@ -11,9 +11,9 @@ from stores.editing import (
     NoMatch,
     PhraseEdit,
     Status,
+    TooLong,
     apply_edit,
     apply_edits,
-    looks_truncated,
 )
 
 
@@ -102,19 +102,49 @@ def test_near_miss_in_a_huge_single_line_stays_fast():
     assert refused.value.near_miss is not None
 
 
+def test_replace_all_over_the_limit_is_refused_from_the_match_count_before_building():
+    text = "a" * 100_000
+    with pytest.raises(TooLong) as refused:
+        apply_edit(text, "a", "b" * 2000, replace_all=True, max_length=100_000)
+    assert refused.value.status is Status.INVALID
+    assert (refused.value.limit, refused.value.length) == (100_000, 200_000_000)
+    assert "100000 occurrences" in refused.value.message
+    assert "at most 100000" in refused.value.message
+
+
+def test_a_batch_stops_at_the_first_edit_that_crosses_the_limit():
+    edits = [PhraseEdit("a", "aa", replace_all=True)] * 10
+    with pytest.raises(TooLong) as refused:
+        apply_edits("a" * 100_000, edits, max_length=100_000)
+    assert refused.value.length == 200_000
+    assert refused.value.message.startswith("Edit 1 of 10:")
+    # Steps that stay within the limit apply; the one that crosses it is named.
+    with pytest.raises(TooLong) as refused:
+        apply_edits("a" * 1000, edits, max_length=5000)
+    assert refused.value.message.startswith("Edit 3 of 10:")
+    assert refused.value.length == 8000
+
+
 @pytest.mark.parametrize(
-    ("current", "replacement", "truncated"),
+    ("document", "old", "new"),
     [
-        ("The whole memory text.", "The whole mem", True),
-        ("The whole memory text.", "The whole mem…", True),
-        ("The whole memory text.", "The whole mem...", True),
-        ("The whole memory text.", "The whole memory text, corrected.", False),
-        ("The whole memory text.", "A new text", False),
-        ("Short", "Short and longer", False),
+        ("one\r\ntwo\r\none\r\n", "one\n", "uno\ny\n"),  # CRLF spans take CRLF
+        ("one two\r\none\r\n", "one", "x\ny"),  # a span without a break: the dominant one
+        ("mixed\r\nend\nmixed\n", "mixed\n", "m\r\n\r\n"),  # each span its own ending
+        ("a\r\r\nb", "\r\n", "\n\n"),  # a CR before a CRLF stays a CR
     ],
 )
-def test_truncated_previews_are_recognised(current, replacement, truncated):
-    assert looks_truncated(current, replacement) is truncated
+def test_the_length_checked_is_the_length_built(document, old, new):
+    built = apply_edit(document, old, new, replace_all=True).text
+    assert apply_edit(document, old, new, replace_all=True, max_length=len(built)).text == built
+    with pytest.raises(TooLong) as refused:
+        apply_edit(document, old, new, replace_all=True, max_length=len(built) - 1)
+    assert refused.value.length == len(built)
+
+
+def test_inserting_into_an_empty_text_is_checked_too():
+    with pytest.raises(TooLong):
+        apply_edit("", "", "x" * 11, max_length=10)
 
 
 # --- properties -------------------------------------------------------------------------

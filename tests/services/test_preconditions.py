@@ -174,3 +174,92 @@ def test_records_resolve_by_alias(agent, make):
         new_string="Imported and corrected",
     )
     assert result.ok and result.id == memory.pk
+
+
+GARDEN = " ".join(
+    f"Note {i}: the balcony tomatoes in Lisbon need water every evening in July." for i in range(30)
+)[:2000]
+
+
+def recall_preview_with_an_addition(text: str) -> str:
+    """What an agent sends when it takes a recall preview for the text: cut, '…' dropped."""
+    from stores.selectors.records import preview
+
+    return preview(text)["preview"].removesuffix("…") + " Also water the ferns."
+
+
+def test_an_edited_recall_preview_is_suspected_truncation_in_replace_and_update(agent, make):
+    memory = make.memory(agent, content=GARDEN)
+    replacement = recall_preview_with_an_addition(GARDEN)
+    assert (len(GARDEN), len(replacement)) == (2000, 521)
+    replaced = record_replace(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        text=replacement,
+        expected_version=1,
+    )
+    assert replaced.status is Status.SUSPECTED_TRUNCATION
+    assert (replaced.details["current_length"], replaced.details["new_length"]) == (2000, 521)
+    for way in (f"GET /api/v1/memories/{memory.pk}/", f"memory://{memory.pk}", "read_record"):
+        assert way in replaced.message
+    assert "allow_shorter" in replaced.message
+    updated = record_update(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        changes={"content": replacement},
+        expected_version=1,
+    )
+    assert updated.status is Status.SUSPECTED_TRUNCATION
+    assert unchanged(memory, GARDEN, 1)
+
+
+def test_allow_shorter_says_the_caller_means_to_shorten(agent, make):
+    memory = make.memory(agent, content=GARDEN)
+    replacement = recall_preview_with_an_addition(GARDEN)
+    replaced = record_replace(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        text=replacement,
+        expected_version=1,
+        allow_shorter=True,
+    )
+    assert replaced.status is Status.UPDATED
+    assert unchanged(memory, replacement, 2)
+    updated = record_update(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        changes={"content": replacement[:100]},
+        expected_version=2,
+        allow_shorter=True,
+    )
+    assert updated.status is Status.UPDATED
+    assert unchanged(memory, replacement[:100], 3)
+
+
+def test_a_short_memory_rewritten_whole_or_shortened_in_place_is_replaced(agent, make):
+    memory = make.memory(agent, content=LONG)
+    for version, text in enumerate(
+        (
+            "The user is allergic to peanuts; carries an epinephrine pen at all times.",
+            "No known allergies.",
+        ),
+        start=1,
+    ):
+        result = record_replace(
+            surface_key="memory",
+            agent=agent,
+            ref=memory.pk,
+            actor=ME,
+            text=text,
+            expected_version=version,
+        )
+        assert result.status is Status.UPDATED
+        assert unchanged(memory, text, version + 1)

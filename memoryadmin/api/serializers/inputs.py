@@ -41,6 +41,15 @@ def expected_version() -> serializers.IntegerField:
     )
 
 
+def allow_shorter() -> serializers.BooleanField:
+    return serializers.BooleanField(
+        default=False,
+        help_text="Set only when you mean to replace the text with a shorter one that keeps "
+        "its beginning. Without it such a text is refused as suspected_truncation (422), "
+        "because it is what an edited recall preview looks like: read the full text first.",
+    )
+
+
 def reference(**kwargs: Any) -> serializers.CharField:
     return serializers.CharField(max_length=255, **kwargs)
 
@@ -82,6 +91,7 @@ class EditInput(InputSerializer):
 class ReplaceInput(InputSerializer):
     text = text(help_text="The complete new text, merged from a full read (never a preview).")
     field = serializers.CharField(required=False)
+    allow_shorter = allow_shorter()
     expected_version = expected_version()
 
 
@@ -171,6 +181,7 @@ class MemoryFieldsInput(InputSerializer):
     importance_floor = serializers.FloatField(required=False)
     pinned = serializers.BooleanField(required=False)
     metadata = serializers.DictField(required=False)
+    allow_shorter = allow_shorter()
     expected_version = expected_version()
 
 
@@ -195,6 +206,7 @@ class WorkingFieldsInput(InputSerializer):
     value = text(required=False)
     category = serializers.CharField(required=False, allow_blank=True, max_length=100)
     tags = serializers.ListField(child=serializers.CharField(), required=False)
+    allow_shorter = allow_shorter()
     expected_version = expected_version()
 
 
@@ -213,6 +225,7 @@ class SkillFieldsInput(InputSerializer):
     name = serializers.CharField(required=False, max_length=200)
     summary = text(required=False)
     content = text(required=False)
+    allow_shorter = allow_shorter()
     expected_version = expected_version()
 
 
@@ -228,6 +241,7 @@ class TaskFieldsInput(InputSerializer):
     schedule = serializers.CharField(required=False, max_length=100)
     directive = text(required=False)
     enabled = serializers.BooleanField(required=False)
+    allow_shorter = allow_shorter()
     expected_version = expected_version()
 
 
@@ -241,6 +255,7 @@ class TaskCreateInput(InputSerializer):
 
 class RulesFieldsInput(InputSerializer):
     content = text(required=False)
+    allow_shorter = allow_shorter()
     expected_version = expected_version()
 
 

@@ -96,6 +96,7 @@ class SurfaceViewSet(AgentViewSet):
     def partial_update(self, request: Request, ref: str) -> Response:
         values = self.parse(self.fields_input)
         condition = self.precondition(values)
+        allow_shorter = values.pop("allow_shorter")
         return self.render(
             record_update(
                 surface_key=self.surface_key,
@@ -104,6 +105,7 @@ class SurfaceViewSet(AgentViewSet):
                 actor=self.caller.actor,
                 changes=values,
                 expected_version=condition.expected_version,
+                allow_shorter=allow_shorter,
             ),
             condition,
         )
@@ -161,6 +163,7 @@ class SurfaceViewSet(AgentViewSet):
                 text=values["text"],
                 field=values.get("field"),
                 expected_version=condition.expected_version,
+                allow_shorter=values["allow_shorter"],
             ),
             condition,
         )

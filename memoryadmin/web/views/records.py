@@ -27,7 +27,7 @@ from memoryadmin.web.views.common import (
     require_record,
     swap_into,
 )
-from stores.editing import Status, TextEditError, apply_edit, outline, parse_rules
+from stores.editing import Status, TextEditError, TooLong, apply_edit, outline, parse_rules
 from stores.models import Memory, Revision, RulesDocument, VersionedRecord, WorkingMemoryEntry
 from stores.services import (
     WriteResult,
@@ -46,6 +46,7 @@ from stores.services import (
     skill_replace_section,
     working_set_ttl,
 )
+from stores.services.engine import text_limit
 from stores.services.policy import allowed_ops
 
 # Why an action is absent, in the words a reviewer needs (the service refuses the same ops).
@@ -169,6 +170,9 @@ def _edit_error(error: TextEditError) -> WriteResult:
     if hasattr(error, "count"):
         details["count"] = error.count
         details["lines"] = list(error.lines)
+    if isinstance(error, TooLong):
+        details["limit"] = error.limit
+        details["length"] = error.length
     return WriteResult(status=error.status, message=error.message, details=details)
 
 
@@ -197,7 +201,9 @@ def record_preview(request: HttpRequest, scope: AgentScope, surface: str, pk: in
         return render(request, "web/partials/_hint.html", {"hint": "replacement"})
     current = getattr(record, field)
     try:
-        applied = apply_edit(current, old, new, replace_all=data["replace_all"])
+        applied = apply_edit(
+            current, old, new, replace_all=data["replace_all"], max_length=text_limit(ui.spec)
+        )
     except TextEditError as error:
         return outcome(request, _edit_error(error), back=back)
     return render(
@@ -237,7 +243,11 @@ def _conflict(
     if data.get("old_string"):
         try:
             applied = apply_edit(
-                current, data["old_string"], data["new_string"], replace_all=data["replace_all"]
+                current,
+                data["old_string"],
+                data["new_string"],
+                replace_all=data["replace_all"],
+                max_length=text_limit(ui.spec),
             )
             reapply_pieces = diff_pieces(current, applied.text)
         except TextEditError as error:
