@@ -120,7 +120,7 @@ class Ran:
     def answer(self) -> str:
         if self.traceback:
             last = _lines(self.stderr)[-1] if _lines(self.stderr) else ""
-            return f"exit {self.exit}: traceback, {last}"
+            return f"exit {self.exit}: traceback, {last[:160]}"
         lines = (
             _lines(self.stdout) if self.exit == 0 else _lines(self.stderr) or _lines(self.stdout)
         )
@@ -1473,7 +1473,7 @@ def main() -> None:
             print()
             print(table(rows))
             print()
-            print(summary(rows))
+            print(f"{summary(rows)}; the run took {took:.0f} s, {bench.server.starts - 1} restarts")
             if options.write:
                 write_section(rows, options, bench, took)
                 print(f"recorded in {BENCHMARKS.relative_to(ROOT)}")
