@@ -249,6 +249,8 @@ if env("EMBEDDING_URL"):
             "max_retries": int(env("EMBEDDING_MAX_RETRIES", "3") or 3),
             "query_prefix": env("EMBEDDING_QUERY_PREFIX", ""),
             "document_prefix": env("EMBEDDING_DOCUMENT_PREFIX", ""),
+            # Characters of a text sent at most (stores/embeddings/base.py explains 4096).
+            "max_input_chars": int(env("EMBEDDING_MAX_INPUT_CHARS", "4096") or 4096),
         },
     }
 
