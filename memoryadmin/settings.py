@@ -437,3 +437,9 @@ REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] = [
     "memoryadmin.api.renderers.SafeJSONRenderer",
     *REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"][1:],
 ]
+
+# --- Input limits (issue 12): what any caller may make the server parse or embed ---------
+# A recall query is a few words or a sentence. 1,000 characters is about 150 English words,
+# more than any search needs, and still fits the one 512-token window e5 reads; longer
+# queries were refused only by their cost (20 KB queries stalled other agents' searches).
+MEMORYADMIN["MAX_QUERY_LENGTH"] = int(env("MAX_QUERY_LENGTH", "1000") or 1000)

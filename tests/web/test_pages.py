@@ -321,3 +321,21 @@ def test_memory_search_that_recall_does_not_rank_still_answers(staff_client, age
         page = staff_client.get(url("record_list", agent.name, "memory"), {"q": query})
         assert page.status_code == 200
         assert [record.pk for record, _ in page.context["rows"]] == expected
+
+
+def test_a_search_over_the_query_limit_is_refused_not_listed_unfiltered(
+    staff_client, agent, make, settings
+):
+    """Regression: an invalid filter form was dropped, so an over-long search listed every
+    memory as if all matched; now it is refused, saying the limit, and lists nothing."""
+    limit = settings.MEMORYADMIN["MAX_QUERY_LENGTH"]
+    make.memory(agent, content="The user likes tea.")
+    for headers in ({}, htmx("results")):
+        page = staff_client.get(
+            url("record_list", agent.name, "memory"), {"q": "tea " * 2000}, headers=headers
+        )
+        assert page.status_code == 400
+        assert page.context["rows"] == []
+        html = page.content.decode()
+        assert 'data-status="invalid"' in html
+        assert f"at most {limit} characters" in html
