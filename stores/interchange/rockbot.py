@@ -211,6 +211,8 @@ def _load_json(path: Path) -> Any:
         raise FileProblem(
             f"is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})."
         ) from None
+    except RecursionError:
+        raise FileProblem("nests objects and arrays too deeply to read.") from None
 
 
 def count_files(root: Path) -> int:

@@ -189,3 +189,29 @@ def test_commands_round_trip_and_dry_run_writes_nothing(agent, make, tmp_path, c
     first = (tmp_path / "a.jsonl").read_text("utf-8").splitlines()
     second = (tmp_path / "b.jsonl").read_text("utf-8").splitlines()
     assert second[1:] == first[1:]
+
+
+def test_lines_nested_too_deep_are_reported_not_imported(agent, make, tmp_path):
+    """Regression: a line nested past Python's recursion limit crashed the import, and
+    metadata nested hundreds deep was imported; both are now reported problems."""
+    make.memory(agent, "The user likes tea.")
+    lines = export_lines(agent)
+    record = json.loads(lines[-1])
+
+    def with_metadata(depth: int) -> str:
+        text = json.dumps({**record, "ref": f"deep-{depth}", "metadata": {}})
+        return text.replace('"metadata": {}', '"metadata": ' + '{"a":' * depth + "1" + "}" * depth)
+
+    path = tmp_path / "agent.jsonl"
+    path.write_text("\n".join([*lines, with_metadata(25), with_metadata(100_000)]) + "\n", "utf-8")
+    copy = AgentFactory()
+
+    report = import_file(copy, path)
+
+    problems = {problem.path: problem.message for problem in report.problems}
+    assert set(problems) == {f"agent.jsonl:{len(lines) + 1}", f"agent.jsonl:{len(lines) + 2}"}
+    assert "the limit is 20" in problems[f"agent.jsonl:{len(lines) + 1}"]
+    assert "too deeply" in problems[f"agent.jsonl:{len(lines) + 2}"]
+    assert list(Memory.objects.filter(agent=copy).values_list("content", flat=True)) == [
+        "The user likes tea."
+    ]
