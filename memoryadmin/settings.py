@@ -88,6 +88,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # visible_controls, for memory text wherever a template shows it.
+            "builtins": ["memoryadmin.web.filters"],
         },
     },
 ]
