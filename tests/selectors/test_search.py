@@ -11,8 +11,8 @@ from stores.models import Memory
 from stores.selectors.search import recall as recall_page
 from stores.selectors.search import search_memories, similar_memories
 from stores.services import Actor, memory_invalidate, record_edit, record_forget
-from stores.services.errors import Invalid
 from stores.services.embeddings import reembed_sweep
+from stores.services.errors import Invalid
 from tests.factories import SubjectFactory
 
 MAINTAINER = Actor.maintainer("tests")
