@@ -106,6 +106,8 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
             ],
+            # visible_controls, for memory text wherever a template shows it.
+            "builtins": ["memoryadmin.web.filters"],
         },
     },
 ]
@@ -202,8 +204,9 @@ REST_FRAMEWORK = {
         "rest_framework.renderers.JSONRenderer",
         "rest_framework.renderers.BrowsableAPIRenderer",
     ],
-    # JSON only: nested edits and typed fields do not survive form encoding.
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    # JSON only: nested edits and typed fields do not survive form encoding. Bounded in
+    # depth (MAX_JSON_DEPTH): a body nested ~1,000 deep was a RecursionError and a 500.
+    "DEFAULT_PARSER_CLASSES": ["memoryadmin.api.parsers.BoundedJSONParser"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "memoryadmin.api.exceptions.exception_handler",
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
@@ -265,6 +268,8 @@ if env("EMBEDDING_URL"):
             "max_retries": int(env("EMBEDDING_MAX_RETRIES", "3") or 3),
             "query_prefix": env("EMBEDDING_QUERY_PREFIX", ""),
             "document_prefix": env("EMBEDDING_DOCUMENT_PREFIX", ""),
+            # Characters of a text sent at most (stores/embeddings/base.py explains 4096).
+            "max_input_chars": int(env("EMBEDDING_MAX_INPUT_CHARS", "4096") or 4096),
         },
     }
 
@@ -472,3 +477,17 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "memoryadmin.web.views.login.locked_out"
 # No start-up banner on every manage.py command; failures and lockouts are still logged.
 AXES_VERBOSE = False
+
+# --- Input limits (issue 12): what any caller may make the server parse or embed ---------
+# A recall query is a few words or a sentence. 1,000 characters is about 150 English words,
+# more than any search needs, and still fits the one 512-token window e5 reads; longer
+# queries were refused only by their cost (20 KB queries stalled other agents' searches).
+MEMORYADMIN["MAX_QUERY_LENGTH"] = int(env("MAX_QUERY_LENGTH", "1000") or 1000)
+# How deeply objects and arrays may nest in a request body (REST, tools, MCP). The deepest
+# legitimate body is metadata inside a create or an MCP call, a few levels past the metadata
+# limit; Python's own parser gave up near 990 levels with a 500.
+MEMORYADMIN["MAX_JSON_DEPTH"] = int(env("MAX_JSON_DEPTH", "32") or 32)
+# A memory's metadata is a small free-form object shown in the admin: at most this deep and
+# this many characters as compact JSON, whichever door (API, shell, importer) writes it.
+MEMORYADMIN["MAX_METADATA_DEPTH"] = int(env("MAX_METADATA_DEPTH", "20") or 20)
+MEMORYADMIN["MAX_METADATA_SIZE"] = int(env("MAX_METADATA_SIZE", "65536") or 65536)

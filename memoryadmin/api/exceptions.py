@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions
 from rest_framework.response import Response
@@ -29,8 +31,23 @@ def error_body(status: Status, message: str, **details: Any) -> dict[str, Any]:
     return {"status": str(status), "message": message, **details}
 
 
+def too_large_body() -> dict[str, Any]:
+    """The answer to a body over the upload limit (HTTP 413), for every door."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    return error_body(
+        Status.INVALID,
+        f"The request body is larger than {limit} bytes, the limit. Send less at once "
+        "(e.g. one record per request).",
+        code="too_large",
+        max_bytes=limit,
+    )
+
+
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
     """DRF's handler, with each DRF error given its status word and a `code`."""
+    if isinstance(exc, RequestDataTooBig):
+        # Django's own answer is an HTML error page; an API client needs JSON.
+        return Response(too_large_body(), status=statuses.REQUEST_TOO_LARGE)
     if isinstance(exc, ApiError):
         return Response(
             error_body(exc.status, exc.message, **exc.details),
@@ -56,6 +73,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
         body["errors"] = exc.detail
     else:
         body["message"] = str(exc.detail)
+    # The limit a refusal names (e.g. max_depth of a body nested too deep).
+    body.update(getattr(exc, "details", {}))
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
         body["retry_after"] = int(exc.wait) + 1
     response.data = body

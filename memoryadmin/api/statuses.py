@@ -33,6 +33,9 @@ IF_MATCH_CONFLICT = 412
 # `status` (below) and a `code` that says exactly what happened.
 UNAUTHENTICATED = 401
 RATE_LIMITED = 429
+# A body over DATA_UPLOAD_MAX_MEMORY_SIZE: `invalid` like any bad request, but with HTTP's own
+# code for it, so a client (or a proxy's log) tells it from a malformed body. This case only.
+REQUEST_TOO_LARGE = 413
 RATE_LIMITED_STATUS = Status.FORBIDDEN
 UNAUTHENTICATED_STATUS = Status.FORBIDDEN
 

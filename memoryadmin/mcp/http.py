@@ -12,6 +12,12 @@ reaches its own agent's records.
 The transport is stateless and answers JSON: each POST is one self-contained exchange, so
 any worker process can answer any request (no session to pin to a process) and nothing
 needs a server-to-client stream (no tool sends progress or asks the client anything).
+So only POST is served: a GET, which would open a stream that never carries anything (and
+never ends), answers 405 as the Streamable HTTP transport provides for a server without one.
+
+A POST's body is read here, within the REST door's limits, before the SDK parses it: at
+most DATA_UPLOAD_MAX_MEMORY_SIZE bytes (413 otherwise, without reading further) and JSON
+nested at most MAX_JSON_DEPTH levels (400).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from types import SimpleNamespace
 
+import anyio
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
@@ -26,11 +33,12 @@ from rest_framework.exceptions import AuthenticationFailed
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 
 from memoryadmin.api import statuses
 from memoryadmin.api.authentication import WWW_AUTHENTICATE, AgentPrincipal, bearer_token
-from memoryadmin.api.exceptions import error_body
+from memoryadmin.api.exceptions import error_body, too_large_body
+from memoryadmin.api.parsers import BodyTooDeep, loads_bounded
 from memoryadmin.api.throttling import CallerRateThrottle
 from memoryadmin.mcp.server import build_server, in_database_thread
 from stores.editing import Status
@@ -58,19 +66,36 @@ class McpHttpDoor:
         return self.sessions.run()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        headers = Headers(scope=scope)
-        refused = _disallowed_host(headers.get("host", ""))
-        if refused is None:
-            admitted = await in_database_thread(
-                _admit, headers.get("authorization", "").encode("latin-1")
-            )
-            if isinstance(admitted, AgentToken):
-                await self.sessions.handle_request(
-                    {**scope, TOKEN_SCOPE_KEY: admitted}, receive, send
-                )
-                return
-            refused = admitted
-        await refused(scope, receive, send)
+        admitted = await _admitted(scope, receive)
+        if admitted is None:  # the client went away
+            return
+        if isinstance(admitted, JSONResponse):
+            await admitted(scope, receive, send)
+            return
+        token, body = admitted
+        await self.sessions.handle_request(
+            {**scope, TOKEN_SCOPE_KEY: token}, _replay(body, receive), send
+        )
+
+
+async def _admitted(
+    scope: Scope, receive: Receive
+) -> tuple[AgentToken, bytes] | JSONResponse | None:
+    """The request's live token and its body, or the answer refusing it (None: no one to
+    answer). Checked cheapest first: nothing is read before the token is known."""
+    headers = Headers(scope=scope)
+    refused = _disallowed_host(headers.get("host", "")) or _disallowed_method(scope)
+    if refused is not None:
+        return refused
+    token = await in_database_thread(_admit, headers.get("authorization", "").encode("latin-1"))
+    if not isinstance(token, AgentToken):
+        return token
+    body = await _read_body(headers, receive)
+    if not isinstance(body, bytes):
+        return body
+    # Parsing a body of up to the upload limit is CPU work: in a worker thread, off the loop.
+    refused = await anyio.to_thread.run_sync(_too_deep, body)
+    return (token, body) if refused is None else refused
 
 
 def _disallowed_host(host: str) -> JSONResponse | None:
@@ -82,6 +107,74 @@ def _disallowed_host(host: str) -> JSONResponse | None:
         error_body(Status.INVALID, f"Invalid Host header {host!r}.", code="disallowed_host"),
         status_code=400,
     )
+
+
+def _disallowed_method(scope: Scope) -> JSONResponse | None:
+    if scope["method"] == "POST":
+        return None
+    return JSONResponse(
+        error_body(
+            Status.INVALID,
+            f"{scope['method']} is not served at /mcp/: send each JSON-RPC message as a POST. "
+            "This server opens no event stream (it has nothing to send unasked).",
+            code="method_not_allowed",
+        ),
+        status_code=405,
+        headers={"Allow": "POST"},
+    )
+
+
+async def _read_body(headers: Headers, receive: Receive) -> bytes | JSONResponse | None:
+    """The whole body; a 413 answer once it passes the upload limit; None on disconnect."""
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    too_large = JSONResponse(too_large_body(), status_code=statuses.REQUEST_TOO_LARGE)
+    declared = headers.get("content-length", "")
+    if limit is not None and declared.isdigit() and int(declared) > limit:
+        return too_large
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return None
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if limit is not None and size > limit:
+            return too_large
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _too_deep(body: bytes) -> JSONResponse | None:
+    """The REST door's answer to a body nested past the limit; None for any other body
+    (one that is not JSON gets the SDK's own JSON-RPC parse error)."""
+    try:
+        loads_bounded(body)
+    except BodyTooDeep as refusal:
+        return JSONResponse(
+            error_body(
+                Status.INVALID, str(refusal.detail), code=refusal.default_code, **refusal.details
+            ),
+            status_code=statuses.http_code(Status.INVALID),
+        )
+    except ValueError:
+        pass
+    return None
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """A receive that hands the SDK the body already read, then listens as before."""
+    delivered = False
+
+    async def replay() -> Message:
+        nonlocal delivered
+        if delivered:
+            return await receive()
+        delivered = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    return replay
 
 
 def _admit(authorization: bytes) -> AgentToken | JSONResponse:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from stores.models import Agent, Memory
+from stores.selectors.search import max_query_length
 
 
 class ListFilterForm(forms.Form):
@@ -17,7 +18,7 @@ class ListFilterForm(forms.Form):
     ]
     ENABLED_CHOICES = [("", "Enabled or not"), ("yes", "Enabled"), ("no", "Disabled")]
 
-    q = forms.CharField(required=False, max_length=500, label="Search")
+    q = forms.CharField(required=False, max_length=max_query_length(), label="Search")
     category = forms.CharField(required=False, max_length=100)
     store = forms.ChoiceField(required=False, choices=[("", "Any store"), *Memory.Store.choices])
     tag = forms.CharField(required=False, max_length=100)

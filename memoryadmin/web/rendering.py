@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
 import nh3
+from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
@@ -59,8 +62,40 @@ ALLOWED_TAGS = {
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
 
 
+# Unicode's explicit direction controls: embeddings and overrides (U+202A-U+202E) and
+# isolates (U+2066-U+2069). Shown raw, they reorder the text around them, so a reviewer
+# reads something other than what an agent stored (CVE-2021-42574, "Trojan Source").
+BIDI_CONTROLS = re.compile("[\u202a-\u202e\u2066-\u2069]")
+
+
+def _code_point(char: str) -> str:
+    return f"U+{ord(char):04X}"
+
+
+def _marker(match: re.Match[str]) -> str:
+    char = match.group()
+    return (
+        f'<span class="bidi" title="{_code_point(char)} {unicodedata.name(char)}" '
+        f'data-char="&#x{ord(char):x};">⟨{_code_point(char)}⟩</span>'
+    )
+
+
+def show_controls(text: str) -> SafeString:
+    """`text` escaped, each direction control replaced by a visible marker, as code review
+    tools show them; the marker keeps the character for a phrase copied from the text."""
+    return mark_safe(BIDI_CONTROLS.sub(_marker, escape(text)))
+
+
+def name_controls(text: str) -> str:
+    """`text` with each direction control written out as ⟨U+202E⟩: for places that hold
+    text only, such as a page title or an option, and for markdown before it is rendered."""
+    return BIDI_CONTROLS.sub(lambda match: f"⟨{_code_point(match.group())}⟩", text)
+
+
 def render_markdown(source: str) -> SafeString:
-    html = _markdown.render(source)
+    # Named in the source, not marked up in the HTML: a control inside a link's title
+    # would otherwise put markup into an attribute.
+    html = _markdown.render(name_controls(source))
     clean = nh3.clean(
         html,
         tags=ALLOWED_TAGS,

@@ -13,6 +13,19 @@
     }
   });
 
+  // The selected text as stored: a direction control is shown as a marker (⟨U+202E⟩) that
+  // keeps the character itself in data-char, so a phrase copied across it still matches.
+  function selectedText(selection) {
+    var holder = document.createElement("div");
+    for (var i = 0; i < selection.rangeCount; i++) {
+      holder.appendChild(selection.getRangeAt(i).cloneContents());
+    }
+    holder.querySelectorAll(".bidi[data-char]").forEach(function (marker) {
+      marker.replaceWith(marker.dataset.char);
+    });
+    return holder.textContent;
+  }
+
   // Selecting a phrase in a record's text fills "Find exactly" (and "Replace with", to edit).
   function fillFromSelection() {
     var selection = window.getSelection();
@@ -23,7 +36,7 @@
     if (!source || !focus || source !== focus.closest("[data-phrase-source]")) return;
     var form = document.getElementById("phrase-form");
     if (!form) return;
-    var phrase = selection.toString();
+    var phrase = selectedText(selection);
     if (!phrase.trim()) return;
     var field = form.querySelector("[name=field]");
     if (field && source.dataset.field) field.value = source.dataset.field;

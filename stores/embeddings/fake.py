@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 import math
 import re
-from collections.abc import Sequence
 
+from stores.embeddings.base import EmbeddingBackend
 from stores.models import EMBEDDING_DIMENSIONS
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
-class FakeBackend:
+class FakeBackend(EmbeddingBackend):
     model_name = "fake/bag-of-words"
     dimensions = EMBEDDING_DIMENSIONS
 
@@ -20,10 +20,10 @@ class FakeBackend:
         if model_name:
             self.model_name = model_name
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+    def _embed_documents(self, texts: list[str]) -> list[list[float]]:
         return [self._embed(text) for text in texts]
 
-    def embed_query(self, text: str) -> list[float]:
+    def _embed_query(self, text: str) -> list[float]:
         return self._embed(text)
 
     def _embed(self, text: str) -> list[float]:

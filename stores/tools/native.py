@@ -29,6 +29,7 @@ from stores.tools.schema import (
     EXPECTED_VERSION,
     NEW_STRING,
     OLD_STRING,
+    QUERY,
     REFUSAL_ADVICE,
     REPLACE_ALL,
     SURFACE,
@@ -56,7 +57,7 @@ def _ref(context: ToolContext, surface_key: str, args: dict[str, Any]) -> int | 
     "edit_record with a phrase from its full text; before any full replacement, read the "
     "whole record with read_record. Never paste a preview back as the new text.",
     parameters(
-        query={"type": "string", "description": "Words to look for."},
+        query=QUERY,
         category={"type": "string"},
         store={"type": "string", "enum": ["working", "episodic", "fact"]},
         tag={"type": "string"},

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator
+from jsonschema import Draft202012Validator, ValidationError
 
 from stores.models import Agent
 from stores.services import Actor
@@ -117,5 +117,12 @@ def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]
     if errors:
         error = errors[0]
         where = ".".join(str(part) for part in error.absolute_path)
-        raise ToolArgumentError(f"{where + ': ' if where else ''}{error.message}")
+        raise ToolArgumentError(f"{where + ': ' if where else ''}{_describe(error)}")
     return tool_.handler(context, arguments)
+
+
+def _describe(error: ValidationError) -> str:
+    # jsonschema's own words for a too-long string quote all of it and omit the limit.
+    if error.validator == "maxLength" and isinstance(error.instance, str):
+        return f"{len(error.instance)} characters long; the limit is {error.validator_value}."
+    return error.message

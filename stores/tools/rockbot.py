@@ -10,11 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from stores.editing import Status
-from stores.models import ScheduledTask, Skill
+from stores.models import ScheduledTask, Skill, WorkingMemoryEntry
 from stores.selectors.records import named_record_id, working_entry_id
 from stores.services import record_edit, rules_add, rules_remove
 from stores.tools.registry import ToolContext, parameters, tool
 from stores.tools.schema import NEW_STRING, OLD_STRING, REFUSAL_ADVICE, REPLACE_ALL, record_id
+
+# The namespace a working-memory entry gets when none is given, as the model defines it.
+DEFAULT_NAMESPACE: str = WorkingMemoryEntry._meta.get_field("namespace").default
 
 PHRASE_EDIT = (
     " Copy old_string exactly from the current text; only that phrase changes, nothing "
@@ -40,8 +43,10 @@ def _edit(
 
 
 def _phrase_parameters(**identity: dict[str, Any]) -> dict[str, Any]:
+    # A part of the identity with a default (the working-memory namespace) may be left out.
+    required = [name for name, schema in identity.items() if "default" not in schema]
     return parameters(
-        [*identity, "old_string", "new_string"],
+        [*required, "old_string", "new_string"],
         **identity,
         old_string=OLD_STRING,
         new_string=NEW_STRING,
@@ -66,12 +71,16 @@ def edit_memory(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     "move." + PHRASE_EDIT,
     _phrase_parameters(
         key={"type": "string", "description": "The entry's key."},
-        namespace={"type": "string", "default": "session", "description": "e.g. session."},
+        namespace={
+            "type": "string",
+            "default": DEFAULT_NAMESPACE,
+            "description": f"The entry's namespace; {DEFAULT_NAMESPACE} when left out.",
+        },
     ),
     family="rockbot",
 )
 def edit_working_memory(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    namespace = args.get("namespace", "session")
+    namespace = args.get("namespace", DEFAULT_NAMESPACE)
     ref = working_entry_id(context.agent, namespace=namespace, key=args["key"])
     return _edit(context, "working", ref, args, f"working-memory entry {namespace}/{args['key']}")
 

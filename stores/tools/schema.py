@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from stores.selectors.search import max_query_length
+
 SURFACE_KEYS = ["memory", "working", "skill", "task", "rules"]
 
 REFUSAL_ADVICE = (
@@ -43,4 +45,9 @@ EXPECTED_VERSION = {
     "minimum": 1,
     "description": "The version you read; the write is refused (conflict) if the record "
     "changed since.",
+}
+QUERY = {
+    "type": "string",
+    "maxLength": max_query_length(),
+    "description": "Words to look for: a few words or a sentence.",
 }

@@ -129,3 +129,26 @@ def test_full_read_merge_and_replace_with_etag_succeeds(api, agent, make):
         "post", f"memories/{memory.pk}/replace/", {"text": full}, if_match=read["ETag"]
     )
     assert (stale.status_code, stale.json()["current_version"]) == (412, 2)
+
+
+def test_a_query_over_the_limit_is_refused_naming_the_limit(api, agent, make, settings):
+    """Regression: q had no maximum, and embedding a 50,000-character query took 50 s."""
+    limit = settings.MEMORYADMIN["MAX_QUERY_LENGTH"]
+    make.memory(agent, "The user likes tea.")
+    at_limit = api.get("/api/v1/memories/", {"q": ("tea " * limit)[:limit]})
+    assert at_limit.status_code == 200
+    answer = api.get("/api/v1/memories/", {"q": "tea " * 5000})
+    assert answer.status_code == 400
+    body = answer.json()
+    assert body["status"] == "invalid"
+    assert str(limit) in body["message"] and body["message"].startswith("q:")
+
+
+def test_a_tool_query_over_the_limit_is_refused_naming_the_limit(api, agent, settings):
+    limit = settings.MEMORYADMIN["MAX_QUERY_LENGTH"]
+    definition = api.call("get", "tools/recall_memories/").json()["tool"]
+    assert definition["function"]["parameters"]["properties"]["query"]["maxLength"] == limit
+    answer = api.call("post", "tools/recall_memories/", {"query": "x" * 20_000})
+    assert answer.status_code == 400
+    assert answer.json()["status"] == "invalid"
+    assert answer.json()["message"] == f"query: 20000 characters long; the limit is {limit}."

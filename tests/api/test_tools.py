@@ -255,3 +255,20 @@ def test_update_long_term_memory_resolves_the_target_user(api, agent, make):
     agent.self_editing_enabled = False
     agent.save()
     assert status(memory_id=shared.pk, memory_content="x") == "memory_update_failed_disabled"
+
+
+def test_edit_working_memory_defaults_to_the_session_namespace(api, agent, make):
+    """Regression: the description said the namespace defaults to session, but the schema
+    required it, so a call without it was refused as invalid."""
+    entry = make.working(agent, key="focus", namespace="session", value="Reviewing the log.")
+    tool = api.call("get", "tools/edit_working_memory/").json()["tool"]
+    assert tool["function"]["parameters"]["required"] == ["key", "old_string", "new_string"]
+    answer = api.call(
+        "post",
+        "tools/edit_working_memory/",
+        {"key": "focus", "old_string": "log", "new_string": "patrol log"},
+    )
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["status"] == "updated"
+    entry.refresh_from_db()
+    assert entry.value == "Reviewing the patrol log."

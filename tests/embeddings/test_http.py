@@ -155,3 +155,16 @@ def test_nothing_listening_is_unavailable():
     )
     with pytest.raises(EmbeddingUnavailable):
         client.embed_query("tea")
+
+
+def test_at_most_the_configured_characters_are_sent(server):
+    """Regression: a 100,000-character record was sent whole, for a model that reads its
+    first few hundred tokens; the service's work and the request grew with the record."""
+    text = "word " * 20_000
+    client = backend(server, max_input_chars=1000, document_prefix="passage: ")
+    client.embed_documents([text, "tea"])
+    client.embed_query(text)
+
+    assert server.requests[0]["input"] == ["passage: " + text[:1000], "passage: tea"]
+    assert server.requests[1]["input"] == [text[:1000]]
+    assert len(backend(server).fit(text, query=False)) == 4096

@@ -494,3 +494,29 @@ def test_a_folder_import_skips_linked_files(db, tmp_path):
 
     assert Memory.objects.filter(agent__name="real").count() == 1
     assert not Agent.objects.filter(name="linked").exists()
+
+
+def test_lines_nested_too_deep_are_reported_not_imported(agent, make, tmp_path):
+    """Regression: a line nested past Python's recursion limit crashed the import, and
+    metadata nested hundreds deep was imported; both are now reported problems."""
+    make.memory(agent, "The user likes tea.")
+    lines = export_lines(agent)
+    record = json.loads(lines[-1])
+
+    def with_metadata(depth: int) -> str:
+        text = json.dumps({**record, "ref": f"deep-{depth}", "metadata": {}})
+        return text.replace('"metadata": {}', '"metadata": ' + '{"a":' * depth + "1" + "}" * depth)
+
+    path = tmp_path / "agent.jsonl"
+    path.write_text("\n".join([*lines, with_metadata(25), with_metadata(100_000)]) + "\n", "utf-8")
+    copy = AgentFactory()
+
+    report = import_file(copy, path)
+
+    problems = {problem.path: problem.message for problem in report.problems}
+    assert set(problems) == {f"agent.jsonl:{len(lines) + 1}", f"agent.jsonl:{len(lines) + 2}"}
+    assert "the limit is 20" in problems[f"agent.jsonl:{len(lines) + 1}"]
+    assert "too deeply" in problems[f"agent.jsonl:{len(lines) + 2}"]
+    assert list(Memory.objects.filter(agent=copy).values_list("content", flat=True)) == [
+        "The user likes tea."
+    ]

@@ -276,3 +276,18 @@ def test_export_command_writes_the_directory(agent, tmp_path, capsys):
 
     assert data_files(tmp_path / "out") == data_files(FIXTURE)
     assert "files written" in capsys.readouterr().out
+
+
+def test_a_file_nested_too_deep_is_reported_not_a_crash(agent, tmp_path):
+    """Regression: a JSON file nested past Python's recursion limit crashed the import."""
+    root = tmp_path / "agent"
+    (root / "working").mkdir(parents=True)
+    (root / "working" / "session.json").write_text(json.dumps([{"Key": "a", "Value": "kept"}]))
+    (root / "working" / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+
+    report = run_import(agent, root)
+
+    assert [(p.path, p.message) for p in report.problems] == [
+        ("working/deep.json", "nests objects and arrays too deeply to read.")
+    ]
+    assert WorkingMemoryEntry.objects.filter(agent=agent).count() == 1

@@ -254,3 +254,70 @@ def test_the_same_server_serves_the_web_ui_and_the_rest_api(mcp_url, agent):
         f"{root}/mcp", json=INITIALIZE, headers=MCP_ACCEPT | {"Authorization": f"Bearer {raw}"}
     )
     assert without_slash.status_code == 200
+
+
+@pytest.mark.parametrize("accept", [None, "text/event-stream"])
+def test_a_get_is_answered_405_not_left_open_as_an_endless_stream(mcp_url, agent, accept):
+    """Regression: a plain GET opened an event stream that never sent anything nor ended.
+    The stateless door offers no stream, so every GET answers 405 at once (the transport's
+    answer for a server without one); the short timeout fails the test if it hangs."""
+    _token, raw = agent_token(agent)
+    headers = {"Authorization": f"Bearer {raw}"} | ({"Accept": accept} if accept else {})
+    response = httpx2.get(mcp_url, headers=headers, timeout=5)
+    assert response.status_code == 405
+    assert response.headers["Allow"] == "POST"
+    assert response.json()["status"] == "invalid"
+    assert response.json()["code"] == "method_not_allowed"
+
+
+def test_a_body_over_the_upload_limit_is_a_413_in_json(mcp_url, agent, settings):
+    _token, raw = agent_token(agent)
+    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    headers = MCP_ACCEPT | {"Authorization": f"Bearer {raw}", "Content-Type": "application/json"}
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "' + b"x" * limit
+    body += b'"}}'
+
+    def chunks():  # no Content-Length: the door counts what it reads
+        for start in range(0, len(body), 65536):
+            yield body[start : start + 65536]
+
+    for content in (body, chunks()):
+        response = httpx2.post(mcp_url, content=content, headers=headers, timeout=30)
+        assert response.status_code == 413
+        assert response.json()["status"] == "invalid"
+        assert response.json()["code"] == "too_large"
+        assert response.json()["max_bytes"] == limit
+
+
+def test_json_nested_past_the_depth_limit_is_refused(mcp_url, agent, settings):
+    _token, raw = agent_token(agent)
+    limit = settings.MEMORYADMIN["MAX_JSON_DEPTH"]
+    headers = MCP_ACCEPT | {"Authorization": f"Bearer {raw}"}
+    for depth in (limit + 1, 100_000):
+        arguments = '{"a":' * depth + "1" + "}" * depth
+        body = (
+            '{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": '
+            f'{{"name": "recall_memories", "arguments": {arguments}}}}}'
+        )
+        response = httpx2.post(
+            mcp_url, content=body, headers=headers | {"Content-Type": "application/json"}
+        )
+        assert response.status_code == 400, depth
+        assert response.json()["code"] == "too_deep"
+        assert response.json()["max_depth"] == limit
+    answered = httpx2.post(mcp_url, json=INITIALIZE, headers=headers)
+    assert answered.status_code == 200
+
+
+def test_a_recall_query_over_the_limit_is_an_invalid_result(mcp_url, agent, settings):
+    _token, raw = agent_token(agent)
+    limit = settings.MEMORYADMIN["MAX_QUERY_LENGTH"]
+
+    async def scenario() -> None:
+        async with http_client(mcp_url, raw) as client:
+            result = await client.call_tool("recall_memories", {"query": "tea " * limit})
+            assert result.is_error
+            assert answer(result)["status"] == "invalid"
+            assert f"the limit is {limit}" in answer(result)["message"]
+
+    run_async(scenario)

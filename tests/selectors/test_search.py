@@ -8,9 +8,11 @@ from django.db import connection
 from stores.embeddings import EmbeddingUnavailable
 from stores.embeddings.fake import FakeBackend
 from stores.models import Memory
+from stores.selectors.search import recall as recall_page
 from stores.selectors.search import search_memories, similar_memories
 from stores.services import Actor, memory_invalidate, record_edit, record_forget
 from stores.services.embeddings import reembed_sweep
+from stores.services.errors import Invalid
 from tests.factories import SubjectFactory
 
 MAINTAINER = Actor.maintainer("tests")
@@ -193,3 +195,12 @@ def test_postgres_uses_the_gin_and_hnsw_indexes(postgres_only, agent, recall):
     assert "memory_content_fts" in lexical.explain()
     nearest = Memory.objects.order_by(CosineDistance("embedding", [0.1] * 384))[:5]
     assert "memory_embedding_hnsw" in nearest.explain()
+
+
+def test_a_query_over_the_limit_is_refused_by_the_selector_itself(agent, settings):
+    """The shell and any future door are bounded too, not only the doors' own checks."""
+    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "MAX_QUERY_LENGTH": 10}
+    for search in (recall_page, search_memories):
+        with pytest.raises(Invalid, match="the limit is 10"):
+            search(agent=agent, query="tea and biscuits")
+    assert recall_page(agent=agent, query="tea").total == 0

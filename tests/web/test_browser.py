@@ -185,6 +185,38 @@ def test_no_match_is_shown_inline(page, live_server, rockbot):
     assert "Closest text" in refusal.inner_text()
 
 
+def test_a_phrase_selected_across_a_direction_marker_keeps_the_character(
+    page, live_server, rockbot, maintainer
+):
+    """A direction control is shown as a marker (⟨U+202E⟩); selecting across it must copy
+    the character itself, or the phrase would never match the stored text."""
+    created = record_create(
+        surface_key="memory",
+        agent=rockbot,
+        actor=maintainer,
+        values={"content": "Pay the invoice\u202etxt.exe by Friday."},
+    )
+    log_in(page, live_server, UserFactory(is_staff=True))
+    page.goto(f"{live_server.url}/a/rockbot/memory/{created.id}/")
+    assert page.inner_text("#record-text .bidi") == "⟨U+202E⟩"
+    page.evaluate(
+        """() => {
+            const marker = document.querySelector("#record-text .bidi");
+            const range = document.createRange();
+            range.setStart(marker.previousSibling, "Pay the ".length);
+            range.setEnd(marker.nextSibling, "txt".length);
+            const selection = window.getSelection();
+            selection.removeAllRanges();
+            selection.addRange(range);
+        }"""
+    )
+    page.dispatch_event("#record-text", "mouseup")
+    assert page.input_value("#old_string") == "invoice\u202etxt"
+    page.fill("#new_string", "invoice.txt")
+    page.wait_for_selector(".preview [data-apply]")  # the phrase matched the stored text
+    assert "⟨U+202E⟩" in page.inner_text(".preview del")
+
+
 def test_conflict_from_a_second_session_is_resolved(page, browser, live_server, rockbot):
     memory = Memory.objects.get(content__contains="Paris")
     detail = f"{live_server.url}/a/rockbot/memory/{memory.pk}/"

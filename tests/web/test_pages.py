@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -321,3 +323,78 @@ def test_memory_search_that_recall_does_not_rank_still_answers(staff_client, age
         page = staff_client.get(url("record_list", agent.name, "memory"), {"q": query})
         assert page.status_code == 200
         assert [record.pk for record, _ in page.context["rows"]] == expected
+
+
+def test_a_search_over_the_query_limit_is_refused_not_listed_unfiltered(
+    staff_client, agent, make, settings
+):
+    """Regression: an invalid filter form was dropped, so an over-long search listed every
+    memory as if all matched; now it is refused, saying the limit, and lists nothing."""
+    limit = settings.MEMORYADMIN["MAX_QUERY_LENGTH"]
+    make.memory(agent, content="The user likes tea.")
+    for headers in ({}, htmx("results")):
+        page = staff_client.get(
+            url("record_list", agent.name, "memory"), {"q": "tea " * 2000}, headers=headers
+        )
+        assert page.status_code == 400
+        assert page.context["rows"] == []
+        html = page.content.decode()
+        assert 'data-status="invalid"' in html
+        assert f"at most {limit} characters" in html
+
+
+BIDI = "invoice\u202etxt.exe\u202c <b>bold</b> \u2067isolated\u2069 end"
+RLO_MARKER = (
+    '<span class="bidi" title="U+202E RIGHT-TO-LEFT OVERRIDE" data-char="&#x202e;">⟨U+202E⟩</span>'
+)
+CONTROLS = "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+
+
+def test_direction_controls_are_shown_as_markers_never_raw(staff_client, agent, make, agent_actor):
+    """Regression: U+202A-U+202E and U+2066-U+2069 reached the page raw, so a reviewer saw
+    the text reordered ("invoice" + RLO + "txt.exe" reads as an .exe ending in "txt")."""
+    agent.review_mode = "all"
+    agent.save()
+    memory = make.memory(agent, BIDI, category="bills\u202e", tags=["t\u2066ag"])
+    record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=agent_actor,
+        old_string="end",
+        new_string="end \u202dagain",
+    )
+    skill = make.skill(agent, content='# Steps\u202e\n\n[a link](https://x.test "ti\u202etle")\n')
+    preview = staff_client.post(
+        url("record_preview", agent.name, "memory", memory.pk),
+        {"old_string": "bold", "new_string": "\u2068bolder", "expected_version": 2},
+        headers=htmx(),
+    )
+    pages = {
+        "detail": staff_client.get(url("record_detail", agent.name, "memory", memory.pk)),
+        "list": staff_client.get(url("record_list", agent.name, "memory")),
+        "search": staff_client.get(
+            url("record_list", agent.name, "memory"), {"q": "invoice"}, headers=htmx("results")
+        ),
+        "history": staff_client.get(url("record_history", agent.name, "memory", memory.pk)),
+        "review": staff_client.get(url("review", agent.name)),
+        "preview": preview,
+        "skill": staff_client.get(url("record_detail", agent.name, "skill", skill.pk)),
+    }
+    for name, page in pages.items():
+        assert page.status_code == 200, name
+        html = page.content.decode()
+        # Every shown text, tags and attributes aside: a form field's value keeps the exact
+        # text (a marker there would be saved back as the category), shown marked beside it.
+        shown = re.sub(r"<[^>]*>", "", html)
+        assert not set(CONTROLS) & set(shown), name
+        assert "⟨U+" in html, name
+        if name != "skill":
+            assert RLO_MARKER in html, name
+            assert "&lt;b&gt;" in html and "<b>" not in html, name  # escaped still
+    assert "⟨U+202D⟩" in pages["history"].content.decode()
+    assert "⟨U+2068⟩" in pages["preview"].content.decode()
+    assert "⟨U+2066⟩" in pages["list"].content.decode()  # the tag
+    assert 'name="category" value="bills\u202e"' in pages["detail"].content.decode()
+    # Shown differently, stored as written.
+    assert Memory.objects.get(pk=memory.pk).content == BIDI.replace("end", "end \u202dagain")

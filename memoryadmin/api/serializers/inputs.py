@@ -8,6 +8,7 @@ from typing import Any
 from rest_framework import serializers
 
 from stores.models import Memory
+from stores.selectors.search import max_query_length
 
 
 class InputSerializer(serializers.Serializer):
@@ -280,7 +281,10 @@ class PageQuery(serializers.Serializer):
 
 class RecallQuery(PageQuery):
     q = serializers.CharField(
-        required=False, allow_blank=True, help_text="Words to recall; empty lists newest first."
+        required=False,
+        allow_blank=True,
+        max_length=max_query_length(),
+        help_text="Words to recall; empty lists newest first.",
     )
     category = serializers.CharField(required=False)
     store = serializers.ChoiceField(choices=Memory.Store.choices, required=False)

@@ -19,7 +19,12 @@ from memoryadmin.web.selectors import (
     record_list,
 )
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
-from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
+from memoryadmin.web.views.common import (
+    form_refusal,
+    http_status,
+    outcome,
+    read_only_refusal,
+)
 from stores.models import Revision, Subject
 from stores.services import (
     WriteResult,
@@ -35,8 +40,14 @@ def _list_context(
     request: HttpRequest, scope: AgentScope, ui: SurfaceUI, params: Any
 ) -> dict[str, Any]:
     form = ListFilterForm(params)
-    filters = form.cleaned_data if form.is_valid() else {}
-    records = record_list(ui, scope.agent, filters)
+    # Filters that do not parse (a search past the query limit, a NUL, importance "abc")
+    # are refused, not dropped: a dropped filter listed every record as if it matched.
+    refused = None if form.is_valid() else form_refusal(form)
+    if refused is None:
+        records = record_list(ui, scope.agent, form.cleaned_data)
+    else:
+        records = ui.spec.model.objects.none()
+    filters = form.cleaned_data if refused is None else {}
     page = Paginator(records, PAGE_SIZE).get_page(params.get("page"))
     rows = list(page.object_list)
     pending = pending_counts(scope.agent, ui.key, [row.pk for row in rows])
@@ -56,6 +67,7 @@ def _list_context(
         "sorts": list(ui.sorts),
         "current_sort": effective_sort(ui, filters),
         "bulk_actions": _bulk_actions(ui) if scope.can_write else [],
+        "refused": refused,
     }
     if ui.key == "memory":
         context["categories"] = memory_categories(scope.agent)
@@ -76,9 +88,10 @@ def record_list_view(request: HttpRequest, scope: AgentScope, surface: str) -> H
     if not ui.listed:
         return redirect("web:rules", scope.agent.name)
     context = _list_context(request, scope, ui, request.GET)
+    status = 200 if context["refused"] is None else http_status(context["refused"])
     if request.htmx and request.htmx.target == "results":
-        return render(request, "web/record_list.html#results", context)
-    return render(request, "web/record_list.html", context)
+        return render(request, "web/record_list.html#results", context, status=status)
+    return render(request, "web/record_list.html", context, status=status)
 
 
 def _bulk_one(
