@@ -610,6 +610,7 @@ def setup_data() -> dict[str, Any]:
         "ids": ids,
         "agent_ids": {name: a.pk for name, a in agents.items()},
         "passwords": passwords,
+        "upload_limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
     }
 
 
@@ -890,14 +891,14 @@ def deep_metadata(b: Bench) -> Outcome:
     return Outcome(reply.answer, reply.code == 400 and reply.word == "invalid", reply.seconds)
 
 
-@case("6", "3 MiB body to /api/ (over the upload limit)", "413 invalid (JSON)")
+@case("6", "a body just over the upload limit to /api/", "413 invalid (JSON)")
 def oversized_body(b: Bench) -> Outcome:
     record_id = b.data["ids"]["deep"]
     reply = b.http(
         b.agent("deep"),
         "POST",
         f"/api/v1/memories/{record_id}/replace/",
-        json={"text": "x" * (3 * 1024 * 1024), "expected_version": 1},
+        json={"text": "x" * (b.data["upload_limit"] + 1), "expected_version": 1},
     )
     json_answer = isinstance(reply.body, dict)
     return Outcome(

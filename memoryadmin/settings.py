@@ -187,6 +187,11 @@ MEMORYADMIN = {
     },
 }
 
+# A body must fit the largest text a write may carry, as JSON from any client: Python's json
+# escapes every non-ASCII character, and a character outside the BMP takes 12 bytes
+# ("\ud83d\ude00"). Django's 2.5 MiB default refused a full-length skill in Chinese.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * max(MEMORYADMIN["MAX_TEXT_LENGTH"].values()) + 1024 * 1024
+
 # --- Agent API (issue 3) ----------------------------------------------------------------
 INSTALLED_APPS += ["drf_spectacular_sidecar"]
 MEMORYADMIN["API"] = {

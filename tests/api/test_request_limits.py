@@ -48,6 +48,17 @@ def test_a_body_over_the_upload_limit_is_a_json_413_naming_the_limit(api, agent,
     assert Memory.objects.filter(agent=agent).count() == 1
 
 
+def test_a_full_length_skill_outside_ascii_fits_the_upload_limit(api, agent):
+    """Python clients escape every non-ASCII character; Django's 2.5 MiB refused this skill."""
+    limit = django_settings.MEMORYADMIN["MAX_TEXT_LENGTH"]["skill"]
+    content = "\U0001f600" * limit
+    body = json.dumps({"name": "emoji", "content": content})
+    assert len(body) > 2.5 * 1024 * 1024
+    answer = post(api, "skills/", body)
+    assert answer.status_code == 201, answer.content[:200]
+    assert answer.json()["status"] == "created"
+
+
 @pytest.mark.parametrize("depth", [JSON_DEPTH + 1, 995, 100_000])
 @pytest.mark.parametrize("path", ["memories/", "tools/recall_memories/"])
 def test_json_nested_past_the_depth_limit_is_a_400_naming_the_limit(api, agent, path, depth):
