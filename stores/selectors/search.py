@@ -43,6 +43,8 @@ from stores.services.errors import Invalid
 logger = logging.getLogger("memoryadmin.search")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+# The largest hnsw.ef_search pgvector accepts; a larger value is an error, not a wider search.
+HNSW_MAX_EF_SEARCH = 1000
 
 
 def _check_query(query: str) -> None:
@@ -293,11 +295,13 @@ def nearest(
     if connection.vendor == "postgresql":
         with transaction.atomic(), connection.cursor() as cursor:
             # Iterative scans let the HNSW index keep searching when filters (agent, fresh,
-            # category, ...) reject the first neighbours it finds (pgvector >= 0.8).
+            # category, ...) reject the first neighbours it finds (pgvector >= 0.8), and
+            # past the breadth: a deep page needs no breadth beyond pgvector's maximum.
+            breadth = max(settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"], depth)
             cursor.execute(
                 "SELECT set_config('hnsw.ef_search', %s, true), "
                 "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                [str(max(settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"], depth))],
+                [str(min(breadth, HNSW_MAX_EF_SEARCH))],
             )
             rows = list(
                 memories.annotate(distance=CosineDistance("embedding", query_vector))

@@ -213,3 +213,12 @@ def test_a_query_over_the_limit_is_refused_by_the_selector_itself(agent, setting
         with pytest.raises(Invalid, match="the limit is 10"):
             search(agent=agent, filters=MemoryFilters(query="tea and biscuits"))
     assert recall_page(agent=agent, filters=MemoryFilters(query="tea")).total == 0
+
+
+def test_a_deep_page_of_a_search_answers_on_postgres(postgres_only, agent, recall):
+    """Regression: the HNSW search breadth followed the page's depth, and past pgvector's
+    limit of 1,000 PostgreSQL refused it: any ?q= page past offset 980 was a 500."""
+    page = recall_page(agent=agent, filters=MemoryFilters(query="zanzibarite"), offset=5000)
+    assert (page.total, page.hits) == (1, [])
+    deep = search_memories(agent=agent, filters=MemoryFilters(query="zanzibarite"), limit=2000)
+    assert [hit.record.pk for hit in deep][:1] == [recall[4].pk]
