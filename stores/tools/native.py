@@ -6,7 +6,7 @@ from typing import Any
 
 from stores.editing import PhraseEdit, Status
 from stores.selectors.filters import MemoryFilters
-from stores.selectors.records import record_data, rules_document_id
+from stores.selectors.records import MAX_OFFSET, record_data, rules_document_id
 from stores.selectors.search import recall
 from stores.services import (
     find_record,
@@ -60,7 +60,7 @@ def _ref(context: ToolContext, surface_key: str, args: dict[str, Any]) -> int | 
     parameters(
         **MEMORY_FILTER_PROPERTIES,
         limit={"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-        offset={"type": "integer", "minimum": 0, "default": 0},
+        offset={"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0},
     ),
     writes=False,
 )

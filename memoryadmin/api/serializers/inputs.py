@@ -9,6 +9,7 @@ from rest_framework import serializers
 
 from stores.models import Memory
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
+from stores.selectors.records import MAX_OFFSET
 
 
 class InputSerializer(serializers.Serializer):
@@ -286,8 +287,7 @@ def optional_text(**kwargs: Any) -> serializers.CharField:
 class PageQuery(QueryParameters):
     agent = optional_text(help_text="Humans: the agent (name or id). Tokens: their own agent.")
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
-    # Bounded: the database's OFFSET is a 64-bit integer, and a larger one was a 500.
-    offset = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
+    offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0)
 
 
 def filter_field(spec: FilterSpec) -> serializers.Field:
