@@ -204,10 +204,10 @@ def bench_search(agent, vocabulary, centres, rng) -> dict[str, float]:
     from django.db import connection, transaction
 
     from stores.selectors.embeddings import fresh_filter
+    from stores.selectors.filters import MemoryFilters, filtered_memories
     from stores.selectors.search import (
         _lexical_candidates,
         _vector_candidates,
-        filtered_memories,
         nearest,
         search_memories,
     )
@@ -219,17 +219,17 @@ def bench_search(agent, vocabulary, centres, rng) -> dict[str, float]:
         SyntheticBackend.queries[text] = vector.tolist()
         queries.append(text)
     for text in queries[:20]:  # warm the caches
-        search_memories(agent=agent, query=text)
+        search_memories(agent=agent, filters=MemoryFilters(query=text))
     latencies = []
     hits_returned = []
     for text in queries:
         started = time.perf_counter()
-        hits = search_memories(agent=agent, query=text, limit=20)
+        hits = search_memories(agent=agent, filters=MemoryFilters(query=text), limit=20)
         latencies.append((time.perf_counter() - started) * 1000)
         hits_returned.append(len(hits))
 
     # Where a query's time goes: each side alone, at the depth search uses.
-    memories = filtered_memories(agent=agent)
+    memories = filtered_memories(agent=agent, filters=MemoryFilters())
     lexical_ms, vector_ms = [], []
     for text in queries:
         started = time.perf_counter()

@@ -34,6 +34,7 @@ from starlette.requests import Request
 from memoryadmin.mcp.results import refusal, tool_result
 from stores.editing import Status
 from stores.models import AgentToken
+from stores.selectors.filters import MemoryFilters
 from stores.selectors.search import recall
 from stores.services import Actor
 from stores.services.errors import ApplicationError
@@ -144,7 +145,9 @@ def _list_memories(
     if context is None:
         return types.ListResourcesResult(resources=[])
     offset = int(cursor) if cursor and cursor.isdigit() else 0
-    page = recall(agent=context.agent, limit=RESOURCES_PER_PAGE, offset=offset)
+    page = recall(
+        agent=context.agent, filters=MemoryFilters(), limit=RESOURCES_PER_PAGE, offset=offset
+    )
     resources = [
         types.Resource(
             uri=f"{MEMORY_SCHEME}{hit.memory.pk}",

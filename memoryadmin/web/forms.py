@@ -2,14 +2,47 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 
-from stores.models import Agent, Memory
-from stores.selectors.search import max_query_length
+from stores.models import Agent
+from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 
 
-class ListFilterForm(forms.Form):
-    """Search, filters and sorting of a surface list (fields unused by a surface are ignored)."""
+def filter_field(spec: FilterSpec) -> forms.Field:
+    """One memory filter as a field of the list's form, from its one declaration."""
+    common = {"required": False, "label": spec.label}
+    if spec.kind is bool:
+        return forms.BooleanField(**common)
+    if spec.kind is float:
+        return forms.FloatField(
+            min_value=spec.minimum,
+            max_value=spec.maximum,
+            widget=forms.NumberInput(attrs={"step": "0.05", "class": "num"}),
+            **common,
+        )
+    if spec.choices:
+        return forms.ChoiceField(
+            choices=[("", f"Any {spec.label.lower()}"), *spec.choices], **common
+        )
+    return forms.CharField(max_length=spec.max_length, **common)
+
+
+# Every memory filter under its query-string name, as the REST recall takes it.
+MemoryFilterForm = type(forms.Form)(
+    "MemoryFilterForm",
+    (forms.Form,),
+    {"__module__": __name__, **{spec.param: filter_field(spec) for spec in MEMORY_FILTERS}},
+)
+
+
+class ListFilterForm(MemoryFilterForm):
+    """Search, filters and sorting of a surface list (fields unused by a surface are ignored).
+
+    The memory filters are MemoryFilters' own, so the list filters as recall does; the rest
+    are the list's (other surfaces, review state, sorting).
+    """
 
     INVALIDATED_CHOICES = [
         ("", "Hide invalidated"),
@@ -18,23 +51,20 @@ class ListFilterForm(forms.Form):
     ]
     ENABLED_CHOICES = [("", "Enabled or not"), ("yes", "Enabled"), ("no", "Disabled")]
 
-    q = forms.CharField(required=False, max_length=max_query_length(), label="Search")
-    category = forms.CharField(required=False, max_length=100)
-    store = forms.ChoiceField(required=False, choices=[("", "Any store"), *Memory.Store.choices])
-    tag = forms.CharField(required=False, max_length=100)
-    subject = forms.CharField(required=False, max_length=255)
     namespace = forms.CharField(required=False, max_length=100)
-    importance_min = forms.FloatField(
-        required=False, min_value=0, max_value=1, label="Importance ≥"
-    )
-    importance_max = forms.FloatField(
-        required=False, min_value=0, max_value=1, label="Importance ≤"
-    )
     invalidated = forms.ChoiceField(required=False, choices=INVALIDATED_CHOICES)
     enabled = forms.ChoiceField(required=False, choices=ENABLED_CHOICES)
     stale = forms.BooleanField(required=False, label="Stale embedding")
     pending = forms.BooleanField(required=False, label="Awaiting review")
     sort = forms.CharField(required=False, max_length=20)
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        # The page asks for include_invalidated with this three-way choice; "only" lists
+        # among them and the list narrows it further (web.selectors).
+        if cleaned.get("invalidated") in ("include", "only"):
+            cleaned["include_invalidated"] = True
+        return cleaned
 
 
 class PhraseEditForm(forms.Form):

@@ -15,7 +15,8 @@ from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
 from memoryadmin.web.surfaces import RELEVANCE, SURFACE_UI, SurfaceUI
 from stores.models import Agent, Memory, Revision
 from stores.selectors.embeddings import stale_filter
-from stores.selectors.search import has_tag, search_memories
+from stores.selectors.filters import MemoryFilters, filtered_memories, has_tag, still_true
+from stores.selectors.search import search_memories
 
 PENDING = Revision.Review.PENDING
 # How many nearest vectors a list search adds beside its word matches.
@@ -32,65 +33,45 @@ def effective_sort(ui: SurfaceUI, params: dict[str, Any]) -> str:
 
 
 def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet:
-    """The agent's records of one surface, searched, filtered and sorted by `params`."""
-    records = ui.spec.model.objects.filter(agent=agent)
-    if ui.select_related:
-        records = records.select_related(*ui.select_related)
+    """The agent's records of one surface, searched, filtered and sorted by `params`.
+
+    Memories are filtered by `MemoryFilters` exactly as recall filters them for the API and
+    the tools; the search adds substring matches to recall's ranking, so partial words and
+    ids still find their record.
+    """
     query = (params.get("q") or "").strip()
     sort = effective_sort(ui, params)
     ranked: list[int] = []
+    shown = ui.filters
+    if ui.spec.model is Memory:
+        filters = MemoryFilters.from_query(params)
+        records = filtered_memories(agent=agent, filters=filters)
+        if params.get("invalidated") == "only":
+            records = records.exclude(still_true())
+        if query and sort == RELEVANCE:
+            ranked = _relevant(agent, filters)
+    else:
+        records = ui.spec.model.objects.filter(agent=agent)
+        if "category" in shown and params.get("category"):
+            records = records.filter(category__iexact=params["category"].strip())
+        if "tag" in shown and params.get("tag"):
+            records = records.filter(has_tag(params["tag"].strip()))
+        if "namespace" in shown and params.get("namespace"):
+            records = records.filter(namespace=params["namespace"].strip())
+        if "enabled" in shown and params.get("enabled") in ("yes", "no"):
+            records = records.filter(enabled=params["enabled"] == "yes")
+    if ui.select_related:
+        records = records.select_related(*ui.select_related)
     if query:
         match = Q()
         for name in ui.search_fields:
             match |= Q(**{f"{name}__icontains": query})
         if query.isdigit():
             match |= Q(pk=int(query))
-        if sort == RELEVANCE:
-            # Hybrid recall adds word-form matches and the closest paraphrases; the substring
-            # match keeps partial words. Only the nearest few vectors come in, so a search
-            # does not list every loosely related memory.
-            ranked = [
-                hit.record.pk
-                for hit in search_memories(
-                    agent=agent, query=query, include_invalidated=True,
-                    limit=settings.MEMORYADMIN["SEARCH"]["CANDIDATES"],
-                )
-                if hit.lexical_rank is not None
-                or (hit.vector_rank is not None and hit.vector_rank <= SEMANTIC_NEIGHBOURS)
-            ]  # fmt: skip
+        if ranked:
             match |= Q(pk__in=ranked)
         records = records.filter(match)
-    filters = ui.filters
-    if "category" in filters and params.get("category"):
-        records = records.filter(category__iexact=params["category"].strip())
-    if "store" in filters and params.get("store"):
-        records = records.filter(store=params["store"])
-    if "tag" in filters and params.get("tag"):
-        records = records.filter(has_tag(params["tag"].strip()))
-    if "namespace" in filters and params.get("namespace"):
-        records = records.filter(namespace=params["namespace"].strip())
-    if "subject" in filters and params.get("subject"):
-        subject = params["subject"].strip()
-        if subject == "shared":
-            records = records.filter(subject__isnull=True)
-        else:
-            records = records.filter(
-                Q(subject__external_id=subject) | Q(subject__display_name__iexact=subject)
-            )
-    if "importance" in filters:
-        if params.get("importance_min") is not None:
-            records = records.filter(importance__gte=params["importance_min"])
-        if params.get("importance_max") is not None:
-            records = records.filter(importance__lte=params["importance_max"])
-    if "invalidated" in filters:
-        shown = params.get("invalidated") or ""
-        if shown == "only":
-            records = records.filter(invalidated_at__isnull=False)
-        elif shown != "include":
-            records = records.filter(invalidated_at__isnull=True)
-    if "enabled" in filters and params.get("enabled") in ("yes", "no"):
-        records = records.filter(enabled=params["enabled"] == "yes")
-    if "stale" in filters and params.get("stale"):
+    if "stale" in shown and params.get("stale"):
         records = records.filter(stale_filter())
     if params.get("pending"):
         pending_ids = Revision.objects.filter(agent=agent, surface=ui.key, review=PENDING).values(
@@ -112,6 +93,20 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
         # ORDER BY position 0 and refuses. Substring matches come newest first.
         return records.order_by("-updated_at", "-id")
     return records.order_by(*ui.sorts.get(sort, ui.sorts[ui.default_sort]))
+
+
+def _relevant(agent: Agent, filters: MemoryFilters) -> list[int]:
+    """Ids recall ranks for the search, best first: word-form matches and the closest
+    paraphrases. Only the nearest few vectors come in, so a search does not list every
+    loosely related memory."""
+    return [
+        hit.record.pk
+        for hit in search_memories(
+            agent=agent, filters=filters, limit=settings.MEMORYADMIN["SEARCH"]["CANDIDATES"]
+        )
+        if hit.lexical_rank is not None
+        or (hit.vector_rank is not None and hit.vector_rank <= SEMANTIC_NEIGHBOURS)
+    ]
 
 
 def pending_counts(agent: Agent, surface_key: str, record_ids: Iterable[int]) -> dict[int, int]:

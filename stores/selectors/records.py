@@ -22,6 +22,10 @@ from stores.models import (
 )
 from stores.services.surfaces import SurfaceSpec
 
+# The furthest a page may start: the database's OFFSET is a 64-bit integer, and a larger
+# one was a 500. Every door that pages (REST lists, the recall tool) takes this bound.
+MAX_OFFSET = 2**31 - 1
+
 
 def preview(text: str) -> dict[str, Any]:
     """The first characters of `text`; a cut preview ends in an ellipsis and says so.

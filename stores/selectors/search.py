@@ -29,28 +29,22 @@ import numpy as np
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
 from django.db import connection, transaction
-from django.db.models import BooleanField, F, Func, Q, QuerySet
-from django.db.models.expressions import RawSQL
+from django.db.models import F, Func, QuerySet
 from pgvector.django import CosineDistance
 
 from stores.dbops import MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
 from stores.embeddings import EmbeddingError, EmbeddingUnavailable, get_backend
-from stores.models import Agent, Memory, Subject
+from stores.models import Agent, Memory
 from stores.selectors.embeddings import fresh_filter
+from stores.selectors.filters import MemoryFilters, filtered_memories, max_query_length
 from stores.selectors.records import preview
 from stores.services.errors import Invalid
 
 logger = logging.getLogger("memoryadmin.search")
 
 _WORD = re.compile(r"\w+", re.UNICODE)
-# The subject filter's word for the agent-wide bank (memories about nobody in particular).
-SHARED_SUBJECT = "shared"
-SubjectFilter = Subject | str | None
-
-
-def max_query_length() -> int:
-    """The longest query recall takes, in characters: every door declares this one limit."""
-    return settings.MEMORYADMIN["MAX_QUERY_LENGTH"]
+# The largest hnsw.ef_search pgvector accepts; a larger value is an error, not a wider search.
+HNSW_MAX_EF_SEARCH = 1000
 
 
 def _check_query(query: str) -> None:
@@ -107,31 +101,16 @@ class MemoryDocument(Func):
 
 
 def search_memories(
-    *,
-    agent: Agent,
-    query: str,
-    category: str | None = None,
-    store: str | None = None,
-    tag: str | None = None,
-    subject: SubjectFilter = None,
-    importance_min: float | None = None,
-    importance_max: float | None = None,
-    include_invalidated: bool = False,
-    limit: int = 20,
-    offset: int = 0,
+    *, agent: Agent, filters: MemoryFilters, limit: int = 20, offset: int = 0
 ) -> list[SearchHit]:
-    """Memories of `agent` matching the filters, best first by fused lexical + vector rank.
+    """Memories of `agent` passing `filters`, best first by fused lexical + vector rank of
+    `filters.query`.
 
     An empty query (no words) finds nothing. The caller checks who may see `agent`.
     A query longer than `max_query_length()` is refused (Invalid).
     """
-    _check_query(query)
-    return _ranked(
-        agent=agent, query=query, limit=limit, offset=offset,
-        filters={"category": category, "store": store, "tag": tag, "subject": subject,
-                 "importance_min": importance_min, "importance_max": importance_max,
-                 "include_invalidated": include_invalidated},
-    )[1]  # fmt: skip
+    _check_query(filters.query)
+    return _ranked(agent=agent, filters=filters, limit=limit, offset=offset)[1]
 
 
 @dataclass(frozen=True)
@@ -165,38 +144,21 @@ class RecallPage:
     hits: list[RecallHit] = field(default_factory=list)
 
 
-def recall(
-    *,
-    agent: Agent,
-    query: str = "",
-    category: str | None = None,
-    store: str | None = None,
-    tag: str | None = None,
-    subject: SubjectFilter = None,
-    importance_min: float | None = None,
-    importance_max: float | None = None,
-    include_invalidated: bool = False,
-    limit: int = 20,
-    offset: int = 0,
-) -> RecallPage:
+def recall(*, agent: Agent, filters: MemoryFilters, limit: int = 20, offset: int = 0) -> RecallPage:
     """One page of recall results for the doors.
 
-    - `query`: free text, ranked as `search_memories` ranks it; `score` is the fused score
-      scaled so the best possible (first on both sides) is 1. With no words in it, every
-      memory passing the filters, newest first, with `score` None.
-    - `subject`: a Subject, its external id, or "shared" for the agent-wide bank.
+    - `filters.query`: free text, ranked as `search_memories` ranks it; `score` is the
+      fused score scaled so the best possible (first on both sides) is 1. With no words in
+      it, every memory passing the filters, newest first, with `score` None.
     - `RecallPage.total`: how many ranked results there are (for a query, among the
       candidates both sides brought; otherwise every memory passing the filters).
 
     A query longer than `max_query_length()` is refused (Invalid).
     """
-    _check_query(query)
-    filters = {"category": category, "store": store, "tag": tag, "subject": subject,
-               "importance_min": importance_min, "importance_max": importance_max,
-               "include_invalidated": include_invalidated}  # fmt: skip
-    if not _WORD.findall(query or ""):
+    _check_query(filters.query)
+    if not _WORD.findall(filters.query):
         memories = (
-            filtered_memories(agent=agent, **filters)
+            filtered_memories(agent=agent, filters=filters)
             .select_related("subject")
             .defer("embedding")
             .order_by("-updated_at", "-id")
@@ -205,7 +167,7 @@ def recall(
             total=memories.count(),
             hits=[RecallHit(memory, None) for memory in memories[offset : offset + limit]],
         )
-    total, hits = _ranked(agent=agent, query=query, limit=limit, offset=offset, filters=filters)
+    total, hits = _ranked(agent=agent, filters=filters, limit=limit, offset=offset)
     best = 2.0 / (settings.MEMORYADMIN["SEARCH"]["RRF_K"] + 1)
     return RecallPage(
         total=total,
@@ -214,13 +176,14 @@ def recall(
 
 
 def _ranked(
-    *, agent: Agent, query: str, limit: int, offset: int, filters: dict[str, Any]
+    *, agent: Agent, filters: MemoryFilters, limit: int, offset: int
 ) -> tuple[int, list[SearchHit]]:
-    """(how many fused results there are, the page of them) for `query`."""
-    words = _WORD.findall(query or "")
+    """(how many fused results there are, the page of them) for `filters.query`."""
+    query = filters.query
+    words = _WORD.findall(query)
     if not words or limit <= 0:
         return 0, []
-    memories = filtered_memories(agent=agent, **filters)
+    memories = filtered_memories(agent=agent, filters=filters)
     config = settings.MEMORYADMIN["SEARCH"]
     wanted = offset + limit
     lexical = _lexical_candidates(memories, words, max(config["CANDIDATES"], wanted))
@@ -256,54 +219,6 @@ def _ranked(
             )
         )
     return len(everything), hits
-
-
-def filtered_memories(
-    *,
-    agent: Agent,
-    category: str | None = None,
-    store: str | None = None,
-    tag: str | None = None,
-    subject: SubjectFilter = None,
-    importance_min: float | None = None,
-    importance_max: float | None = None,
-    include_invalidated: bool = False,
-) -> QuerySet[Memory]:
-    memories = Memory.objects.filter(agent=agent)
-    if category:
-        memories = memories.filter(category=category)
-    if store:
-        memories = memories.filter(store=store)
-    if tag:
-        memories = memories.filter(has_tag(tag))
-    if subject == SHARED_SUBJECT:
-        memories = memories.filter(subject__isnull=True)
-    elif isinstance(subject, str) and subject:
-        memories = memories.filter(subject__external_id=subject)
-    elif isinstance(subject, Subject):
-        memories = memories.filter(subject=subject)
-    if importance_min is not None:
-        memories = memories.filter(importance__gte=importance_min)
-    if importance_max is not None:
-        memories = memories.filter(importance__lte=importance_max)
-    if not include_invalidated:
-        memories = memories.filter(invalidated_at__isnull=True, superseded_by__isnull=True)
-    return memories
-
-
-def has_tag(tag: str) -> Q:
-    """Memories (or any record with a JSON `tags` list) that carry `tag`."""
-    if connection.vendor == "postgresql":
-        return Q(tags__contains=[tag])
-    # SQLite has no JSON containment lookup; its JSON1 table function does the same.
-    table = Memory._meta.db_table
-    return Q(
-        RawSQL(
-            f'EXISTS (SELECT 1 FROM json_each("{table}"."tags") WHERE json_each.value = %s)',
-            [tag],
-            output_field=BooleanField(),
-        )
-    )
 
 
 # --- lexical ---------------------------------------------------------------------------
@@ -380,11 +295,13 @@ def nearest(
     if connection.vendor == "postgresql":
         with transaction.atomic(), connection.cursor() as cursor:
             # Iterative scans let the HNSW index keep searching when filters (agent, fresh,
-            # category, ...) reject the first neighbours it finds (pgvector >= 0.8).
+            # category, ...) reject the first neighbours it finds (pgvector >= 0.8), and
+            # past the breadth: a deep page needs no breadth beyond pgvector's maximum.
+            breadth = max(settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"], depth)
             cursor.execute(
                 "SELECT set_config('hnsw.ef_search', %s, true), "
                 "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                [str(max(settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"], depth))],
+                [str(min(breadth, HNSW_MAX_EF_SEARCH))],
             )
             rows = list(
                 memories.annotate(distance=CosineDistance("embedding", query_vector))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from stores.editing import PhraseEdit, Status
-from stores.selectors.records import record_data, rules_document_id
+from stores.selectors.filters import MemoryFilters
+from stores.selectors.records import MAX_OFFSET, record_data, rules_document_id
 from stores.selectors.search import recall
 from stores.services import (
     find_record,
@@ -27,9 +28,9 @@ from stores.services.errors import NotFound
 from stores.tools.registry import ToolContext, parameters, tool
 from stores.tools.schema import (
     EXPECTED_VERSION,
+    MEMORY_FILTER_PROPERTIES,
     NEW_STRING,
     OLD_STRING,
-    QUERY,
     REFUSAL_ADVICE,
     REPLACE_ALL,
     SURFACE,
@@ -57,29 +58,18 @@ def _ref(context: ToolContext, surface_key: str, args: dict[str, Any]) -> int | 
     "edit_record with a phrase from its full text; before any full replacement, read the "
     "whole record with read_record. Never paste a preview back as the new text.",
     parameters(
-        query=QUERY,
-        category={"type": "string"},
-        store={"type": "string", "enum": ["working", "episodic", "fact"]},
-        tag={"type": "string"},
-        subject={
-            "type": "string",
-            "description": "A person's external id, or 'shared' for agent-wide memories.",
-        },
-        importance_min={"type": "number", "minimum": 0, "maximum": 1},
-        importance_max={"type": "number", "minimum": 0, "maximum": 1},
-        include_invalidated={"type": "boolean", "default": False},
+        **MEMORY_FILTER_PROPERTIES,
         limit={"type": "integer", "minimum": 1, "maximum": 50, "default": 10},
-        offset={"type": "integer", "minimum": 0, "default": 0},
+        offset={"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0},
     ),
     writes=False,
 )
 def recall_memories(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    filters = {key: value for key, value in args.items() if key not in ("query", "limit")}
     page = recall(
         agent=context.agent,
-        query=args.get("query", ""),
+        filters=MemoryFilters.from_values(args),
         limit=args.get("limit", 10),
-        **filters,
+        offset=args.get("offset", 0),
     )
     return {
         "status": str(Status.OK),

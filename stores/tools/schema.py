@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stores.selectors.search import max_query_length
+from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 
 SURFACE_KEYS = ["memory", "working", "skill", "task", "rules"]
 
@@ -46,8 +46,25 @@ EXPECTED_VERSION = {
     "description": "The version you read; the write is refused (conflict) if the record "
     "changed since.",
 }
-QUERY = {
-    "type": "string",
-    "maxLength": max_query_length(),
-    "description": "Words to look for: a few words or a sentence.",
-}
+_JSON_TYPES = {str: "string", float: "number", bool: "boolean"}
+
+
+def filter_property(spec: FilterSpec) -> dict[str, Any]:
+    """One memory filter as a tool parameter, from its one declaration."""
+    prop: dict[str, Any] = {"type": _JSON_TYPES[spec.kind], "description": spec.description}
+    if spec.choices:
+        prop["enum"] = [value for value, _ in spec.choices]
+    for keyword, bound in (
+        ("maxLength", spec.max_length),
+        ("minimum", spec.minimum),
+        ("maximum", spec.maximum),
+    ):
+        if bound is not None:
+            prop[keyword] = bound
+    if spec.kind is bool:
+        prop["default"] = spec.default
+    return prop
+
+
+# The recall tool's filters, named as MemoryFilters names them (its query is `query`).
+MEMORY_FILTER_PROPERTIES = {spec.name: filter_property(spec) for spec in MEMORY_FILTERS}

@@ -152,3 +152,15 @@ def test_a_tool_query_over_the_limit_is_refused_naming_the_limit(api, agent, set
     assert answer.status_code == 400
     assert answer.json()["status"] == "invalid"
     assert answer.json()["message"] == f"query: 20000 characters long; the limit is {limit}."
+
+
+def test_a_tool_offset_past_the_database_range_is_refused_not_a_500(api, agent, make):
+    """Regression: the REST lists were bounded, the recall tool's offset was not, and 10**20
+    overflowed the database's OFFSET (a 500)."""
+    make.memory(agent, "The user likes tea.")
+    for arguments in ({"offset": 10**20}, {"offset": 10**20, "query": "tea"}):
+        answer = api.call("post", "tools/recall_memories/", arguments)
+        assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+        assert "offset" in answer.json()["message"]
+    last = api.call("post", "tools/recall_memories/", {"offset": 2**31 - 1}).json()
+    assert (last["status"], last["count"], last["results"]) == ("ok", 1, [])

@@ -8,6 +8,7 @@ from django.db import connection
 from stores.embeddings import EmbeddingUnavailable
 from stores.embeddings.fake import FakeBackend
 from stores.models import Memory
+from stores.selectors.filters import MemoryFilters
 from stores.selectors.search import recall as recall_page
 from stores.selectors.search import search_memories, similar_memories
 from stores.services import Actor, memory_invalidate, record_edit, record_forget
@@ -47,7 +48,7 @@ def recall(agent, make):
 
 
 def test_a_paraphrase_finds_its_memory_through_the_vector_side(local_model, agent, recall):
-    hits = search_memories(agent=agent, query="which food makes them sick")
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="which food makes them sick"))
 
     top = hits[0]
     assert top.record.pk == recall[0].pk
@@ -57,7 +58,7 @@ def test_a_paraphrase_finds_its_memory_through_the_vector_side(local_model, agen
 
 
 def test_an_exact_rare_word_finds_its_memory_through_the_lexical_side(local_model, agent, recall):
-    hits = search_memories(agent=agent, query="zanzibarite")
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="zanzibarite"))
 
     top = hits[0]
     assert top.record.pk == recall[4].pk
@@ -66,7 +67,7 @@ def test_an_exact_rare_word_finds_its_memory_through_the_lexical_side(local_mode
 
 
 def test_a_memory_found_by_both_sides_ranks_first(agent, recall):
-    hits = search_memories(agent=agent, query="violin orchestra daughter")
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="violin orchestra daughter"))
 
     assert hits[0].record.pk == recall[2].pk
     assert hits[0].lexical_rank == 1 and hits[0].vector_rank == 1
@@ -75,7 +76,7 @@ def test_a_memory_found_by_both_sides_ranks_first(agent, recall):
 
 
 def test_lexical_search_stems_words(agent, recall):
-    hits = search_memories(agent=agent, query="deploy")
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="deploy"))
 
     assert hits[0].record.pk == recall[1].pk and hits[0].lexical_rank == 1
 
@@ -90,13 +91,13 @@ def test_a_stale_vector_is_never_ranked_as_if_fresh(agent, recall):
         new_string="garage door code",
     )  # not re-embedded yet: its vector still reads the wifi text
 
-    hits = search_memories(agent=agent, query="office wifi password")
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="office wifi password"))
 
     assert recall[3].pk not in {hit.record.pk for hit in hits if hit.vector_rank}
     by_id = {hit.record.pk: hit for hit in hits}
     assert recall[3].pk not in by_id or by_id[recall[3].pk].vector_score is None
 
-    garage = search_memories(agent=agent, query="garage")
+    garage = search_memories(agent=agent, filters=MemoryFilters(query="garage"))
     assert garage[0].record.pk == recall[3].pk
     assert garage[0].vector_fresh is False and garage[0].vector_score is None
 
@@ -113,18 +114,21 @@ def test_filters_narrow_both_sides(agent, other_agent, make):
 
     def found(**filters) -> list[str]:
         return sorted(
-            hit.record.content for hit in search_memories(agent=agent, query="tea", **filters)
+            hit.record.content
+            for hit in search_memories(agent=agent, filters=MemoryFilters(query="tea", **filters))
         )
 
     assert found() == ["Tea at five.", "Tea for the guests.", "Tea with Sam."]
     assert found(category="habits") == ["Tea at five."]
     assert found(tag="drink") == ["Tea at five."]
     assert found(tag="dri") == []
-    assert found(subject=subject) == ["Tea with Sam."]
+    assert found(subject=subject.external_id) == ["Tea with Sam."]
     assert found(importance_min=0.4, importance_max=0.6) == ["Tea with Sam."]
     assert found(store="episodic") == []
     assert found(store="episodic", include_invalidated=True) == ["Tea was green."]
-    assert tea.pk in {hit.record.pk for hit in search_memories(agent=agent, query="tea")}
+    assert tea.pk in {
+        hit.record.pk for hit in search_memories(agent=agent, filters=MemoryFilters(query="tea"))
+    }
 
 
 def test_pagination_walks_the_fused_ranking(agent, make):
@@ -132,22 +136,27 @@ def test_pagination_walks_the_fused_ranking(agent, make):
         make.memory(agent, f"Patrol note {n} about the harbour.")
     reembed_sweep()
 
-    everything = [hit.record.pk for hit in search_memories(agent=agent, query="harbour patrol")]
+    everything = [
+        hit.record.pk
+        for hit in search_memories(agent=agent, filters=MemoryFilters(query="harbour patrol"))
+    ]
     pages = [
         hit.record.pk
         for offset in (0, 3, 6)
-        for hit in search_memories(agent=agent, query="harbour patrol", limit=3, offset=offset)
+        for hit in search_memories(
+            agent=agent, filters=MemoryFilters(query="harbour patrol"), limit=3, offset=offset
+        )
     ]
 
     assert len(everything) == 7
     assert pages == everything
-    assert search_memories(agent=agent, query="  ?! ") == []
+    assert search_memories(agent=agent, filters=MemoryFilters(query="  ?! ")) == []
 
 
 def test_search_falls_back_to_lexical_when_the_embedding_service_is_down(agent, recall, settings):
     use_backend(settings, f"{__name__}.UnavailableBackend")
 
-    hits = search_memories(agent=agent, query="zanzibarite")
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="zanzibarite"))
 
     assert [hit.record.pk for hit in hits] == [recall[4].pk]
     assert hits[0].vector_score is None
@@ -161,7 +170,7 @@ class UnavailableBackend(FakeBackend):
 def test_forgotten_memories_are_not_found(agent, recall):
     record_forget(surface_key="memory", agent=agent, ref=recall[4].pk, actor=MAINTAINER)
 
-    assert search_memories(agent=agent, query="zanzibarite") == []
+    assert search_memories(agent=agent, filters=MemoryFilters(query="zanzibarite")) == []
 
 
 def test_similar_memories_point_at_near_duplicates(local_model, agent, make, recall):
@@ -202,5 +211,14 @@ def test_a_query_over_the_limit_is_refused_by_the_selector_itself(agent, setting
     settings.MEMORYADMIN = {**settings.MEMORYADMIN, "MAX_QUERY_LENGTH": 10}
     for search in (recall_page, search_memories):
         with pytest.raises(Invalid, match="the limit is 10"):
-            search(agent=agent, query="tea and biscuits")
-    assert recall_page(agent=agent, query="tea").total == 0
+            search(agent=agent, filters=MemoryFilters(query="tea and biscuits"))
+    assert recall_page(agent=agent, filters=MemoryFilters(query="tea")).total == 0
+
+
+def test_a_deep_page_of_a_search_answers_on_postgres(postgres_only, agent, recall):
+    """Regression: the HNSW search breadth followed the page's depth, and past pgvector's
+    limit of 1,000 PostgreSQL refused it: any ?q= page past offset 980 was a 500."""
+    page = recall_page(agent=agent, filters=MemoryFilters(query="zanzibarite"), offset=5000)
+    assert (page.total, page.hits) == (1, [])
+    deep = search_memories(agent=agent, filters=MemoryFilters(query="zanzibarite"), limit=2000)
+    assert [hit.record.pk for hit in deep][:1] == [recall[4].pk]

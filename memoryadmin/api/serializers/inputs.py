@@ -8,7 +8,8 @@ from typing import Any
 from rest_framework import serializers
 
 from stores.models import Memory
-from stores.selectors.search import max_query_length
+from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
+from stores.selectors.records import MAX_OFFSET
 
 
 class InputSerializer(serializers.Serializer):
@@ -268,42 +269,54 @@ class RulesCreateInput(InputSerializer):
 # --- query parameters -----------------------------------------------------------------------
 
 
-class PageQuery(serializers.Serializer):
-    """Query parameters; unknown ones (e.g. the browsable API's ?format=) are left alone."""
+class QueryParameters(serializers.Serializer):
+    """Query parameters; unknown ones (e.g. the browsable API's ?format=) are left alone.
 
-    agent = serializers.CharField(
-        required=False, help_text="Humans: the agent (name or id). Tokens: their own agent."
-    )
+    An empty parameter is no filter (`?tag=` lists as if no tag were given), and the
+    schema says so: no `minLength`, and an empty choice among a choice's values.
+    """
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        return {name: value for name, value in attrs.items() if value != ""}
+
+
+def optional_text(**kwargs: Any) -> serializers.CharField:
+    return serializers.CharField(required=False, allow_blank=True, **kwargs)
+
+
+class PageQuery(QueryParameters):
+    agent = optional_text(help_text="Humans: the agent (name or id). Tokens: their own agent.")
     limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
-    # Bounded: the database's OFFSET is a 64-bit integer, and a larger one was a 500.
-    offset = serializers.IntegerField(min_value=0, max_value=2**31 - 1, default=0)
+    offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0)
 
 
-class RecallQuery(PageQuery):
-    q = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        max_length=max_query_length(),
-        help_text="Words to recall; empty lists newest first.",
-    )
-    category = serializers.CharField(required=False)
-    store = serializers.ChoiceField(choices=Memory.Store.choices, required=False)
-    tag = serializers.CharField(required=False)
-    subject = serializers.CharField(
-        required=False, help_text="A subject's external id, or 'shared' for the shared bank."
-    )
-    importance_min = serializers.FloatField(required=False, min_value=0, max_value=1)
-    importance_max = serializers.FloatField(required=False, min_value=0, max_value=1)
-    include_invalidated = serializers.BooleanField(required=False, default=False)
+def filter_field(spec: FilterSpec) -> serializers.Field:
+    """One memory filter as a query parameter, from its one declaration."""
+    common: dict[str, Any] = {"required": False, "help_text": spec.description}
+    if spec.kind is bool:
+        return serializers.BooleanField(default=spec.default, **common)
+    if spec.kind is float:
+        return serializers.FloatField(min_value=spec.minimum, max_value=spec.maximum, **common)
+    if spec.choices:
+        return serializers.ChoiceField(choices=spec.choices, allow_blank=True, **common)
+    return serializers.CharField(allow_blank=True, max_length=spec.max_length, **common)
+
+
+# The recall parameters: paging, then every memory filter under its query-string name.
+RecallQuery = type(PageQuery)(
+    "RecallQuery",
+    (PageQuery,),
+    {"__module__": __name__, **{spec.param: filter_field(spec) for spec in MEMORY_FILTERS}},
+)
 
 
 class RevisionQuery(PageQuery):
     surface = serializers.ChoiceField(
-        choices=["memory", "working", "skill", "task", "rules"], required=False
+        choices=["memory", "working", "skill", "task", "rules"], required=False, allow_blank=True
     )
     record_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
 
 
-class AgentQuery(serializers.Serializer):
-    agent = serializers.CharField(required=False)
+class AgentQuery(QueryParameters):
+    agent = optional_text()
     expected_version = serializers.IntegerField(required=False, min_value=1)

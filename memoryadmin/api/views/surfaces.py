@@ -23,6 +23,7 @@ from memoryadmin.api.serializers import inputs, outputs
 from memoryadmin.api.views.base import AgentViewSet
 from stores.editing import PhraseEdit, Status
 from stores.models import Subject
+from stores.selectors.filters import MemoryFilters
 from stores.selectors.records import record_data, record_summary, records_for_agent
 from stores.selectors.search import recall
 from stores.services import (
@@ -208,10 +209,12 @@ class MemoryViewSet(SurfaceViewSet):
     def list(self, request: Request) -> Response:
         """Recall: memories ranked by relevance to q, as previews (never the full text)."""
         query = self.parse(inputs.RecallQuery, request.query_params)
-        query.pop("agent", None)
-        limit, offset = query.pop("limit"), query.pop("offset")
+        limit, offset = query["limit"], query["offset"]
         found = recall(
-            agent=self.caller.agent, query=query.pop("q", ""), limit=limit, offset=offset, **query
+            agent=self.caller.agent,
+            filters=MemoryFilters.from_query(query),
+            limit=limit,
+            offset=offset,
         )
         return self.page([hit.as_dict() for hit in found.hits], found.total, limit, offset)
 

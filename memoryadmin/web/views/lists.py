@@ -26,6 +26,7 @@ from memoryadmin.web.views.common import (
     read_only_refusal,
 )
 from stores.models import Revision, Subject
+from stores.selectors.filters import SHARED_SUBJECT
 from stores.services import (
     WriteResult,
     memory_invalidate,
@@ -74,6 +75,7 @@ def _list_context(
         context["subjects"] = list(
             Subject.objects.filter(agent=scope.agent).only("display_name", "external_id")
         )
+        context["shared_subject"] = SHARED_SUBJECT
     return context
 
 
