@@ -14,7 +14,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from memoryadmin.api import statuses
 from stores.editing import Status
-from stores.services.errors import ApplicationError
+from stores.errors import ApplicationError
 
 
 class ApiError(Exception):

@@ -20,7 +20,7 @@ from stores.models import (
     VersionedRecord,
     WorkingMemoryEntry,
 )
-from stores.services.surfaces import SurfaceSpec
+from stores.surfaces import SurfaceSpec
 
 
 def preview(text: str) -> dict[str, Any]:

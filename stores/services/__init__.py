@@ -22,8 +22,8 @@ from stores.services.records import (
 from stores.services.results import WriteResult
 from stores.services.rules import rules_add, rules_document, rules_remove, rules_replace
 from stores.services.skills import skill_append, skill_delete_section, skill_replace_section
-from stores.services.surfaces import SURFACES, SurfaceSpec, surface
 from stores.services.working import working_set_ttl
+from stores.surfaces import SURFACES, SurfaceSpec, surface
 
 __all__ = [
     "SURFACES",

@@ -12,9 +12,9 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from stores.editing import Status
+from stores.errors import Forbidden, Invalid, NoChangeError, NotFound
 from stores.models import Agent, AgentToken, Revision, Subject
 from stores.services.actors import Actor
-from stores.services.errors import Forbidden, Invalid, NoChangeError, NotFound
 from stores.services.results import WriteResult
 
 TOKEN_PREFIX = "ma"

@@ -21,7 +21,7 @@ from stores.services import (
     subject_create,
 )
 from stores.services.importing import import_records
-from stores.services.surfaces import MEMORY
+from stores.surfaces import MEMORY
 from tests.factories import AgentFactory
 
 me = Actor.maintainer("tests")

@@ -7,8 +7,8 @@ import datetime as dt
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from stores.errors import Invalid
 from stores.services import agent_get_or_create, token_create
-from stores.services.errors import Invalid
 
 
 class Command(BaseCommand):
