@@ -6,7 +6,7 @@ import datetime as dt
 
 from django.utils import timezone
 
-from memoryadmin.api.statuses import HTTP_CODES
+from memoryadmin.doors.statuses import HTTP_CODES
 from stores.editing import Status
 from stores.models import Memory, Subject
 from stores.services import token_revoke
