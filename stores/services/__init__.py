@@ -2,9 +2,13 @@
 
 from stores.services.actors import Actor
 from stores.services.agents import (
+    access_grant,
+    access_revoke,
     agent_get_or_create,
+    agent_update,
     revision_approve,
     subject_create,
+    subject_update,
     token_authenticate,
     token_create,
     token_revoke,
@@ -30,7 +34,10 @@ __all__ = [
     "Actor",
     "SurfaceSpec",
     "WriteResult",
+    "access_grant",
+    "access_revoke",
     "agent_get_or_create",
+    "agent_update",
     "find_record",
     "memory_invalidate",
     "memory_reinforce",
@@ -50,6 +57,7 @@ __all__ = [
     "skill_delete_section",
     "skill_replace_section",
     "subject_create",
+    "subject_update",
     "surface",
     "token_authenticate",
     "token_create",
