@@ -72,8 +72,8 @@ class Bench:
         self.url = url
         self.base = base
         self.agent, _ = agent_get_or_create(name="bench")
-        self.token = token_create(agent=self.agent, name="bench")[1]
         maintainer = Actor.maintainer("bench")
+        self.token = token_create(actor=maintainer, agent=self.agent, name="bench").details["token"]
 
         def memory(content: str) -> int:
             result = record_create(

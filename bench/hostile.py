@@ -540,7 +540,8 @@ def setup_data() -> dict[str, Any]:
 
     def agent(name: str, *, read_only: bool = False, **defaults: Any) -> Any:
         agents[name] = agent_get_or_create(name=name, **defaults)[0]
-        tokens[name] = token_create(agent=agents[name], name="bench", read_only=read_only)[1]
+        created = token_create(actor=actor, agent=agents[name], name="bench", read_only=read_only)
+        tokens[name] = created.details["token"]
         return agents[name]
 
     def memory(owner: Any, content: str, **values: Any) -> int:

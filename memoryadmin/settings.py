@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "stores",
+    "memoryadmin",
 ]
 
 MIDDLEWARE = [

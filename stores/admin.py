@@ -1,17 +1,27 @@
 """Django admin: everything visible at once; surface text is read-only here.
 
 Writes to surface records go through the edit service (the web UI, the API, the shell),
-so the admin never bypasses versions and revisions.
+so the admin never bypasses versions and revisions. Agents' settings, subjects and grants
+are written through their services (their policy, their log line), beside the admin's own
+history; tokens are only revoked here.
 """
 
 from __future__ import annotations
 
-from django.contrib import admin
+from typing import Any
 
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db.models import QuerySet
+from django.http import HttpRequest
+
+from stores.editing import Status
 from stores.models import (
     Agent,
     AgentAccess,
     AgentToken,
+    Channel,
     DecayPass,
     Memory,
     Revision,
@@ -21,29 +31,121 @@ from stores.models import (
     Subject,
     WorkingMemoryEntry,
 )
+from stores.services import (
+    Actor,
+    WriteResult,
+    access_grant,
+    access_revoke,
+    agent_update,
+    subject_create,
+    subject_update,
+    token_revoke,
+)
+from stores.services.agents import AGENT_SETTINGS, SUBJECT_FIELDS
+
+
+def _actor(request: HttpRequest) -> Actor:
+    return Actor.for_user(request.user, channel=Channel.UI)
+
+
+def _settled(result: WriteResult) -> WriteResult:
+    """A service's refusal stops the admin's save (nothing was written); no_change is fine."""
+    if not result.ok and result.status is not Status.NO_CHANGE:
+        raise PermissionDenied(f"{result.status}: {result.message}")
+    return result
+
+
+def _changes(form: forms.ModelForm) -> dict[str, Any]:
+    return {name: form.cleaned_data[name] for name in form.changed_data}
 
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
+    """Settings are changed through `agent_update`. Agents are created by
+    `create_agent_token` or an import; deleting one (and all it remembers) is not done here."""
+
     list_display = ["name", "display_name", "self_editing_enabled", "review_mode", "created_at"]
     search_fields = ["name", "display_name"]
+    fields = ["name", *AGENT_SETTINGS, "created_at"]
+    readonly_fields = ["name", "created_at"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Agent | None = None) -> bool:
+        return False
+
+    def save_model(
+        self, request: HttpRequest, obj: Agent, form: forms.ModelForm, change: bool
+    ) -> None:
+        current = Agent.objects.get(pk=obj.pk)
+        _settled(agent_update(actor=_actor(request), agent=current, values=_changes(form)))
 
 
 @admin.register(Subject)
 class SubjectAdmin(admin.ModelAdmin):
+    """Added and changed through `subject_create` / `subject_update`. Deleting a subject would
+    delete its memories without a revision: not done here."""
+
     list_display = ["display_name", "external_id", "agent", "privacy_level", "kind"]
     list_filter = ["agent", "privacy_level", "kind"]
     search_fields = ["display_name", "external_id"]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Subject | None = None) -> list[str]:
+        return ["agent"] if obj is not None else []
+
+    def has_delete_permission(self, request: HttpRequest, obj: Subject | None = None) -> bool:
+        return False
+
+    def save_model(
+        self, request: HttpRequest, obj: Subject, form: forms.ModelForm, change: bool
+    ) -> None:
+        actor = _actor(request)
+        if change:
+            current = Subject.objects.select_related("agent").get(pk=obj.pk)
+            _settled(subject_update(actor=actor, subject=current, values=_changes(form)))
+            return
+        values = {name: form.cleaned_data[name] for name in SUBJECT_FIELDS}
+        result = _settled(subject_create(actor=actor, agent=obj.agent, **values))
+        obj.pk = result.id
+        obj._state.adding = False
+
 
 @admin.register(AgentAccess)
 class AgentAccessAdmin(admin.ModelAdmin):
+    """Grants are given, changed and withdrawn through `access_grant` / `access_revoke`."""
+
     list_display = ["user", "agent", "role"]
     list_filter = ["role", "agent"]
+
+    def get_readonly_fields(
+        self, request: HttpRequest, obj: AgentAccess | None = None
+    ) -> list[str]:
+        return ["user", "agent"] if obj is not None else []
+
+    def save_model(
+        self, request: HttpRequest, obj: AgentAccess, form: forms.ModelForm, change: bool
+    ) -> None:
+        result = _settled(
+            access_grant(actor=_actor(request), agent=obj.agent, user=obj.user, role=obj.role)
+        )
+        obj.pk = result.id
+        obj._state.adding = False
+
+    def delete_model(self, request: HttpRequest, obj: AgentAccess) -> None:
+        _settled(access_revoke(actor=_actor(request), access=obj))
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[AgentAccess]) -> None:
+        actor = _actor(request)
+        for access in queryset.select_related("agent", "user"):
+            _settled(access_revoke(actor=actor, access=access))
 
 
 @admin.register(AgentToken)
 class AgentTokenAdmin(admin.ModelAdmin):
+    """Read-only: tokens are created in the web UI or by `create_agent_token` (the secret is
+    shown once there), and revoked with the action below, through `token_revoke`."""
+
     list_display = [
         "name",
         "agent",
@@ -54,7 +156,26 @@ class AgentTokenAdmin(admin.ModelAdmin):
         "last_used_at",
     ]
     list_filter = ["agent", "read_only"]
-    readonly_fields = ["prefix", "key_hash", "created_at", "last_used_at", "created_by"]
+    actions = ["revoke"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: AgentToken | None = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: AgentToken | None = None) -> bool:
+        return False
+
+    @admin.action(description="Revoke the selected tokens", permissions=["view"])
+    def revoke(self, request: HttpRequest, queryset: QuerySet[AgentToken]) -> None:
+        actor = _actor(request)
+        for token in queryset.select_related("agent"):
+            result = token_revoke(actor=actor, token=token)
+            level = messages.SUCCESS if result.ok else messages.WARNING
+            self.message_user(request, f"{token}: {result.status}: {result.message}", level)
+            if result.ok:
+                self.log_change(request, token, [{"changed": {"fields": ["revoked_at"]}}])
 
 
 class SurfaceAdmin(admin.ModelAdmin):

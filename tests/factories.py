@@ -44,8 +44,12 @@ class SubjectFactory(factory.django.DjangoModelFactory):
 
 
 def agent_token(agent: Agent, *, read_only: bool = False):
-    token, raw = token_create(agent=agent, name="test", read_only=read_only)
-    return token, raw
+    """A live token of `agent` and its secret, made as a maintainer."""
+    result = token_create(
+        actor=Actor.maintainer("tests"), agent=agent, name="test", read_only=read_only
+    )
+    assert result.ok, result
+    return result.record, result.details["token"]
 
 
 class RecordMaker:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.http import Http404
@@ -12,9 +11,10 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from memoryadmin.api import statuses
+from memoryadmin.doors import statuses
+from memoryadmin.doors.errors import error_body, too_large_body
 from stores.editing import Status
-from stores.services.errors import ApplicationError
+from stores.errors import ApplicationError
 
 
 class ApiError(Exception):
@@ -25,22 +25,6 @@ class ApiError(Exception):
         self.status = status
         self.message = message
         self.details = details
-
-
-def error_body(status: Status, message: str, **details: Any) -> dict[str, Any]:
-    return {"status": str(status), "message": message, **details}
-
-
-def too_large_body() -> dict[str, Any]:
-    """The answer to a body over the upload limit (HTTP 413), for every door."""
-    limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
-    return error_body(
-        Status.INVALID,
-        f"The request body is larger than {limit} bytes, the limit. Send less at once "
-        "(e.g. one record per request).",
-        code="too_large",
-        max_bytes=limit,
-    )
 
 
 def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:

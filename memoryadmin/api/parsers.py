@@ -1,50 +1,23 @@
-"""Request bodies as JSON, no deeper than MEMORYADMIN["MAX_JSON_DEPTH"] levels."""
+"""Request bodies as JSON in DRF, no deeper than the doors' limit (`memoryadmin.doors.bodies`)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 
-from stores.services.validation import nesting_depth, too_deep_message
+from memoryadmin.doors import bodies
 
 
 class BodyTooDeep(ParseError):
     """A body nested past the limit: refused as invalid (400), the limit in `max_depth`."""
 
-    default_code = "too_deep"
+    default_code = bodies.TOO_DEEP
 
-    def __init__(self, limit: int) -> None:
-        super().__init__(too_deep_message("The request body", limit))
-        self.details = {"max_depth": limit}
-
-
-def max_json_depth() -> int:
-    return settings.MEMORYADMIN["MAX_JSON_DEPTH"]
-
-
-def check_depth(data: Any) -> None:
-    """Refuse parsed JSON nested past the limit: deeper bodies cost recursion downstream."""
-    limit = max_json_depth()
-    if nesting_depth(data, limit) > limit:
-        raise BodyTooDeep(limit)
-
-
-def loads_bounded(raw: bytes | str) -> Any:
-    """json.loads for a request body: ValueError when it is not JSON, BodyTooDeep.
-
-    Python's parser recurses once per level and raises RecursionError near 1,000 levels,
-    which was a 500; that is a body too deep as well.
-    """
-    try:
-        data = json.loads(raw)
-    except RecursionError:
-        raise BodyTooDeep(max_json_depth()) from None
-    check_depth(data)
-    return data
+    def __init__(self, refusal: bodies.BodyTooDeep) -> None:
+        super().__init__(refusal.message)
+        self.details = refusal.details
 
 
 class BoundedJSONParser(JSONParser):
@@ -54,6 +27,9 @@ class BoundedJSONParser(JSONParser):
         try:
             data = super().parse(stream, media_type, parser_context)
         except RecursionError:
-            raise BodyTooDeep(max_json_depth()) from None
-        check_depth(data)
+            raise BodyTooDeep(bodies.BodyTooDeep(bodies.max_json_depth())) from None
+        try:
+            bodies.check_depth(data)
+        except bodies.BodyTooDeep as refusal:
+            raise BodyTooDeep(refusal) from None
         return data

@@ -1,50 +1,34 @@
-"""Per-caller rate limiting: each token (or logged-in user) has its own budget."""
+"""The doors' per-caller rate limit as a DRF throttle."""
 
 from __future__ import annotations
 
-import logging
 from typing import TYPE_CHECKING
 
-from django.conf import settings
-from redis.exceptions import RedisError
 from rest_framework.request import Request
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
 
+from memoryadmin.doors.throttling import admit, caller_ident
 from stores.models import AgentToken
 
 if TYPE_CHECKING:
     from rest_framework.views import APIView
 
-logger = logging.getLogger("memoryadmin.api")
 
+class CallerRateThrottle(BaseThrottle):
+    """One budget per token, user or (unauthenticated) address: `memoryadmin.doors.throttling`."""
 
-class CallerRateThrottle(SimpleRateThrottle):
-    """MEMORYADMIN["API"]["RATE_LIMIT"] requests per token, user or (unauthenticated) address.
-
-    The counters live in Django's cache: configure a shared cache (Redis) when several
-    processes serve the API, or each process counts on its own.
-    """
-
-    scope = "caller"
+    wait_seconds: float | None = None
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        # The counters live in Redis when there is one; a Redis outage must not turn every
-        # API call into a 500 (edits keep working while the broker is down, PRODUCT.md 7).
-        try:
-            return super().allow_request(request, view)
-        except RedisError as error:
-            logger.warning("rate limit not applied: the cache is unavailable (%s)", error)
-            return True
-
-    def get_rate(self) -> str | None:
-        # Read on each request (not at import, as DRF does) so settings changes apply.
-        return settings.MEMORYADMIN["API"]["RATE_LIMIT"]
-
-    def get_cache_key(self, request: Request, view: APIView) -> str:
         if isinstance(request.auth, AgentToken):
-            ident = f"token:{request.auth.pk}"
+            ident = caller_ident(token_id=request.auth.pk)
         elif request.user is not None and request.user.is_authenticated:
-            ident = f"user:{request.user.pk}"
+            ident = caller_ident(user_id=request.user.pk)
         else:
-            ident = f"address:{self.get_ident(request)}"
-        return self.cache_format % {"scope": self.scope, "ident": ident}
+            ident = caller_ident(address=self.get_ident(request))
+        admission = admit(ident)
+        self.wait_seconds = admission.wait
+        return admission.allowed
+
+    def wait(self) -> float | None:
+        return self.wait_seconds

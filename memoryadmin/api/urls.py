@@ -10,7 +10,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
-from memoryadmin.api.exceptions import error_body
 from memoryadmin.api.views.revisions import RevisionViewSet
 from memoryadmin.api.views.surfaces import (
     MemoryViewSet,
@@ -20,6 +19,7 @@ from memoryadmin.api.views.surfaces import (
     WorkingMemoryViewSet,
 )
 from memoryadmin.api.views.tools import ToolViewSet
+from memoryadmin.doors.errors import error_body
 from stores.editing import Status
 
 

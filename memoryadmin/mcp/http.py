@@ -1,4 +1,4 @@
-"""MCP over streamable HTTP at /mcp/, behind the REST door's tokens, hosts and rate limits.
+"""MCP over streamable HTTP at /mcp/, behind the doors' tokens, hosts and rate limits.
 
 Every HTTP request to /mcp/ is admitted as the REST API admits one, before the SDK sees it:
 - its Host must be one of ALLOWED_HOSTS (Django's own check, which this path bypasses);
@@ -23,23 +23,20 @@ nested at most MAX_JSON_DEPTH levels (400).
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from types import SimpleNamespace
 
 import anyio
 from django.conf import settings
 from django.http.request import split_domain_port, validate_host
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
-from rest_framework.exceptions import AuthenticationFailed
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.types import Message, Receive, Scope, Send
 
-from memoryadmin.api import statuses
-from memoryadmin.api.authentication import WWW_AUTHENTICATE, AgentPrincipal, bearer_token
-from memoryadmin.api.exceptions import error_body, too_large_body
-from memoryadmin.api.parsers import BodyTooDeep, loads_bounded
-from memoryadmin.api.throttling import CallerRateThrottle
+from memoryadmin.doors import statuses, tokens
+from memoryadmin.doors.bodies import BodyTooDeep, loads_bounded
+from memoryadmin.doors.errors import error_body, too_large_body, unauthenticated_body
+from memoryadmin.doors.throttling import admit, caller_ident
 from memoryadmin.mcp.server import build_server, in_database_thread
 from stores.editing import Status
 from stores.models import AgentToken
@@ -153,9 +150,7 @@ def _too_deep(body: bytes) -> JSONResponse | None:
         loads_bounded(body)
     except BodyTooDeep as refusal:
         return JSONResponse(
-            error_body(
-                Status.INVALID, str(refusal.detail), code=refusal.default_code, **refusal.details
-            ),
+            error_body(Status.INVALID, refusal.message, code=refusal.code, **refusal.details),
             status_code=statuses.http_code(Status.INVALID),
         )
     except ValueError:
@@ -178,20 +173,16 @@ def _replay(body: bytes, receive: Receive) -> Receive:
 
 
 def _admit(authorization: bytes) -> AgentToken | JSONResponse:
-    """The live token of the request, or the REST door's answer refusing it."""
+    """The live token of the request, or the answer refusing it (as the REST door would)."""
     try:
-        token = bearer_token(authorization)
-    except AuthenticationFailed as error:
-        return _unauthenticated(error.default_code, str(error.detail))
+        token = tokens.bearer_token(authorization)
+    except tokens.Unauthenticated as refusal:
+        return _unauthenticated(refusal.code, refusal.message)
     if token is None:
-        return _unauthenticated(
-            "not_authenticated", "Authentication credentials were not provided."
-        )
-    throttle = CallerRateThrottle()
-    # The REST throttle reads only who is calling; the view is not used.
-    caller = SimpleNamespace(auth=token, user=AgentPrincipal(token))
-    if not throttle.allow_request(caller, None):
-        wait = int(throttle.wait() or 0) + 1
+        return _unauthenticated(tokens.NOT_AUTHENTICATED, tokens.NOT_PROVIDED_MESSAGE)
+    admission = admit(caller_ident(token_id=token.pk))
+    if not admission.allowed:
+        wait = int(admission.wait or 0) + 1
         return JSONResponse(
             error_body(
                 statuses.RATE_LIMITED_STATUS,
@@ -207,7 +198,7 @@ def _admit(authorization: bytes) -> AgentToken | JSONResponse:
 
 def _unauthenticated(code: str, message: str) -> JSONResponse:
     return JSONResponse(
-        error_body(statuses.UNAUTHENTICATED_STATUS, message, code=code),
+        unauthenticated_body(code, message),
         status_code=statuses.UNAUTHENTICATED,
-        headers={"WWW-Authenticate": WWW_AUTHENTICATE},
+        headers={"WWW-Authenticate": tokens.WWW_AUTHENTICATE},
     )

@@ -33,11 +33,11 @@ from starlette.requests import Request
 
 from memoryadmin.mcp.results import refusal, tool_result
 from stores.editing import Status
+from stores.errors import ApplicationError
 from stores.models import AgentToken
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.search import recall
 from stores.services import Actor
-from stores.services.errors import ApplicationError
 from stores.tools import ToolArgumentError, ToolContext, all_tools, call_tool, get_tool
 from stores.tools.schema import REFUSAL_ADVICE
 

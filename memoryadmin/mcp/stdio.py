@@ -12,10 +12,9 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 from starlette.requests import Request
 
-from memoryadmin.api.authentication import touch_last_used
+from memoryadmin.doors.tokens import live_token
 from memoryadmin.mcp.server import Identify, build_server
 from stores.models import AgentToken
-from stores.services import token_authenticate
 
 
 def serve_stdio(raw_token: str) -> None:
@@ -27,10 +26,7 @@ def identity_of(raw_token: str) -> Identify:
     """The live token of `raw_token`, looked up again at each call."""
 
     def identify(_request: Request | None) -> AgentToken | None:
-        token = token_authenticate(raw_token)
-        if token is not None:
-            touch_last_used(token)
-        return token
+        return live_token(raw_token)
 
     return identify
 

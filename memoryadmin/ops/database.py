@@ -18,7 +18,7 @@ logger = logging.getLogger("memoryadmin.database")
 
 DATABASE_ERRORS = (OperationalError, InterfaceError)
 RETRY_AFTER_SECONDS = 5
-# The API's transport-level answers carry a `status` and a `code` (see api/statuses.py).
+# The API's transport-level answers carry a `status` and a `code` (see doors/statuses.py).
 API_UNAVAILABLE_STATUS = "unavailable"
 
 UNAVAILABLE_PAGE = """<!doctype html>

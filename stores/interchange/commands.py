@@ -7,12 +7,12 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from stores.errors import ApplicationError
 from stores.interchange.console import console_for, print_import_report, progress_bar
 from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, stale_records
 from stores.services import Actor, agent_get_or_create
 from stores.services.embeddings import reembed_sweep
-from stores.services.errors import ApplicationError
 from stores.services.importing import ImportReport
 
 

@@ -22,11 +22,11 @@ from typing import IO, Any
 from django.contrib.auth import get_user_model
 from django.db import models
 
+from stores.errors import ApplicationError, Invalid
 from stores.interchange import rockbot
 from stores.interchange.files import UnsafePath, relative_parts
 from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
 from stores.services import validation
-from stores.services.errors import ApplicationError, Invalid
 from stores.services.importing import (
     REVISION_FIELDS,
     Incoming,
@@ -35,7 +35,7 @@ from stores.services.importing import (
     clean_revision,
     clean_values,
 )
-from stores.services.surfaces import SURFACES, SurfaceSpec
+from stores.surfaces import SURFACES, SurfaceSpec
 
 FORMAT = "memoryadmin-agent"
 FORMAT_VERSION = 1

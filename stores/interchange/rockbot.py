@@ -32,6 +32,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from stores.errors import ApplicationError
 from stores.interchange.files import (
     PATH_MAX,
     Refused,
@@ -53,9 +54,8 @@ from stores.models import (
     VersionedRecord,
     WorkingMemoryEntry,
 )
-from stores.services.errors import ApplicationError
 from stores.services.importing import Incoming, Problem, Trace, clean_values
-from stores.services.surfaces import SURFACES
+from stores.surfaces import SURFACES
 
 FORMAT = "rockbot"
 MEMORY_DIR = "memory"

@@ -13,7 +13,7 @@ from django.db.models import Count, F, Q, QuerySet
 
 from stores.embeddings import get_backend
 from stores.models import Agent, EmbeddedRecord
-from stores.services.surfaces import SURFACES
+from stores.surfaces import SURFACES
 
 
 @dataclass(frozen=True)

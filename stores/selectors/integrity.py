@@ -9,8 +9,8 @@ from django.db.models import F, OuterRef, Q, Subquery
 
 from stores.models import Memory, Revision
 from stores.selectors.embeddings import EmbeddingStatus, embedding_status
-from stores.services.expiry import expired_entries
-from stores.services.surfaces import SURFACES
+from stores.selectors.working import expired_entries
+from stores.surfaces import SURFACES
 
 EXAMPLES = 20
 

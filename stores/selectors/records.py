@@ -20,7 +20,7 @@ from stores.models import (
     VersionedRecord,
     WorkingMemoryEntry,
 )
-from stores.services.surfaces import SurfaceSpec
+from stores.surfaces import SurfaceSpec
 
 # The furthest a page may start: the database's OFFSET is a 64-bit integer, and a larger
 # one was a 500. Every door that pages (REST lists, the recall tool) takes this bound.

@@ -34,11 +34,11 @@ from pgvector.django import CosineDistance
 
 from stores.dbops import MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
 from stores.embeddings import EmbeddingError, EmbeddingUnavailable, get_backend
+from stores.errors import Invalid
 from stores.models import Agent, Memory
 from stores.selectors.embeddings import fresh_filter
 from stores.selectors.filters import MemoryFilters, filtered_memories, max_query_length
 from stores.selectors.records import preview
-from stores.services.errors import Invalid
 
 logger = logging.getLogger("memoryadmin.search")
 

@@ -2,9 +2,13 @@
 
 from stores.services.actors import Actor
 from stores.services.agents import (
+    access_grant,
+    access_revoke,
     agent_get_or_create,
+    agent_update,
     revision_approve,
     subject_create,
+    subject_update,
     token_authenticate,
     token_create,
     token_revoke,
@@ -22,15 +26,18 @@ from stores.services.records import (
 from stores.services.results import WriteResult
 from stores.services.rules import rules_add, rules_document, rules_remove, rules_replace
 from stores.services.skills import skill_append, skill_delete_section, skill_replace_section
-from stores.services.surfaces import SURFACES, SurfaceSpec, surface
 from stores.services.working import working_set_ttl
+from stores.surfaces import SURFACES, SurfaceSpec, surface
 
 __all__ = [
     "SURFACES",
     "Actor",
     "SurfaceSpec",
     "WriteResult",
+    "access_grant",
+    "access_revoke",
     "agent_get_or_create",
+    "agent_update",
     "find_record",
     "memory_invalidate",
     "memory_reinforce",
@@ -50,6 +57,7 @@ __all__ = [
     "skill_delete_section",
     "skill_replace_section",
     "subject_create",
+    "subject_update",
     "surface",
     "token_authenticate",
     "token_create",

@@ -1,21 +1,28 @@
-"""Agents, subjects, tokens and reviews: administration that is not a surface record."""
+"""Agents, subjects, grants, tokens and reviews: administration that is not a surface record."""
 
 from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 import secrets
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
 from stores.editing import Status
-from stores.models import Agent, AgentToken, Revision, Subject
+from stores.errors import Forbidden, Invalid, NoChangeError, NotFound
+from stores.models import Agent, AgentAccess, AgentToken, Revision, Subject
 from stores.services.actors import Actor
-from stores.services.errors import Forbidden, Invalid, NoChangeError, NotFound
 from stores.services.results import WriteResult
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
+logger = logging.getLogger("memoryadmin.administration")
 
 TOKEN_PREFIX = "ma"
 
@@ -27,15 +34,102 @@ def agent_get_or_create(*, name: str, **defaults: Any) -> tuple[Agent, bool]:
     return Agent.objects.get_or_create(name=slug, defaults={"display_name": name, **defaults})
 
 
+# --- administration: an agent's settings, its subjects, who may see it, its tokens -------
+# Every one takes the actor and checks it here, whichever door calls (the web UI, the Django
+# admin, a management command), and leaves a line in the "memoryadmin.administration" log.
+
+
+def administration_refusal(actor: Actor, agent: Agent, doing: str) -> WriteResult | None:
+    """People who may edit the agent (staff and its editors) and maintainers administer it;
+    an agent's own token never does (it could mint itself tokens or lift its own limits)."""
+    if not actor.can_see(agent):
+        return WriteResult(status=Status.NOT_FOUND, message=f"No agent {agent.name!r}.")
+    if actor.is_agent:
+        return WriteResult(status=Status.FORBIDDEN, message=f"An agent's token cannot {doing}.")
+    if not actor.can_write(agent):
+        return WriteResult(status=Status.FORBIDDEN, message=f"Viewers cannot {doing}.")
+    return None
+
+
+def _grant_refusal(actor: Actor, agent: Agent) -> WriteResult | None:
+    """Only staff and maintainers say who sees an agent: an editor cannot widen it."""
+    user = actor.user
+    if actor.kind == "system" or (user is not None and user.is_active and user.is_staff):
+        return None
+    if not actor.can_see(agent):
+        return WriteResult(status=Status.NOT_FOUND, message=f"No agent {agent.name!r}.")
+    return WriteResult(status=Status.FORBIDDEN, message="Only staff grant access to an agent.")
+
+
+def _traced(actor: Actor, agent: Agent, op: str, result: WriteResult, what: str) -> WriteResult:
+    logger.info(
+        "%s %s: %s by %s",
+        op,
+        result.status,
+        what,
+        actor.label,
+        extra={
+            "op": op,
+            "status": str(result.status),
+            "agent": agent.name,
+            "actor": actor.label,
+            "channel": actor.channel,
+        },
+    )
+    return result
+
+
+def _invalid(error: ValidationError) -> WriteResult:
+    return WriteResult(status=Status.INVALID, message="; ".join(error.messages))
+
+
+AGENT_SETTINGS = ("display_name", "description", "self_editing_enabled", "review_mode")
+
+
+def agent_update(*, actor: Actor, agent: Agent, values: dict[str, Any]) -> WriteResult:
+    """Change an agent's settings (`AGENT_SETTINGS`), e.g. switch its self-editing off."""
+    refused = administration_refusal(actor, agent, "change the agent's settings")
+    if refused is None:
+        refused = _unknown_fields(values, AGENT_SETTINGS)
+    if refused is not None:
+        return _traced(actor, agent, "agent_update", refused, agent.name)
+    changed = {name: value for name, value in values.items() if getattr(agent, name) != value}
+    if not changed:
+        result = WriteResult(
+            status=Status.NO_CHANGE, message="The agent already has these settings."
+        )
+        return _traced(actor, agent, "agent_update", result, agent.name)
+    for name, value in changed.items():
+        setattr(agent, name, value)
+    try:
+        agent.full_clean()
+    except ValidationError as error:
+        agent.refresh_from_db()
+        return _traced(actor, agent, "agent_update", _invalid(error), agent.name)
+    agent.save(update_fields=list(changed))
+    result = WriteResult(
+        status=Status.UPDATED, message=f"Changed {', '.join(changed)}.", id=agent.pk, record=agent
+    )
+    return _traced(actor, agent, "agent_update", result, agent.name)
+
+
+SUBJECT_FIELDS = ("display_name", "external_id", "aliases", "privacy_level", "kind")
+
+
 def subject_create(
     *,
+    actor: Actor,
     agent: Agent,
     display_name: str,
     external_id: str,
     privacy_level: str = Subject.Privacy.NONE,
     aliases: list[str] | None = None,
     kind: str = Subject.Kind.PERSON,
-) -> Subject:
+) -> WriteResult:
+    """A person the agent knows; its memories about them will live in their bank."""
+    refused = administration_refusal(actor, agent, "add subjects")
+    if refused is not None:
+        return _traced(actor, agent, "subject_create", refused, external_id)
     subject = Subject(
         agent=agent,
         display_name=display_name,
@@ -44,9 +138,93 @@ def subject_create(
         aliases=aliases or [],
         kind=kind,
     )
-    subject.full_clean()
+    try:
+        subject.full_clean()
+    except ValidationError as error:
+        return _traced(actor, agent, "subject_create", _invalid(error), external_id)
     subject.save()
-    return subject
+    result = WriteResult(status=Status.CREATED, id=subject.pk, record=subject)
+    return _traced(actor, agent, "subject_create", result, external_id)
+
+
+def subject_update(*, actor: Actor, subject: Subject, values: dict[str, Any]) -> WriteResult:
+    """Change a subject (`SUBJECT_FIELDS`), e.g. raise its privacy level."""
+    agent = subject.agent
+    refused = administration_refusal(actor, agent, "change subjects")
+    if refused is None:
+        refused = _unknown_fields(values, SUBJECT_FIELDS)
+    if refused is not None:
+        return _traced(actor, agent, "subject_update", refused, subject.external_id)
+    changed = {name: value for name, value in values.items() if getattr(subject, name) != value}
+    if not changed:
+        result = WriteResult(status=Status.NO_CHANGE, message="The subject is already like this.")
+        return _traced(actor, agent, "subject_update", result, subject.external_id)
+    for name, value in changed.items():
+        setattr(subject, name, value)
+    try:
+        subject.full_clean()
+    except ValidationError as error:
+        subject.refresh_from_db()
+        return _traced(actor, agent, "subject_update", _invalid(error), subject.external_id)
+    subject.save(update_fields=list(changed))
+    result = WriteResult(
+        status=Status.UPDATED,
+        message=f"Changed {', '.join(changed)}.",
+        id=subject.pk,
+        record=subject,
+    )
+    return _traced(actor, agent, "subject_update", result, subject.external_id)
+
+
+def access_grant(
+    *, actor: Actor, agent: Agent, user: AbstractBaseUser, role: str = AgentAccess.Role.EDITOR
+) -> WriteResult:
+    """Let a (non-staff) user see the agent, as a viewer or an editor; changes an existing role."""
+    what = f"{user.get_username()} as {role}"
+    refused = _grant_refusal(actor, agent)
+    if refused is None and role not in AgentAccess.Role.values:
+        choices = ", ".join(AgentAccess.Role.values)
+        refused = WriteResult(status=Status.INVALID, message=f"role must be one of {choices}.")
+    if refused is not None:
+        return _traced(actor, agent, "access_grant", refused, what)
+    access, created = AgentAccess.objects.get_or_create(
+        user=user, agent=agent, defaults={"role": role}
+    )
+    if created:
+        result = WriteResult(status=Status.CREATED, id=access.pk, record=access)
+    elif access.role == role:
+        result = WriteResult(status=Status.NO_CHANGE, message=f"{what} already.", id=access.pk)
+    else:
+        access.role = role
+        access.save(update_fields=["role"])
+        result = WriteResult(status=Status.UPDATED, id=access.pk, record=access)
+    return _traced(actor, agent, "access_grant", result, what)
+
+
+def access_revoke(*, actor: Actor, access: AgentAccess) -> WriteResult:
+    """The user no longer sees the agent (staff still see every agent)."""
+    agent = access.agent
+    what = access.user.get_username()
+    refused = _grant_refusal(actor, agent)
+    if refused is not None:
+        return _traced(actor, agent, "access_revoke", refused, what)
+    deleted, _ = AgentAccess.objects.filter(pk=access.pk).delete()
+    result = (
+        WriteResult(status=Status.DELETED, id=access.pk)
+        if deleted
+        else WriteResult(status=Status.NO_CHANGE, message=f"{what} had no access.")
+    )
+    return _traced(actor, agent, "access_revoke", result, what)
+
+
+def _unknown_fields(values: dict[str, Any], allowed: tuple[str, ...]) -> WriteResult | None:
+    unknown = sorted(set(values) - set(allowed))
+    if not unknown:
+        return None
+    return WriteResult(
+        status=Status.INVALID,
+        message=f"Cannot set {', '.join(unknown)}; one of {', '.join(allowed)}.",
+    )
 
 
 def hash_token(raw: str) -> str:
@@ -55,25 +233,35 @@ def hash_token(raw: str) -> str:
 
 def token_create(
     *,
+    actor: Actor,
     agent: Agent,
     name: str = "default",
     read_only: bool = False,
     expires_at: dt.datetime | None = None,
-    created_by: Any = None,
-) -> tuple[AgentToken, str]:
-    """A new bearer token; the raw secret is returned once and only its hash is kept."""
+) -> WriteResult:
+    """A new bearer token, in `details["token"]`: the raw secret is returned this once and only
+    its hash is kept. `record` is the token."""
+    refused = administration_refusal(actor, agent, "create tokens")
+    if refused is not None:
+        return _traced(actor, agent, "token_create", refused, name)
     prefix = secrets.token_hex(4)
     raw = f"{TOKEN_PREFIX}_{prefix}_{secrets.token_urlsafe(32)}"
-    token = AgentToken.objects.create(
+    token = AgentToken(
         agent=agent,
         name=name,
         prefix=prefix,
         key_hash=hash_token(raw),
         read_only=read_only,
         expires_at=expires_at,
-        created_by=created_by,
+        created_by=actor.user,
     )
-    return token, raw
+    try:
+        token.full_clean()
+    except ValidationError as error:
+        return _traced(actor, agent, "token_create", _invalid(error), name)
+    token.save()
+    result = WriteResult(status=Status.CREATED, id=token.pk, record=token, details={"token": raw})
+    return _traced(actor, agent, "token_create", result, f"{name} (ma_{prefix}_…)")
 
 
 def token_authenticate(raw: str) -> AgentToken | None:
@@ -88,10 +276,27 @@ def token_authenticate(raw: str) -> AgentToken | None:
     return token
 
 
-def token_revoke(*, token: AgentToken) -> None:
-    AgentToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
-    )
+def token_revoke(*, actor: Actor, token: AgentToken) -> WriteResult:
+    """The token stops working at once, for every door; it stays listed, as revoked."""
+    agent = token.agent
+    refused = administration_refusal(actor, agent, "revoke tokens")
+    if refused is not None:
+        return _traced(actor, agent, "token_revoke", refused, token.name)
+    now = timezone.now()
+    revoked = AgentToken.objects.filter(pk=token.pk, revoked_at__isnull=True).update(revoked_at=now)
+    if not revoked:
+        result = WriteResult(
+            status=Status.NO_CHANGE, message=f"Token {token.name!r} was already revoked."
+        )
+    else:
+        token.revoked_at = now
+        result = WriteResult(
+            status=Status.INVALIDATED,
+            message=f"Token {token.name!r} revoked: the agent using it has lost access.",
+            id=token.pk,
+            record=token,
+        )
+    return _traced(actor, agent, "token_revoke", result, f"{token.name} (ma_{token.prefix}_…)")
 
 
 def revision_approve(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResult:

@@ -14,7 +14,7 @@ from django.db.models import QuerySet
 from stores.embeddings import get_backend
 from stores.models import Agent, EmbeddedRecord, text_fingerprint
 from stores.selectors.embeddings import embedded_surfaces, stale_filter
-from stores.services.surfaces import SURFACES
+from stores.surfaces import SURFACES
 
 logger = logging.getLogger("memoryadmin.embeddings")
 

@@ -20,6 +20,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from stores.editing import Status, TextEditError, TooLong, unified_diff
+from stores.errors import ApplicationError, Conflict, Invalid, NotFound
 from stores.models import (
     Agent,
     EmbeddedRecord,
@@ -31,9 +32,8 @@ from stores.models import (
 )
 from stores.services import policy
 from stores.services.actors import Actor
-from stores.services.errors import ApplicationError, Conflict, Invalid, NotFound
 from stores.services.results import WriteResult
-from stores.services.surfaces import SurfaceSpec
+from stores.surfaces import SurfaceSpec
 
 logger = logging.getLogger("memoryadmin.writes")
 

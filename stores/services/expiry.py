@@ -17,10 +17,10 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from stores.models import WorkingMemoryEntry
+from stores.selectors.working import expired_entries
 from stores.services.actors import Actor
 from stores.services.engine import delete
-from stores.services.surfaces import WORKING
+from stores.surfaces import WORKING
 
 logger = logging.getLogger("memoryadmin.expiry")
 
@@ -29,10 +29,6 @@ logger = logging.getLogger("memoryadmin.expiry")
 class PurgeOutcome:
     purged: int
     batches: int
-
-
-def expired_entries(now: datetime | None = None):
-    return WorkingMemoryEntry.objects.filter(expires_at__lte=now or timezone.now())
 
 
 def working_purge_expired(

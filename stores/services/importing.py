@@ -21,6 +21,7 @@ from typing import Any
 from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 
+from stores.errors import ApplicationError, Invalid
 from stores.models import (
     EMBEDDING_DIMENSIONS,
     Agent,
@@ -35,10 +36,9 @@ from stores.models import (
 from stores.services import policy, validation
 from stores.services.actors import Actor
 from stores.services.engine import Change, check_text_size, returns_result, write
-from stores.services.errors import ApplicationError, Invalid
 from stores.services.records import record_update
 from stores.services.results import WriteResult
-from stores.services.surfaces import SURFACES, SurfaceSpec
+from stores.surfaces import SURFACES, SurfaceSpec
 
 BATCH_SIZE = 2000
 

@@ -8,13 +8,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from stores.editing import Status
+from stores.errors import Invalid, NoChangeError, NotFound
 from stores.models import Agent, Memory, VersionedRecord
 from stores.services import validation
 from stores.services.actors import Actor
 from stores.services.engine import Change, RecordRef, find_record, returns_result, write
-from stores.services.errors import Invalid, NoChangeError, NotFound
 from stores.services.results import WriteResult
-from stores.services.surfaces import MEMORY
+from stores.surfaces import MEMORY
 
 
 @returns_result

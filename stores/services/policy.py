@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from stores.errors import Disabled, Forbidden, NotEditable, PrivacyRestricted
 from stores.models import Agent, Memory, Subject, VersionedRecord
 from stores.services.actors import Actor
-from stores.services.errors import Disabled, Forbidden, NotEditable, PrivacyRestricted
 
 # Long-term memory stores: `working` rows take every op, `episodic` rows are history that
 # may only be superseded, and `fact` rows are a read-only projection.

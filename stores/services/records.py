@@ -10,6 +10,14 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from stores.editing import NoChange, PhraseEdit, Status, apply_edits, looks_truncated
+from stores.errors import (
+    Conflict,
+    Invalid,
+    NoChangeError,
+    NotFound,
+    PreconditionRequired,
+    SuspectedTruncation,
+)
 from stores.models import (
     Agent,
     EmbeddedRecord,
@@ -37,16 +45,8 @@ from stores.services.engine import (
     text_limit,
     write,
 )
-from stores.services.errors import (
-    Conflict,
-    Invalid,
-    NoChangeError,
-    NotFound,
-    PreconditionRequired,
-    SuspectedTruncation,
-)
 from stores.services.results import WriteResult
-from stores.services.surfaces import SurfaceSpec, surface
+from stores.surfaces import SurfaceSpec, surface
 
 CREATE_FIELDS: dict[str, tuple[str, ...]] = {
     "memory": (

@@ -8,6 +8,7 @@ from django.utils import timezone
 from stores.editing import Status
 from stores.models import Agent, Revision
 from stores.services.actors import Actor
+from stores.services.agents import administration_refusal
 from stores.services.records import record_forget, record_revert
 from stores.services.results import WriteResult
 
@@ -49,12 +50,9 @@ def review_revert(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResul
 
 def agent_set_review_mode(*, agent: Agent, actor: Actor, review_mode: str) -> WriteResult:
     """Choose whether everything agents write waits for a human's review."""
-    if not actor.can_see(agent):
-        return WriteResult(status=Status.NOT_FOUND, message=f"No agent {agent.name!r}.")
-    if not actor.can_write(agent):
-        return WriteResult(
-            status=Status.FORBIDDEN, message="Viewers cannot change the agent's settings."
-        )
+    refused = administration_refusal(actor, agent, "change the agent's settings")
+    if refused is not None:
+        return refused
     if review_mode not in Agent.ReviewMode.values:
         choices = ", ".join(Agent.ReviewMode.values)
         return WriteResult(status=Status.INVALID, message=f"review_mode must be one of {choices}.")

@@ -7,13 +7,13 @@ from collections.abc import Callable
 from django.db import IntegrityError, transaction
 
 from stores.editing import rules as rule_text
+from stores.errors import NotFound
 from stores.models import Agent, RulesDocument, VersionedRecord
 from stores.services import policy, validation
 from stores.services.actors import Actor
 from stores.services.engine import Change, create, returns_result, text_limit, write
-from stores.services.errors import NotFound
 from stores.services.results import WriteResult
-from stores.services.surfaces import RULES
+from stores.surfaces import RULES
 
 
 def rules_document(*, agent: Agent, actor: Actor) -> RulesDocument:

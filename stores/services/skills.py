@@ -10,7 +10,7 @@ from stores.services import validation
 from stores.services.actors import Actor
 from stores.services.engine import Change, RecordRef, returns_result, text_limit, write
 from stores.services.results import WriteResult
-from stores.services.surfaces import SKILL
+from stores.surfaces import SKILL
 
 
 def _section_write(

@@ -12,7 +12,7 @@ from django.conf import settings
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from stores.services.errors import Invalid
+from stores.errors import Invalid
 
 
 def clamp_importance(value: Any) -> tuple[float, bool]:

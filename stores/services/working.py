@@ -7,13 +7,13 @@ from typing import Any
 
 from django.utils import timezone
 
+from stores.errors import Invalid, NoChangeError
 from stores.models import Agent, VersionedRecord, WorkingMemoryEntry
 from stores.services import validation
 from stores.services.actors import Actor
 from stores.services.engine import Change, RecordRef, returns_result, write
-from stores.services.errors import Invalid, NoChangeError
 from stores.services.results import WriteResult
-from stores.services.surfaces import WORKING
+from stores.surfaces import WORKING
 
 
 @returns_result

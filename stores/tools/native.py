@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from stores.editing import PhraseEdit, Status
+from stores.errors import NotFound
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.records import MAX_OFFSET, record_data, rules_document_id
 from stores.selectors.search import recall
@@ -24,7 +25,6 @@ from stores.services import (
     surface,
     working_set_ttl,
 )
-from stores.services.errors import NotFound
 from stores.tools.registry import ToolContext, parameters, tool
 from stores.tools.schema import (
     EXPECTED_VERSION,

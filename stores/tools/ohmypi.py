@@ -19,6 +19,7 @@ from __future__ import annotations
 from typing import Any
 
 from stores.editing import Status
+from stores.errors import NotFound
 from stores.models import Memory
 from stores.services import (
     WriteResult,
@@ -27,8 +28,7 @@ from stores.services import (
     record_forget,
     record_update,
 )
-from stores.services.errors import NotFound
-from stores.services.surfaces import MEMORY
+from stores.surfaces import MEMORY
 from stores.tools.registry import ToolArgumentError, ToolContext, parameters, tool
 from stores.tools.schema import REFUSAL_ADVICE, record_id
 

@@ -17,11 +17,11 @@ from typing import Any
 from django.db import DatabaseError
 
 from stores.editing import Status
+from stores.errors import NotFound
 from stores.models import Subject
 from stores.selectors.subjects import subjects_named
 from stores.services import find_record, record_forget, record_replace
-from stores.services.errors import NotFound
-from stores.services.surfaces import MEMORY
+from stores.surfaces import MEMORY
 from stores.tools.registry import ToolContext, parameters, tool
 
 # Tomori's template variables; any other {token} is a model's stray placeholder.

@@ -6,10 +6,10 @@ import datetime as dt
 
 from django.utils import timezone
 
-from memoryadmin.api.statuses import HTTP_CODES
+from memoryadmin.doors.statuses import HTTP_CODES
 from stores.editing import Status
 from stores.models import Memory, Subject
-from stores.services import token_revoke
+from stores.services import Actor, token_revoke
 from tests.api.conftest import client_for
 from tests.factories import SubjectFactory, agent_token
 
@@ -163,7 +163,7 @@ def test_missing_unknown_expired_and_revoked_tokens_are_401(agent):
 
     token, raw = agent_token(agent)
     assert client_for(raw).call("get", "memories/").status_code == 200
-    token_revoke(token=token)
+    token_revoke(actor=Actor.maintainer("tests"), token=token)
     assert client_for(raw).call("get", "memories/").status_code == 401
 
 

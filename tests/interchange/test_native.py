@@ -21,7 +21,7 @@ from stores.services import (
     subject_create,
 )
 from stores.services.importing import import_records
-from stores.services.surfaces import MEMORY
+from stores.surfaces import MEMORY
 from tests.factories import AgentFactory
 
 me = Actor.maintainer("tests")
@@ -29,7 +29,9 @@ me = Actor.maintainer("tests")
 
 def build_agent(agent, make):
     """An agent with every surface, edits, a subject, a superseded memory and each store."""
-    maria = subject_create(agent=agent, display_name="Maria", external_id="maria", aliases=["M"])
+    maria = subject_create(
+        actor=me, agent=agent, display_name="Maria", external_id="maria", aliases=["M"]
+    ).record
     old = make.memory(agent, "The build runs on Jenkins.", category="ci", alias="rb-41")
     new = make.memory(agent, "The build runs on GitHub Actions.", category="ci", tags=["ci"])
     assert memory_invalidate(agent=agent, ref=old.pk, actor=me, replacement_ref=new.pk).ok
@@ -61,10 +63,11 @@ def import_file(agent, path, **options):
     for line in native.read_subjects(path):
         if line["external_id"] not in subjects:
             subjects[line["external_id"]] = subject_create(
+                actor=me,
                 agent=agent,
                 **{k: v for k, v in line.items() if k != "privacy_level"},
                 privacy_level=line["privacy_level"],
-            )
+            ).record
     return import_records(
         agent=agent, items=native.read_records(path, subjects=subjects), actor=me, **options
     )

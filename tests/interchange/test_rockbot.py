@@ -21,7 +21,7 @@ from stores.models import (
 )
 from stores.services import Actor, find_record, record_edit, skill_replace_section
 from stores.services.importing import import_records
-from stores.services.surfaces import MEMORY, WORKING
+from stores.surfaces import MEMORY, WORKING
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rockbot"
 MALFORMED = "memory/people/broken-entry.json"

@@ -224,7 +224,11 @@ def test_no_edit_is_lost_or_invented_under_load(server, real_password_hasher, se
         )
         humans.append(user.username)
     agents = WRITERS - HUMANS
-    tokens = [token_create(agent=agent, name=f"writer-{n}")[1] for n in range(agents)]
+    maintainer = Actor.maintainer("tests")
+    tokens = [
+        token_create(actor=maintainer, agent=agent, name=f"writer-{n}").details["token"]
+        for n in range(agents)
+    ]
 
     ops: list[Op] = []
     lock = threading.Lock()

@@ -7,7 +7,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 
 from stores.models import Revision
-from stores.services import token_revoke
+from stores.services import Actor, token_revoke
 from tests.api.conftest import client_for
 from tests.factories import agent_token
 from tests.mcp.clients import http_client, run_async
@@ -197,7 +197,7 @@ def test_bad_arguments_are_a_result_and_an_unknown_tool_a_protocol_error(mcp_url
 def test_no_valid_token_is_refused_at_the_http_level(mcp_url, agent):
     _token, raw = agent_token(agent)
     revoked, revoked_raw = agent_token(agent)
-    token_revoke(token=revoked)
+    token_revoke(actor=Actor.maintainer("tests"), token=revoked)
     cases = {
         None: "not_authenticated",
         "Bearer not-a-token": "authentication_failed",

@@ -9,7 +9,7 @@ from mcp import Client
 
 from memoryadmin.mcp.server import build_server
 from memoryadmin.mcp.stdio import identity_of
-from stores.services import token_revoke
+from stores.services import Actor, token_revoke
 from tests.factories import agent_token
 from tests.mcp.clients import run_async, stdio_client, stdio_parameters
 from tests.mcp.scenarios import (
@@ -74,7 +74,7 @@ def test_the_command_refuses_a_missing_or_dead_token(db, agent, monkeypatch):
     with pytest.raises(CommandError, match="Unknown, revoked or expired"):
         call_command("mcp_stdio", token="not-a-token")
     token, raw = agent_token(agent)
-    token_revoke(token=token)
+    token_revoke(actor=Actor.maintainer("tests"), token=token)
     with pytest.raises(CommandError, match="Unknown, revoked or expired"):
         call_command("mcp_stdio", token=raw)
 
@@ -88,7 +88,7 @@ def test_revoking_the_token_cuts_off_a_running_session(sync_thread_db, agent, ma
         async with Client(build_server(identity_of(raw))) as client:
             arguments = {"surface": "memory", "id": memory.pk}
             assert not (await client.call_tool("read_record", arguments)).is_error
-            await sync_to_async(token_revoke)(token=token)
+            await sync_to_async(token_revoke)(actor=Actor.maintainer("tests"), token=token)
             refused = await client.call_tool("read_record", arguments)
             assert refused.is_error
             assert answer(refused)["status"] == "forbidden"

@@ -7,13 +7,13 @@ from django.db import connection
 
 from stores.embeddings import EmbeddingUnavailable
 from stores.embeddings.fake import FakeBackend
+from stores.errors import Invalid
 from stores.models import Memory
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.search import recall as recall_page
 from stores.selectors.search import search_memories, similar_memories
 from stores.services import Actor, memory_invalidate, record_edit, record_forget
 from stores.services.embeddings import reembed_sweep
-from stores.services.errors import Invalid
 from tests.factories import SubjectFactory
 
 MAINTAINER = Actor.maintainer("tests")

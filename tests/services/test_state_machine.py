@@ -78,10 +78,9 @@ from stores.services import (
     skill_delete_section,
     skill_replace_section,
     subject_create,
-    token_create,
     working_set_ttl,
 )
-from tests.factories import AgentFactory, UserFactory
+from tests.factories import AgentFactory, UserFactory, agent_token
 
 EXAMPLES = int(os.environ.get("MEMORYADMIN_STATEFUL_EXAMPLES", "100"))
 STEPS = int(os.environ.get("MEMORYADMIN_STATEFUL_STEPS", "40"))
@@ -178,10 +177,17 @@ class EditServiceMachine(RuleBasedStateMachine):
         super().__init__()
         self.agent = AgentFactory()
         self.other_agent = AgentFactory()
-        self.open_subject = subject_create(agent=self.agent, display_name="Ann", external_id="ann")
+        maintainer = Actor.maintainer("machine")
+        self.open_subject = subject_create(
+            actor=maintainer, agent=self.agent, display_name="Ann", external_id="ann"
+        ).record
         self.private_subject = subject_create(
-            agent=self.agent, display_name="Bo", external_id="bo", privacy_level="partial"
-        )
+            actor=maintainer,
+            agent=self.agent,
+            display_name="Bo",
+            external_id="bo",
+            privacy_level="partial",
+        ).record
         self.actors = self._cast()
         self.keys: list[Key] = []
         self.forgotten: set[Key] = set()
@@ -195,9 +201,9 @@ class EditServiceMachine(RuleBasedStateMachine):
         AgentAccess.objects.create(user=store_admin, agent=self.agent, role="editor")
         AgentAccess.objects.create(user=editor, agent=self.agent, role="editor")
         AgentAccess.objects.create(user=viewer, agent=self.agent, role="viewer")
-        token = token_create(agent=self.agent, name="rw")[0]
-        read_only = token_create(agent=self.agent, name="ro", read_only=True)[0]
-        other = token_create(agent=self.other_agent, name="rw")[0]
+        token = agent_token(self.agent)[0]
+        read_only = agent_token(self.agent, read_only=True)[0]
+        other = agent_token(self.other_agent)[0]
         return {
             "maintainer": Actor.maintainer("machine"),
             "superuser": Actor.for_user(superuser, Channel.UI),

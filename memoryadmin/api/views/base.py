@@ -11,9 +11,10 @@ from rest_framework.response import Response
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 from rest_framework.viewsets import ViewSet
 
-from memoryadmin.api import idempotency, statuses
+from memoryadmin.api import idempotency
 from memoryadmin.api.callers import Caller, caller_for
 from memoryadmin.api.preconditions import Precondition, etag, precondition
+from memoryadmin.doors import statuses
 from stores.editing import Status
 from stores.services import WriteResult
 

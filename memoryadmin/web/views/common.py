@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django_htmx.http import reswap, retarget
 
-from memoryadmin.api.statuses import http_code
+from memoryadmin.doors.statuses import http_code
 from memoryadmin.web.access import AgentScope
 from memoryadmin.web.rendering import diff_pieces
 from memoryadmin.web.surfaces import SurfaceUI

@@ -7,8 +7,8 @@ import datetime as dt
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from stores.services import agent_get_or_create, token_create
-from stores.services.errors import Invalid
+from stores.errors import Invalid
+from stores.services import Actor, agent_get_or_create, token_create
 
 
 class Command(BaseCommand):
@@ -34,12 +34,16 @@ class Command(BaseCommand):
         if days is not None and int(days) <= 0:
             raise CommandError("--expires-in must be a positive number of days.")
         expires_at = timezone.now() + dt.timedelta(days=int(days)) if days else None
-        token, raw = token_create(
+        result = token_create(
+            actor=Actor.maintainer(),
             agent=agent,
             name=str(options["name"]),
             read_only=bool(options["read_only"]),
             expires_at=expires_at,
         )
+        if not result.ok:
+            raise CommandError(f"{result.status}: {result.message}")
+        token, raw = result.record, result.details["token"]
         kind = "read-only " if token.read_only else ""
         until = f", expires {expires_at:%Y-%m-%d %H:%M} UTC" if expires_at else ""
         if created:

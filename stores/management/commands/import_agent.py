@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 
 from stores.interchange import native
 from stores.interchange.commands import ImportCommand, target_agent
 from stores.interchange.console import console_for, progress_bar
 from stores.models import Subject
-from stores.services import subject_create
+from stores.services import Actor, subject_create
 from stores.services.importing import ImportReport, Problem, import_records
 
 
@@ -57,7 +56,9 @@ class Command(ImportCommand):
             agent = target_agent(name, dry_run=options["dry_run"], **settings)
             report = ImportReport(problems=links)
             links = []
-            subjects = self.subjects(agent, path, report, dry_run=options["dry_run"])
+            subjects = self.subjects(
+                agent, path, report, actor=self.actor(options), dry_run=options["dry_run"]
+            )
             total = native.count_lines(path)
             with progress_bar(console_for(self.stderr), f"importing {path.name}", total) as advance:
                 report = import_records(
@@ -76,7 +77,7 @@ class Command(ImportCommand):
             raise CommandError(" ".join(failures))
 
     def subjects(
-        self, agent, path: Path, report: ImportReport, *, dry_run: bool
+        self, agent, path: Path, report: ImportReport, *, actor: Actor, dry_run: bool
     ) -> dict[str, Subject]:
         """Subjects by external id; missing ones are created (existing ones are left alone)."""
         known = {} if agent.pk is None else {s.external_id: s for s in agent.subjects.all()}
@@ -91,20 +92,20 @@ class Command(ImportCommand):
             if dry_run:
                 known[line["external_id"]] = Subject(agent=agent, **line)
                 continue
-            try:
-                known[line["external_id"]] = subject_create(
-                    agent=agent,
-                    display_name=line["display_name"],
-                    external_id=line["external_id"],
-                    privacy_level=line["privacy_level"],
-                    aliases=line["aliases"],
-                    kind=line["kind"],
-                )
-            except ValidationError as error:
+            result = subject_create(
+                actor=actor,
+                agent=agent,
+                display_name=line["display_name"],
+                external_id=line["external_id"],
+                privacy_level=line["privacy_level"],
+                aliases=line["aliases"],
+                kind=line["kind"],
+            )
+            if result.ok:
+                known[line["external_id"]] = result.record
+            else:
                 report.tally("subject").created -= 1
                 report.problem(
-                    f"{path.name} subject {line['external_id']!r}",
-                    "; ".join(error.messages),
-                    "subject",
+                    f"{path.name} subject {line['external_id']!r}", result.message, "subject"
                 )
         return known

@@ -5,8 +5,9 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from stores.management.progress import progress_bar
+from stores.selectors.working import expired_entries
 from stores.services import Actor
-from stores.services.expiry import expired_entries, working_purge_expired
+from stores.services.expiry import working_purge_expired
 
 
 class Command(BaseCommand):

@@ -1,4 +1,4 @@
-"""The one table from status words to HTTP codes, for every answer of the agent API."""
+"""The one table from status words to HTTP codes, for every answer of every door over HTTP."""
 
 from __future__ import annotations
 

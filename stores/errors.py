@@ -1,4 +1,4 @@
-"""Refusals of the edit service: one exception family, each carrying its status word."""
+"""Refusals of the services and selectors: one exception family, each carrying its status word."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The password sits in plain text beside the database so the person who installed memoryadmin
 can read it; it leaves the disk when that administrator first logs in (user_logged_in,
-connected in StoresConfig.ready) or, at the next `ensure_admin`, once it no longer works.
+connected in MemoryadminConfig.ready) or, at the next `ensure_admin`, once it no longer works.
 """
 
 from __future__ import annotations

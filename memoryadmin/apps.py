@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.contrib.auth.signals import user_logged_in
+
+
+class MemoryadminConfig(AppConfig):
+    """The project as an app: the doors' and the installation's management commands
+    (`mcp_stdio`, `ensure_admin`) and the first administrator's password file."""
+
+    name = "memoryadmin"
+    verbose_name = "memoryadmin"
+
+    def ready(self) -> None:
+        # Imported here: it reaches the user model, which is not ready at import time.
+        from memoryadmin.ops.first_admin import forget_on_first_login
+
+        user_logged_in.connect(forget_on_first_login, dispatch_uid="memoryadmin.first_admin")

@@ -1,0 +1,111 @@
+"""The Django admin writes agents' settings, subjects and grants through their services,
+and only revokes tokens."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from stores.models import Agent, AgentAccess, AgentToken, Subject
+from tests.factories import SubjectFactory, UserFactory, agent_token
+
+
+@pytest.fixture
+def admin_client(client, db):
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    return client
+
+
+def traced(caplog) -> list[tuple[str, str]]:
+    return [(r.op, r.status) for r in caplog.records if r.name == "memoryadmin.administration"]
+
+
+def change_url(obj) -> str:
+    return reverse(f"admin:stores_{obj._meta.model_name}_change", args=[obj.pk])
+
+
+def test_switching_self_editing_off_goes_through_the_service(admin_client, agent, caplog):
+    caplog.set_level("INFO", logger="memoryadmin.administration")
+    form = {"display_name": "Rock", "description": "", "review_mode": "none"}  # box unticked
+
+    response = admin_client.post(change_url(agent), form)
+
+    assert response.status_code == 302
+    agent.refresh_from_db()
+    assert (agent.self_editing_enabled, agent.display_name) == (False, "Rock")
+    assert traced(caplog) == [("agent_update", "updated")]
+
+
+def test_agents_are_neither_added_nor_deleted_here(admin_client, agent):
+    assert admin_client.get(reverse("admin:stores_agent_add")).status_code == 403
+    delete = reverse("admin:stores_agent_delete", args=[agent.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    assert Agent.objects.filter(pk=agent.pk).exists()
+
+
+def test_a_subject_is_added_and_changed_through_the_services(admin_client, agent, caplog):
+    caplog.set_level("INFO", logger="memoryadmin.administration")
+    form = {
+        "agent": agent.pk,
+        "display_name": "Ann",
+        "external_id": "ann",
+        "aliases": "[]",
+        "privacy_level": "none",
+        "kind": "person",
+    }
+
+    assert admin_client.post(reverse("admin:stores_subject_add"), form).status_code == 302
+    subject = Subject.objects.get(agent=agent, external_id="ann")
+    changed = admin_client.post(change_url(subject), {**form, "privacy_level": "full"})
+
+    assert changed.status_code == 302
+    subject.refresh_from_db()
+    assert subject.privacy_level == "full"
+    assert traced(caplog) == [
+        ("subject_create", "created"),
+        ("subject_update", "updated"),
+    ]
+
+
+def test_subjects_are_not_deleted_here(admin_client, agent):
+    subject = SubjectFactory(agent=agent)
+    delete = reverse("admin:stores_subject_delete", args=[subject.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    assert Subject.objects.filter(pk=subject.pk).exists()
+
+
+def test_grants_are_given_and_withdrawn_through_the_services(admin_client, agent, caplog):
+    caplog.set_level("INFO", logger="memoryadmin.administration")
+    person = UserFactory()
+    form = {"user": person.pk, "agent": agent.pk, "role": "viewer"}
+
+    assert admin_client.post(reverse("admin:stores_agentaccess_add"), form).status_code == 302
+    access = AgentAccess.objects.get(user=person, agent=agent)
+    assert admin_client.post(change_url(access), {"role": "editor"}).status_code == 302
+    access.refresh_from_db()
+    assert access.role == "editor"
+    delete = reverse("admin:stores_agentaccess_delete", args=[access.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 302
+
+    assert not AgentAccess.objects.filter(user=person).exists()
+    assert traced(caplog) == [
+        ("access_grant", "created"),
+        ("access_grant", "updated"),
+        ("access_revoke", "deleted"),
+    ]
+
+
+def test_tokens_are_read_only_but_can_be_revoked(admin_client, agent):
+    token, _raw = agent_token(agent)
+    assert admin_client.get(reverse("admin:stores_agenttoken_add")).status_code == 403
+    assert admin_client.post(change_url(token), {"read_only": "on"}).status_code == 403
+
+    revoked = admin_client.post(
+        reverse("admin:stores_agenttoken_changelist"),
+        {"action": "revoke", "_selected_action": [token.pk]},
+    )
+
+    assert revoked.status_code == 302
+    token.refresh_from_db()
+    assert token.revoked_at is not None
+    assert AgentToken.objects.filter(pk=token.pk, read_only=False).exists()
