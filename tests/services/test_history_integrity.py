@@ -14,7 +14,7 @@ import pytest
 from django.db import connection
 
 from stores.editing import Status
-from stores.models import Memory, Revision, Skill
+from stores.models import Agent, Memory, Revision, Skill
 from stores.services import (
     SURFACES,
     Actor,
@@ -303,7 +303,7 @@ def test_skill_restore_takes_only_its_own_state(agent, make):
     assert "name" in result.message
 
 
-# --- item 13: restoring a record whose successor is gone ------------------------------------
+# --- item 12: forgetting a successor -------------------------------------------------------
 
 
 def superseded_pair(agent, make) -> tuple[Memory, Memory]:
@@ -312,6 +312,75 @@ def superseded_pair(agent, make) -> tuple[Memory, Memory]:
     assert memory_invalidate(agent=agent, ref=old.pk, actor=ME, replacement_ref=new.pk).ok
     old.refresh_from_db()
     return old, new
+
+
+def test_forgetting_a_successor_unlinks_its_predecessor_as_a_revision(agent, make):
+    old, new = superseded_pair(agent, make)
+
+    result = record_forget(surface_key="memory", agent=agent, ref=new.pk, actor=ME)
+
+    assert result.status is Status.DELETED
+    fresh = Memory.objects.get(pk=old.pk)
+    assert (fresh.superseded_by_id, fresh.version) == (None, 3)
+    assert fresh.invalidated_at == old.invalidated_at  # still superseded, by a gone record
+    unlink = Revision.objects.get(surface="memory", record_id=old.pk, version_after=3)
+    assert (unlink.op, unlink.actor, unlink.channel) == ("unlink", "shell:tests", "shell")
+    assert unlink.before_state["superseded_by"] == new.pk
+    assert unlink.after_state == SURFACES["memory"].snapshot(fresh)
+    assert unlink.after_state["superseded_by"] is None
+    assert unlink.before_text == unlink.after_text == "Office is on floor 3."
+    assert result.details["unlinked"] == [
+        {"surface": "memory", "id": old.pk, "version": 3, "revision": unlink.pk}
+    ]
+
+
+def test_an_agent_forgetting_a_successor_unlinks_a_predecessor_it_may_not_edit(agent, make):
+    # The episodic predecessor takes no op of the agent's; its link to a record that no
+    # longer exists goes anyway, as the consequence of a forget the agent may do.
+    episode = make.memory(agent, content="Moved desks.", store=Memory.Store.EPISODIC)
+    new = make.memory(agent, content="Desk is by the window.")
+    assert memory_invalidate(agent=agent, ref=episode.pk, actor=ME, replacement_ref=new.pk).ok
+    Agent.objects.filter(pk=agent.pk).update(review_mode=Agent.ReviewMode.ALL)
+    agent.refresh_from_db()
+    token = Actor.for_token(token_create(agent=agent, name="rw")[0])
+
+    result = record_forget(surface_key="memory", agent=agent, ref=new.pk, actor=token)
+
+    assert result.status is Status.DELETED
+    assert Memory.objects.get(pk=episode.pk).superseded_by_id is None
+    unlink = Revision.objects.get(surface="memory", record_id=episode.pk, op="unlink")
+    assert unlink.actor == token.label
+    assert unlink.review == Revision.Review.PENDING  # a reviewer sees it beside the forget
+
+
+def test_a_forget_that_is_refused_unlinks_nothing(agent, make):
+    old, new = superseded_pair(agent, make)
+
+    result = record_forget(
+        surface_key="memory", agent=agent, ref=new.pk, actor=ME, expected_version=7
+    )
+
+    assert result.status is Status.CONFLICT
+    assert Memory.objects.get(pk=old.pk).superseded_by_id == new.pk
+    assert chain("memory", old.pk) == [(1, "create"), (2, "invalidate")]
+
+
+def test_every_link_between_surface_records_is_one_the_forget_unlinks():
+    from django.db import models
+
+    links = [
+        (spec.key, field.name, field.remote_field.on_delete)
+        for spec in SURFACES.values()
+        for field in spec.model._meta.concrete_fields
+        if field.many_to_one
+        and any(field.related_model is other.model for other in SURFACES.values())
+    ]
+    # A new link must be handled by engine.delete before it joins this list: CASCADE or
+    # PROTECT would change or block a record outside the forget's revision.
+    assert links == [("memory", "superseded_by", models.SET_NULL)]
+
+
+# --- item 13: restoring a record whose successor is gone ------------------------------------
 
 
 def test_restoring_a_memory_whose_successor_is_gone_drops_the_link(agent, make):
