@@ -334,6 +334,32 @@ def test_forgetting_a_successor_unlinks_its_predecessor_as_a_revision(agent, mak
     ]
 
 
+def test_restoring_the_successor_and_reverting_the_unlink_links_them_again(agent, make):
+    old, new = superseded_pair(agent, make)
+    forgotten = record_forget(surface_key="memory", agent=agent, ref=new.pk, actor=ME)
+    assert record_revert(
+        surface_key="memory",
+        agent=agent,
+        ref=new.pk,
+        actor=ME,
+        revision_id=forgotten.revision,
+        to="before",
+    ).ok
+
+    result = record_revert(
+        surface_key="memory",
+        agent=agent,
+        ref=old.pk,
+        actor=ME,
+        revision_id=forgotten.details["unlinked"][0]["revision"],
+        to="before",
+    )
+
+    assert result.status is Status.REVERTED, result
+    assert Memory.objects.get(pk=old.pk).superseded_by_id == new.pk
+    assert chain("memory", old.pk)[-2:] == [(3, "unlink"), (4, "revert")]
+
+
 def test_an_agent_forgetting_a_successor_unlinks_a_predecessor_it_may_not_edit(agent, make):
     # The episodic predecessor takes no op of the agent's; its link to a record that no
     # longer exists goes anyway, as the consequence of a forget the agent may do.
