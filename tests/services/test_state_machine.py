@@ -242,10 +242,13 @@ class EditServiceMachine(RuleBasedStateMachine):
         return None
 
     def live(self, key: Key):
-        records = SURFACES[key.surface].model.objects.filter(pk=key.id)
+        """The record `key.id` names, resolved as the service resolves a ref: by id, else by
+        alias, so a forgotten id that another record holds as its alias ("7") reaches that one.
+        """
+        records = SURFACES[key.surface].model.objects.filter(agent=self.agent)
         if key.surface == "memory":
             records = records.select_related("subject")
-        return records.first()
+        return records.filter(pk=key.id).first() or records.filter(alias=str(key.id)).first()
 
     def expected_version(self, record, choice: str) -> int | None:
         if choice == "none" or record is None:
@@ -329,6 +332,9 @@ class EditServiceMachine(RuleBasedStateMachine):
             if expected is not None and expected != last:
                 return Status.CONFLICT
             return None
+        if op == "revert" and record.pk != key.id:
+            # The id now names another record through its alias; the revision is not its own.
+            return Status.NOT_FOUND
         if isinstance(record, WorkingMemoryEntry) and record.is_expired():
             return Status.NOT_FOUND
         store = record.store if isinstance(record, Memory) else None
