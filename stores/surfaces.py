@@ -6,9 +6,6 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import models
-from django.utils.dateparse import parse_datetime
-
 from stores.models import (
     EmbeddedRecord,
     Memory,
@@ -49,19 +46,6 @@ class SurfaceSpec:
             value = getattr(record, field.attname)
             state[name] = value.isoformat() if isinstance(value, dt.datetime) else value
         return state
-
-    def restore_values(self, state: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
-        """Model attribute values (attnames) for `names`, read back from a snapshot."""
-        values: dict[str, Any] = {}
-        for name in names:
-            if name not in state:
-                continue
-            field = self.model._meta.get_field(name)
-            value = state[name]
-            if isinstance(field, models.DateTimeField) and isinstance(value, str):
-                value = parse_datetime(value)
-            values[field.attname] = value
-        return values
 
 
 _VERSIONED = ("alias", "created_at")

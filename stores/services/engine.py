@@ -15,7 +15,7 @@ from typing import Any, ParamSpec
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -33,7 +33,7 @@ from stores.models import (
 from stores.services import policy
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
-from stores.surfaces import SurfaceSpec
+from stores.surfaces import SURFACES, SurfaceSpec
 
 logger = logging.getLogger("memoryadmin.writes")
 
@@ -317,10 +317,15 @@ def integrity_message(spec: SurfaceSpec, error: IntegrityError) -> str:
 
 
 def delete(spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor) -> WriteResult:
-    """Hard-delete a record; its revision keeps the last text and state."""
+    """Hard-delete a record; its revision keeps the last text and state.
+
+    Records that point at it lose that link first, each as a revision of its own in the same
+    transaction, so the database never changes them behind their history.
+    """
     text_field = spec.primary_text_field
     before_text = getattr(record, text_field)
     before_state = spec.snapshot(record)
+    unlinked = _unlink_dependants(spec, record, actor=actor)
     deleted = spec.model.objects.filter(pk=record.pk, version=record.version).delete()[0]
     if not deleted:
         raise Conflict("Another write changed the record at the same moment; re-read it.")
@@ -339,8 +344,60 @@ def delete(spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor) -> Write
         after_state={},
     )
     return success(
-        spec, record, revision, status=Status.DELETED, diff=_diff(spec, record, before_text, "")
+        spec,
+        record,
+        revision,
+        status=Status.DELETED,
+        diff=_diff(spec, record, before_text, ""),
+        details={"unlinked": unlinked} if unlinked else None,
     )
+
+
+def _links_to(spec: SurfaceSpec) -> list[tuple[SurfaceSpec, models.ForeignKey]]:
+    """The foreign keys of surface records that point at records of `spec` (a memory's
+    successor is the one today)."""
+    return [
+        (other, field)
+        for other in SURFACES.values()
+        for field in other.model._meta.concrete_fields
+        if field.many_to_one and field.related_model is spec.model
+    ]
+
+
+def _unlink_dependants(
+    spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor
+) -> list[dict[str, Any]]:
+    """Clear every link to `record` through the compare-and-swap, one `unlink` revision each.
+
+    Deliberately no policy check of the dependant: the actor may forget `record`, and a link
+    to a record that no longer exists cannot stay. Refusing instead would let any record the
+    actor may not change (an episodic or fact memory, a private subject's) block forgetting its
+    successor for good. The unlink keeps everything else (a superseded memory stays
+    invalidated), names the forget's actor, and is reviewable and revertible like any write.
+    """
+    unlinked: list[dict[str, Any]] = []
+    for other, link in _links_to(spec):
+        dependants = other.model.objects.filter(**{link.attname: record.pk}).exclude(pk=record.pk)
+        if other.embedded:
+            dependants = dependants.defer("embedding")
+        for dependant in dependants.select_for_update(of=("self",)).order_by("pk"):
+            if dependant.agent_id == record.agent_id:
+                dependant.agent = record.agent  # spares a query for the revision
+            result = commit(
+                other,
+                dependant,
+                actor=actor,
+                change=Change(op="unlink", values={link.attname: None}),
+            )
+            unlinked.append(
+                {
+                    "surface": other.key,
+                    "id": dependant.pk,
+                    "version": result.version,
+                    "revision": result.revision,
+                }
+            )
+    return unlinked
 
 
 def record_revision(

@@ -6,7 +6,8 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from stores.editing import NoChange, PhraseEdit, Status, apply_edits, looks_truncated
@@ -33,6 +34,7 @@ from stores.services.engine import (
     Change,
     RecordRef,
     check_expected_version,
+    check_text_size,
     commit,
     create,
     delete,
@@ -390,13 +392,17 @@ def record_revert(
         policy.check(record, actor=actor, op="revert")
         check_expected_version(record, expected_version)
         state = revision.after_state if to == "after" else revision.before_state
-        text = revision.after_text if to == "after" else revision.before_text
         if to == "before" and revision.op == "create":
             raise Invalid("Before its first revision the record did not exist; forget it instead.")
         if to == "after" and revision.op == "forget":
             raise Invalid("That revision deleted the record; revert to before it instead.")
-        text_field = revision.field or spec.primary_text_field
-        values = {text_field: text, **spec.restore_values(state, spec.revertable_fields)}
+        text_field, text = _revision_text(spec, revision, to)
+        values = {
+            text_field: text,
+            **restorable_values(
+                spec, state, spec.revertable_fields, agent=record.agent, record_id=record.pk
+            ),
+        }
         changed = {name: value for name, value in values.items() if getattr(record, name) != value}
         if not changed:
             raise NoChangeError("The record already matches that revision; nothing to change.")
@@ -436,13 +442,9 @@ def _restore_forgotten(
     state = revision.after_state if to == "after" else revision.before_state
     if not state:
         raise Invalid("That side of the revision holds no record to bring back.")
-    text = revision.after_text if to == "after" else revision.before_text
-    values = spec.restore_values(state, spec.state_fields)
-    if (
-        isinstance(values.get("subject_id"), int)
-        and not Subject.objects.filter(pk=values["subject_id"], agent=agent).exists()
-    ):
-        values["subject_id"] = None
+    text_field, text = _revision_text(spec, revision, to)
+    check_text_size(spec, text)
+    values = restorable_values(spec, state, spec.state_fields, agent=agent, record_id=record_id)
     if spec.key == "memory":
         policy.check_agent(
             agent,
@@ -461,7 +463,10 @@ def _restore_forgotten(
             current_version=last.version_after,
             expected_version=int(expected_version),
         )
-    values[revision.field or spec.primary_text_field] = text
+    if spec.model.objects.filter(pk=record_id).exists():
+        # Only a crafted history names an id another record holds; never write over it.
+        raise Invalid(f"Id {record_id} now belongs to another record; it cannot be restored.")
+    values[text_field] = text
     values.setdefault("created_at", timezone.now())
     record = spec.model(pk=record_id, agent=agent, **values)
     record.version = last.version_after + 1
@@ -476,7 +481,6 @@ def _restore_forgotten(
         raise Invalid(
             f"{integrity_message(spec, error)} Rename or forget that one, then restore this."
         ) from error
-    text_field = revision.field or spec.primary_text_field
     new_revision = record_revision(
         spec,
         record,
@@ -499,6 +503,94 @@ def _restore_forgotten(
         diff=None,
         details={"reverted_to": revision.pk, "side": to, "restored": True},
     )
+
+
+def _revision_text(spec: SurfaceSpec, revision: Revision, to: str) -> tuple[str, str]:
+    """The text field a revision changed and its text on side `to`, checked like any write.
+
+    A revision row is stored data that imports write too, so its field name is input: only the
+    surface's text fields may be set from it.
+    """
+    text_field = revision.field or spec.primary_text_field
+    if text_field not in spec.text_fields:
+        raise Invalid(
+            f"Revision {revision.pk} records a change of {text_field!r}, which is not a text "
+            f"field of a {spec.key} ({', '.join(spec.text_fields)}); it cannot be reverted. "
+            "Revert to another revision of the record."
+        )
+    text = revision.after_text if to == "after" else revision.before_text
+    return text_field, validation.text(text, text_field)
+
+
+def restorable_values(
+    spec: SurfaceSpec,
+    state: dict[str, Any],
+    names: tuple[str, ...],
+    *,
+    agent: Agent,
+    record_id: int,
+) -> dict[str, Any]:
+    """Model values (attnames) for `names` read back from a snapshot, each checked as a write.
+
+    A snapshot is input like any other: keys outside `names` are never read, a value no write
+    could set is refused, and a link to a record that is gone or is not this agent's is dropped
+    (the restore's own revision then shows it empty).
+    """
+    if not isinstance(state, dict):
+        raise Invalid("That revision holds no readable state to bring back.")
+    values: dict[str, Any] = {}
+    for name in names:
+        if name not in state:
+            continue
+        field = spec.model._meta.get_field(name)
+        value = state[name]
+        if field.many_to_one:
+            values[field.attname] = _live_link(field, value, agent=agent, record_id=record_id)
+        else:
+            values[field.attname] = _state_value(field, value)
+    return values
+
+
+def _state_value(field: models.Field, value: Any) -> Any:
+    name = field.name
+    if value is None:
+        if not field.null:
+            raise Invalid(f"The revision's state has no value for {name}, which needs one.")
+        return None
+    if name in ("importance", "importance_floor"):
+        value = validation.clamp_importance(value)[0]
+    elif name == "tags":
+        value = validation.tags(value)
+    elif name == "metadata":
+        value = validation.metadata(value)
+    elif name == "schedule":
+        value = validation.cron(value)
+    elif isinstance(field, models.BooleanField):
+        value = validation.flag(value, name)
+    elif isinstance(field, models.DateTimeField):
+        value = validation.moment(value, name)
+    elif isinstance(field, models.CharField | models.TextField):
+        value = validation.text(value, name)
+    elif isinstance(field, models.PositiveIntegerField) and (
+        isinstance(value, bool) or not isinstance(value, int)
+    ):
+        raise Invalid(f"{name} must be a whole number, not {value!r}.")
+    try:
+        # Length, choices (a store the rules do not know would escape them) and range.
+        return field.clean(value, None)
+    except ValidationError as error:
+        raise Invalid(f"The revision's state holds an invalid {name}: {' '.join(error)}") from None
+
+
+def _live_link(field: models.ForeignKey, value: Any, *, agent: Agent, record_id: int) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise Invalid(f"The revision's state holds {field.name} {value!r}, which is not an id.")
+    targets = field.related_model.objects.filter(pk=value, agent=agent)
+    if field.related_model is field.model:
+        targets = targets.exclude(pk=record_id)
+    return value if targets.exists() else None
 
 
 def _revision_of(spec: SurfaceSpec, agent: Agent, record_id: int, revision_id: int) -> Revision:

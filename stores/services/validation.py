@@ -110,7 +110,10 @@ def moment(value: Any, name: str) -> dt.datetime | None:
     if value is None or isinstance(value, dt.datetime):
         parsed = value
     elif isinstance(value, str):
-        parsed = parse_datetime(value)
+        try:
+            parsed = parse_datetime(value)
+        except ValueError:  # well formed but no such moment, e.g. month 13
+            parsed = None
         if parsed is None:
             raise Invalid(f"{name} must be an ISO 8601 date and time, not {value!r}.")
     else:

@@ -19,6 +19,13 @@ class NearMissSerializer(serializers.Serializer):
     explanation = serializers.CharField()
 
 
+class UnlinkedSerializer(serializers.Serializer):
+    surface = serializers.CharField()
+    id = serializers.IntegerField()
+    version = serializers.IntegerField()
+    revision = serializers.IntegerField()
+
+
 class ResultSerializer(serializers.Serializer):
     """Every answer of a write, and every refusal: a status word and what to act on."""
 
@@ -50,6 +57,12 @@ class ResultSerializer(serializers.Serializer):
     reinforcement_count = serializers.IntegerField(required=False)
     replacement_id = serializers.IntegerField(required=False)
     reverted_to = serializers.IntegerField(required=False)
+    unlinked = UnlinkedSerializer(
+        many=True,
+        required=False,
+        help_text="deleted: records that pointed at the forgotten one (a memory it superseded) "
+        "and lost that link, each with a revision of its own.",
+    )
     side = serializers.CharField(required=False)
     expires_at = serializers.DateTimeField(required=False, allow_null=True)
     fields = serializers.JSONField(

@@ -364,7 +364,13 @@ def record_fields(request: HttpRequest, scope: AgentScope, surface: str, pk: int
     if not result.ok:
         return outcome(request, result, back=back)
     if result.status == Status.DELETED:
-        messages.success(request, f"Deleted {ui.label.lower()} {pk}; it can be restored here.")
+        message = f"Deleted {ui.label.lower()} {pk}; it can be restored here."
+        unlinked = [str(link["id"]) for link in result.details.get("unlinked", [])]
+        if unlinked:
+            message += (
+                f" It superseded {', '.join(unlinked)}; each lost that link in an unlink revision."
+            )
+        messages.success(request, message)
         target = history_url(scope, ui, pk)
         return HttpResponseClientRedirect(target) if request.htmx else redirect(target)
     return _render_panel(request, scope, ui, pk, result)
