@@ -22,8 +22,8 @@ from stores.services import (
     record_forget,
     record_revert,
     record_update,
-    token_create,
 )
+from tests.factories import agent_token
 
 ME = Actor.maintainer("tests")
 
@@ -83,7 +83,7 @@ def test_restore_refuses_a_revision_that_sets_the_agent(agent, other_agent, make
         after_state=hostile_state(memory),
     )
     assert record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=ME).ok
-    token = Actor.for_token(token_create(agent=agent, name="rw")[0])
+    token = Actor.for_token(agent_token(agent)[0])
 
     result = record_revert(
         surface_key="memory",
@@ -249,7 +249,7 @@ def test_a_bogus_store_in_a_state_does_not_escape_the_store_rules(agent, make):
         fact, after_state={**SURFACES["memory"].snapshot(fact), "store": "writable"}
     )
     assert record_forget(surface_key="memory", agent=agent, ref=fact.pk, actor=ME).ok
-    token = Actor.for_token(token_create(agent=agent, name="rw")[0])
+    token = Actor.for_token(agent_token(agent)[0])
 
     result = record_revert(
         surface_key="memory", agent=agent, ref=fact.pk, actor=token, revision_id=crafted.pk
@@ -368,7 +368,7 @@ def test_an_agent_forgetting_a_successor_unlinks_a_predecessor_it_may_not_edit(a
     assert memory_invalidate(agent=agent, ref=episode.pk, actor=ME, replacement_ref=new.pk).ok
     Agent.objects.filter(pk=agent.pk).update(review_mode=Agent.ReviewMode.ALL)
     agent.refresh_from_db()
-    token = Actor.for_token(token_create(agent=agent, name="rw")[0])
+    token = Actor.for_token(agent_token(agent)[0])
 
     result = record_forget(surface_key="memory", agent=agent, ref=new.pk, actor=token)
 
