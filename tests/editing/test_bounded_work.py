@@ -1,7 +1,9 @@
-"""The near-miss search costs little for any text within the size limits (issue 12, item 1).
-Work is counted in operations: the engine's meter, and Python lines run."""
+"""The near-miss search and the diffs cost little for any text within the size limits (issue 12,
+items 1 and 3). Work is counted in operations: the engine's meter, and Python lines run."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from django.conf import settings
@@ -9,15 +11,48 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from stores.editing import NoMatch, apply_edit, nearmiss
+from stores.editing import DiffBudget, NoMatch, apply_edit, nearmiss, unified_diff, word_diff
+from stores.editing import diff as diff_engine
 from stores.editing.nearmiss import find_near_miss
 from stores.editing.work import metered
 from tests.work import python_lines, random_words
 
 LARGEST_TEXT = max(settings.MEMORYADMIN["MAX_TEXT_LENGTH"].values())
-# Generous for the bounded engine (which runs some tens of thousands of lines here), far below
-# what a quadratic search runs on these inputs.
+# Generous for the bounded engine (which runs a few thousand lines here), far below what a
+# quadratic search or difflib runs on these inputs.
 LINE_LIMIT = 300_000
+
+
+def _spelled(diff) -> tuple[str, str]:
+    old = "".join(chunk.text for chunk in diff.chunks if chunk.kind != "insert")
+    new = "".join(chunk.text for chunk in diff.chunks if chunk.kind != "delete")
+    return old, new
+
+
+def _apply_unified(before: str, patch: str) -> str:
+    """`before` with a unified diff applied, to check a diff says what changed."""
+    source = re.findall(r"[^\n]*\n|[^\n]+", before)
+    lines = patch.splitlines(keepends=True)[2:]
+    result: list[str] = []
+    position = 0
+    index = 0
+    while index < len(lines):
+        old_range = lines[index].split()[1][1:].split(",")
+        start = int(old_range[0]) - (1 if len(old_range) == 1 or old_range[1] != "0" else 0)
+        result += source[position:start]
+        position = start
+        index += 1
+        while index < len(lines) and not lines[index].startswith("@@"):
+            sign, body = lines[index][0], lines[index][1:]
+            if index + 1 < len(lines) and lines[index + 1].startswith("\\ No newline"):
+                body = body[:-1]
+                index += 1
+            if sign != "+":
+                position += 1
+            if sign != "-":
+                result.append(body)
+            index += 1
+    return "".join(result + source[position:])
 
 
 # --- the issue's cases ------------------------------------------------------------------
@@ -46,6 +81,28 @@ def test_trailing_whitespace_check_is_linear_in_a_long_run_of_spaces():
     assert work["nearmiss.scanned"] <= 20 * len(text)
 
 
+@pytest.mark.parametrize("per_line", [0, 12])
+def test_word_diff_of_two_random_74_kb_texts_is_cheap(per_line):
+    before = random_words(74_000, seed=1, per_line=per_line)
+    after = random_words(74_000, seed=2, per_line=per_line)
+    with python_lines(LINE_LIMIT), metered() as work:
+        diff = word_diff(before, after)
+    assert _spelled(diff) == (before, after)
+    assert work["diff.cells"] <= diff_engine.CELLS_PER_DIFF
+    assert work["diff.chars"] <= diff_engine.CHARS_PER_DIFF
+
+
+def test_unified_diff_of_lines_drawn_from_a_small_set_is_cheap():
+    # Each line is frequent enough to defeat difflib's junk heuristic and rare enough to count.
+    pool = [random_words(40, seed=n) for n in range(150)]
+    before = "\n".join(pool[(n * 7) % 150] for n in range(3000))
+    after = "\n".join(pool[(n * 11) % 150] for n in range(3000))
+    with python_lines(LINE_LIMIT), metered() as work:
+        patch = unified_diff(before, after)
+    assert _apply_unified(before, patch) == after
+    assert work["diff.cells"] <= diff_engine.CELLS_PER_DIFF
+
+
 # --- the hint stays as good --------------------------------------------------------------
 
 
@@ -72,6 +129,38 @@ def test_a_needle_longer_than_the_text_points_at_the_text():
     text = "The user lives in Paris.\nThey like tea."
     hint = find_near_miss(text, text.replace("Paris", "Lyon") + "\nThey like coffee too.")
     assert hint is not None and hint.line == 1
+
+
+def test_texts_too_large_to_compare_are_flagged_and_still_spell_both_texts():
+    pool = [random_words(40, seed=n) for n in range(150)]
+    before = "\n".join(pool[(n * 7) % 150] for n in range(12000))
+    after = "\n".join(pool[(n * 11) % 150] for n in range(12000))
+    diff = word_diff(before, after)
+    assert diff.too_large
+    assert _spelled(diff) == (before, after)
+    assert _apply_unified(before, unified_diff(before, after)) == after
+
+
+def test_a_small_change_in_a_long_paragraph_is_shown_word_by_word():
+    before = random_words(20_000, seed=4)
+    after = before[:5000] + "inserted words" + before[5000:15000] + before[15010:]
+    chunks = word_diff(before, after).chunks
+    assert [chunk.kind for chunk in chunks].count("equal") >= 3
+    assert any(chunk.kind == "insert" and "inserted words" in chunk.text for chunk in chunks)
+    assert sum(len(chunk.text) for chunk in chunks if chunk.kind != "equal") < 200
+
+
+def test_a_shared_budget_bounds_several_diffs_together():
+    budget = DiffBudget(cells=diff_engine.CELLS_PER_DIFF, chars=300_000)
+    pairs = [
+        (random_words(30_000, seed=n, per_line=8), random_words(30_000, seed=n + 50, per_line=8))
+        for n in range(8)
+    ]
+    with metered() as work:
+        diffs = [word_diff(before, after, budget=budget) for before, after in pairs]
+    assert work["diff.chars"] <= 300_000
+    assert any(diff.too_large for diff in diffs)
+    assert all(_spelled(diff) == pair for diff, pair in zip(diffs, pairs, strict=True))
 
 
 # --- properties: random texts and needles up to the size limits ---------------------------
@@ -141,3 +230,23 @@ def test_near_miss_work_is_bounded_for_any_text_and_needle(data):
     passes = 6 * 4 + 2 * nearmiss.ANCHORS
     assert work["nearmiss.scanned"] <= passes * (len(text) + len(needle) + 1)
     assert work["nearmiss.votes"] <= nearmiss.ANCHORS * nearmiss.ANCHOR_HITS
+
+
+@_SLOW
+@given(st.data())
+def test_diff_work_is_bounded_and_the_diff_is_right_for_any_two_texts(data):
+    before = data.draw(large_texts())
+    after = data.draw(st.one_of(large_texts(), st.just(before)))
+    if after == before and before:
+        cut = data.draw(st.integers(0, len(before)))
+        after = before[:cut] + data.draw(edited(before)) + before[cut:]
+    with metered() as work:
+        diff = word_diff(before, after)
+    assert _spelled(diff) == (before, after)
+    assert work["diff.cells"] <= diff_engine.CELLS_PER_DIFF
+    assert work["diff.chars"] <= diff_engine.CHARS_PER_DIFF
+    with metered() as work:
+        patch = unified_diff(before, after)
+    assert _apply_unified(before, patch) == after
+    assert work["diff.cells"] <= diff_engine.CELLS_PER_DIFF
+    assert work["diff.chars"] <= diff_engine.CHARS_PER_DIFF
