@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from types import FrameType
 from typing import Any
 
@@ -45,16 +46,19 @@ def python_lines(limit: int) -> Iterator[LineCount]:
         sys.settrace(previous)
 
 
+@cache
+def _vocabulary(seed: int) -> tuple[str, ...]:
+    rng = random.Random(seed)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    return tuple(
+        "".join(rng.choice(letters) for _ in range(rng.randint(2, 9))) for _ in range(2000)
+    )
+
+
 def random_words(size: int, *, seed: int, per_line: int = 0, vocabulary: int = 0) -> str:
     """About `size` characters of words drawn from a 2,000-word vocabulary (the same for the
     same `vocabulary`); with `per_line`, a line break after every that many words."""
-    words_from = random.Random(vocabulary)
-    choices = [
-        "".join(
-            words_from.choice("abcdefghijklmnopqrstuvwxyz") for _ in range(words_from.randint(2, 9))
-        )
-        for _ in range(2000)
-    ]
+    choices = _vocabulary(vocabulary)
     rng = random.Random(seed)
     words: list[str] = []
     length = 0

@@ -74,6 +74,9 @@ EXACT_CHARS = 10_000
 # No search compares more cells than this, whatever the text and the needle.
 CELL_BUDGET = max(SCAN_CELLS, CANDIDATES * EXACT_CHARS**2)
 
+# Headings and rules are told apart by their beginnings; at this length a list as long as the
+# largest text (500,000 characters) stays within CELL_BUDGET.
+_CLOSEST_CHARS = 500
 # rapidfuzz aligns a needle this short inside a long line in one pass over the line.
 _SHORT_NEEDLE = 64
 _HINT_CHARS = 200
@@ -93,6 +96,20 @@ def find_near_miss(text: str, needle: str) -> NearMiss | None:
     if not text or not needle:
         return None
     return _invisible_difference(text, needle) or _most_similar(text, needle)
+
+
+def closest(wanted: str, choices: list[str]) -> tuple[int, float] | None:
+    """The index and similarity of the choice most like `wanted` (the first on a tie), or None
+    below the floor. Both are scored on their first _CLOSEST_CHARS characters, so a list of
+    headings or rules costs at most _CLOSEST_CHARS cells per character it holds."""
+    wanted = wanted[:_CLOSEST_CHARS]
+    clipped = [choice[:_CLOSEST_CHARS] for choice in choices]
+    charge("nearmiss.candidates", len(clipped))
+    charge("nearmiss.cells", len(wanted) * sum(map(len, clipped)))
+    found = process.extractOne(
+        wanted, clipped, scorer=fuzz.ratio, score_cutoff=SIMILARITY_FLOOR * 100
+    )
+    return None if found is None else (found[2], round(found[1] / 100, 3))
 
 
 def _invisible_difference(text: str, needle: str) -> NearMiss | None:

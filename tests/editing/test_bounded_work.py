@@ -11,7 +11,16 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
 
-from stores.editing import DiffBudget, NoMatch, apply_edit, nearmiss, unified_diff, word_diff
+from stores.editing import (
+    DiffBudget,
+    NoMatch,
+    apply_edit,
+    delete_section,
+    nearmiss,
+    remove_rule,
+    unified_diff,
+    word_diff,
+)
 from stores.editing import diff as diff_engine
 from stores.editing.nearmiss import find_near_miss
 from stores.editing.work import metered
@@ -101,6 +110,22 @@ def test_unified_diff_of_lines_drawn_from_a_small_set_is_cheap():
         patch = unified_diff(before, after)
     assert _apply_unified(before, patch) == after
     assert work["diff.cells"] <= diff_engine.CELLS_PER_DIFF
+
+
+def test_the_closest_rule_and_heading_are_found_cheaply_among_thousands():
+    rules = "\n".join(f"- {random_words(90, seed=n)}" for n in range(4000))
+    headed = "\n".join(f"## {random_words(40, seed=n)}\nbody {n}\n" for n in range(4000))
+    rule = random_words(90, seed=1234)
+    heading = random_words(40, seed=2345)
+    # Parsing thousands of rules or headings runs some 500,000 lines; difflib's
+    # get_close_matches over them ran millions more.
+    with python_lines(1_500_000), metered() as work, pytest.raises(NoMatch) as refused:
+        remove_rule(rules, rule[:30] + "x" + rule[31:])
+    assert refused.value.near_miss.line == 1235 and refused.value.near_miss.similarity > 0.9
+    with python_lines(1_500_000), pytest.raises(NoMatch) as refused:
+        delete_section(headed, heading.replace(" ", "  ", 1) + "s")
+    assert refused.value.near_miss.text == heading
+    assert work["nearmiss.cells"] <= nearmiss.CELL_BUDGET
 
 
 # --- the hint stays as good --------------------------------------------------------------
