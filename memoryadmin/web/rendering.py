@@ -12,10 +12,15 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
-from stores.editing import word_diff
+from stores.editing import DiffBudget, word_diff
+from stores.editing.diff import CELLS_PER_DIFF, CHARS_PER_DIFF
 
 # Long unchanged stretches are shortened to this much context on each side in history views.
 CONTEXT_CHARS = 160
+# The diffs of one page (history, review queue) share this much engine work; once it is spent,
+# the page's further diffs show their two texts whole.
+PAGE_DIFF_CELLS = 4 * CELLS_PER_DIFF
+PAGE_DIFF_CHARS = 2 * CHARS_PER_DIFF
 
 
 @dataclass(frozen=True)
@@ -24,9 +29,29 @@ class DiffPiece:
     text: str
 
 
-def diff_pieces(before: str, after: str, *, collapse: bool = False) -> list[DiffPiece]:
+@dataclass(frozen=True)
+class ShownDiff:
+    """What the diff partial shows: the pieces, or, when the texts were too large to compare,
+    both texts whole."""
+
+    pieces: list[DiffPiece]
+    too_large: bool
+    before: str
+    after: str
+
+
+def page_budget() -> DiffBudget:
+    return DiffBudget(cells=PAGE_DIFF_CELLS, chars=PAGE_DIFF_CHARS)
+
+
+def diff_pieces(
+    before: str, after: str, *, collapse: bool = False, budget: DiffBudget | None = None
+) -> ShownDiff:
     """A word-level diff; with `collapse`, unchanged stretches keep only some context."""
-    chunks = word_diff(before, after)
+    diff = word_diff(before, after, budget=budget)
+    if diff.too_large:
+        return ShownDiff([], too_large=True, before=before, after=after)
+    chunks = diff.chunks
     pieces: list[DiffPiece] = []
     last = len(chunks) - 1
     for index, chunk in enumerate(chunks):
@@ -39,7 +64,7 @@ def diff_pieces(before: str, after: str, *, collapse: bool = False) -> list[Diff
         pieces.append(DiffPiece("gap", f"… {len(text) - 2 * CONTEXT_CHARS} unchanged characters …"))
         if index < last:
             pieces.append(DiffPiece("equal", text[-CONTEXT_CHARS:]))
-    return pieces
+    return ShownDiff(pieces, too_large=False, before=before, after=after)
 
 
 def state_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, Any, Any]]:

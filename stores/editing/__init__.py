@@ -1,6 +1,6 @@
 """The pure text engine: phrase edits, section and rule operations, diffs. No Django here."""
 
-from stores.editing.diff import DiffChunk, unified_diff, word_diff
+from stores.editing.diff import DiffBudget, DiffChunk, WordDiff, unified_diff, word_diff
 from stores.editing.errors import (
     Ambiguous,
     InvalidEdit,
@@ -19,6 +19,7 @@ from stores.editing.text import EditApplied, PhraseEdit, apply_edit, apply_edits
 __all__ = [
     "PREVIEW_LENGTH",
     "Ambiguous",
+    "DiffBudget",
     "DiffChunk",
     "EditApplied",
     "InvalidEdit",
@@ -31,6 +32,7 @@ __all__ = [
     "Status",
     "TextEditError",
     "TooLong",
+    "WordDiff",
     "add_rule",
     "append",
     "apply_edit",

@@ -1,12 +1,21 @@
-"""Finding the text closest to an old_string that did not match, and saying why."""
+"""Finding the text closest to an old_string that did not match, and saying why.
+
+The search costs little for any text and needle within the size limits. While scoring every
+candidate window is cheap it is done exactly (rapidfuzz's Indel ratio, in C). Otherwise pieces of
+the needle (anchors) are looked up in the text, the few places most of them point at become the
+candidates, and only those are scored, on at most EXACT_CHARS characters each.
+"""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from difflib import SequenceMatcher
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
 
 from stores.editing.errors import NearMiss
+from stores.editing.work import charge
 
 _CURLY_QUOTES = str.maketrans(
     {
@@ -21,21 +30,65 @@ _CURLY_QUOTES = str.maketrans(
     }
 )
 _NBSP = str.maketrans({"\u00a0": " ", "\u202f": " ", "\u2007": " "})
-_SPACE_RUN = re.compile(r"[ \t]+")
-_TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
+# A tab or a run of blanks; a single space is left alone.
+_SPACE_RUN = re.compile(r"[ \t]{2,}|\t")
+# Only a run's first character may start a match, and the run is never given back: a plain
+# `[ \t]+$` retries from every space of a long run and takes quadratic time.
+_TRAILING_SPACE = re.compile(r"(?<![ \t])[ \t]++$", re.MULTILINE)
+
+
+# The regular expressions cost a pass per character; these checks (in C) skip most texts.
+def _single_spaces(s: str) -> str:
+    return _SPACE_RUN.sub(" ", s) if "\t" in s or "  " in s else s
+
+
+def _no_trailing_space(s: str) -> str:
+    if " \n" in s or "\t\n" in s or s.endswith((" ", "\t")):
+        return _TRAILING_SPACE.sub("", s)
+    return s
+
 
 # Whole-text transforms that keep the number of lines, so a hit maps back to a line.
 _INVISIBLE: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("a non-breaking space differs from a plain space", lambda s: s.translate(_NBSP)),
     ("curly and straight quotes differ", lambda s: s.translate(_CURLY_QUOTES)),
-    ("tabs and spaces (or runs of spaces) differ", lambda s: _SPACE_RUN.sub(" ", s)),
-    ("trailing whitespace at the end of a line differs", lambda s: _TRAILING_SPACE.sub("", s)),
+    ("tabs and spaces (or runs of spaces) differ", _single_spaces),
+    ("trailing whitespace at the end of a line differs", _no_trailing_space),
     ("only letter case differs", str.casefold),
 )
 
 SIMILARITY_FLOOR = 0.5
-_MAX_WINDOWS = 4000
+# Every window is scored while that compares at most SCAN_CELLS (needle character, window
+# character) pairs and builds at most SCAN_WINDOWS windows of SCAN_CHARS characters in all.
+SCAN_CELLS = 60_000_000
+SCAN_CHARS = 2_000_000
+SCAN_WINDOWS = 20_000
+# Otherwise ANCHORS pieces of ANCHOR_LENGTH characters, spread over the needle, are looked up; a
+# piece found more than ANCHOR_HITS times says nothing about where the needle belongs.
+ANCHORS = 48
+ANCHOR_LENGTH = 8
+ANCHOR_HITS = 256
+# The CANDIDATES places most pieces point at are scored on their first EXACT_CHARS characters.
+CANDIDATES = 4
+EXACT_CHARS = 10_000
+# No search compares more cells than this, whatever the text and the needle.
+CELL_BUDGET = max(SCAN_CELLS, CANDIDATES * EXACT_CHARS**2)
+
+# Headings and rules are told apart by their beginnings; at this length a list as long as the
+# largest text (500,000 characters) stays within CELL_BUDGET.
+_CLOSEST_CHARS = 500
+# rapidfuzz aligns a needle this short inside a long line in one pass over the line.
+_SHORT_NEEDLE = 64
 _HINT_CHARS = 200
+# How far a quoted stretch of a long line may grow to begin and end on whole words.
+_WORD_SLACK = 40
+
+
+@dataclass(frozen=True)
+class _Hit:
+    score: float
+    line: int
+    text: str
 
 
 def find_near_miss(text: str, needle: str) -> NearMiss | None:
@@ -43,6 +96,20 @@ def find_near_miss(text: str, needle: str) -> NearMiss | None:
     if not text or not needle:
         return None
     return _invisible_difference(text, needle) or _most_similar(text, needle)
+
+
+def closest(wanted: str, choices: list[str]) -> tuple[int, float] | None:
+    """The index and similarity of the choice most like `wanted` (the first on a tie), or None
+    below the floor. Both are scored on their first _CLOSEST_CHARS characters, so a list of
+    headings or rules costs at most _CLOSEST_CHARS cells per character it holds."""
+    wanted = wanted[:_CLOSEST_CHARS]
+    clipped = [choice[:_CLOSEST_CHARS] for choice in choices]
+    charge("nearmiss.candidates", len(clipped))
+    charge("nearmiss.cells", len(wanted) * sum(map(len, clipped)))
+    found = process.extractOne(
+        wanted, clipped, scorer=fuzz.ratio, score_cutoff=SIMILARITY_FLOOR * 100
+    )
+    return None if found is None else (found[2], round(found[1] / 100, 3))
 
 
 def _invisible_difference(text: str, needle: str) -> NearMiss | None:
@@ -74,6 +141,7 @@ def _find_transformed(text: str, needle: str, transform: Callable[[str], str]) -
     if not transformed_needle.strip():
         return None
     transformed_text = transform(text)
+    charge("nearmiss.scanned", len(text) + len(transformed_text))
     index = transformed_text.find(transformed_needle)
     if index == -1:
         return None
@@ -85,47 +153,219 @@ def _line_text(text: str, line: int) -> str:
     return _clip(lines[line - 1] if 0 < line <= len(lines) else "")
 
 
-def _clip(snippet: str) -> str:
-    return snippet if len(snippet) <= _HINT_CHARS else snippet[:_HINT_CHARS] + "…"
-
-
 def _most_similar(text: str, needle: str) -> NearMiss | None:
     lines = text.split("\n")
-    needle_lines = needle.split("\n")
-    span = len(needle_lines)
-    best: tuple[float, int, str] | None = None
-    matcher = SequenceMatcher(autojunk=False)
-    matcher.set_seq2(needle)
-
-    def consider(candidate: str, line: int) -> None:
-        nonlocal best
-        matcher.set_seq1(candidate)
-        floor = best[0] if best else SIMILARITY_FLOOR
-        if matcher.real_quick_ratio() < floor or matcher.quick_ratio() < floor:
-            return
-        ratio = matcher.ratio()
-        if ratio >= floor and (best is None or ratio > best[0]):
-            best = (ratio, line, candidate)
-
+    span = needle.count("\n") + 1
     if span > 1:
-        step = max(1, (len(lines) - span + 1) // _MAX_WINDOWS)
-        for first in range(0, max(1, len(lines) - span + 1), step):
-            consider("\n".join(lines[first : first + span]), first + 1)
+        windows = max(1, len(lines) - span + 1)
+        covered = min(span, windows) * (len(text) + 1)
+        affordable = (
+            windows <= SCAN_WINDOWS
+            and covered <= SCAN_CHARS
+            and len(needle) * covered <= SCAN_CELLS
+        )
+        scan = _scan_windows
     else:
-        width = len(needle)
-        budget = _MAX_WINDOWS
-        for number, line in enumerate(lines, start=1):
-            if budget <= 0:
-                break
-            if len(line) <= width * 2:
-                consider(line, number)
-                budget -= 1
-                continue
-            step = max(1, width // 2, len(line) // budget)
-            for start in range(0, len(line) - width + 1, step):
-                consider(line[start : start + width], number)
-                budget -= 1
-    if best is None:
+        # Windows inside long lines overlap by half, so each character is compared twice.
+        affordable = 2 * len(needle) * len(text) <= SCAN_CELLS and 2 * len(text) <= SCAN_CHARS
+        scan = _scan_lines
+    hit = scan(lines, needle) if affordable else _anchored(text, lines, needle, span)
+    if hit is None:
         return None
-    ratio, line, candidate = best
-    return NearMiss(line=line, text=_clip(candidate), similarity=round(ratio, 3))
+    return NearMiss(line=hit.line, text=_clip(hit.text), similarity=round(hit.score, 3))
+
+
+# --- scoring every window --------------------------------------------------------------
+
+
+def _scan_windows(lines: list[str], needle: str) -> _Hit | None:
+    """Every run of as many lines as the needle has."""
+    span = needle.count("\n") + 1
+    firsts = range(max(1, len(lines) - span + 1))
+    windows = ["\n".join(lines[first : first + span]) for first in firsts]
+    found = _best_of(needle, windows)
+    if found is None:
+        return None
+    score, index = found
+    return _Hit(score, index + 1, windows[index])
+
+
+def _scan_lines(lines: list[str], needle: str) -> _Hit | None:
+    """Every line; in a line much longer than the needle, the stretch that fits it best."""
+    width = len(needle)
+    short: list[str] = []
+    numbers: list[int] = []
+    best: _Hit | None = None
+    for number, line in enumerate(lines, start=1):
+        if len(line) <= 2 * width:
+            short.append(line)
+            numbers.append(number)
+        else:
+            best = _better(best, _best_in_line(needle, line, number))
+    found = _best_of(needle, short)
+    if found is not None:
+        score, index = found
+        best = _better(best, _Hit(score, numbers[index], short[index]))
+    return best
+
+
+def _best_in_line(needle: str, line: str, number: int) -> _Hit | None:
+    width = len(needle)
+    if width <= _SHORT_NEEDLE:
+        charge("nearmiss.cells", width * len(line))
+        charge("nearmiss.candidates", 1)
+        aligned = fuzz.partial_ratio_alignment(needle, line, score_cutoff=SIMILARITY_FLOOR * 100)
+        if aligned is None:
+            return None
+        begin, end, score = aligned.dest_start, aligned.dest_end, aligned.score / 100
+    else:
+        starts = range(0, len(line) - width + 1, max(1, width // 2))
+        found = _best_of(needle, [line[start : start + width] for start in starts])
+        if found is None:
+            return None
+        score, index = found
+        begin = starts[index]
+        end = begin + width
+    return _Hit(score, number, _whole_words(line, begin, end))
+
+
+def _best_of(needle: str, choices: list[str]) -> tuple[float, int] | None:
+    """The best score at or above the floor and the first choice that has it."""
+    unique = list(dict.fromkeys(choices))
+    charge("nearmiss.candidates", len(unique))
+    charge("nearmiss.cells", len(needle) * sum(map(len, unique)))
+    found = process.extractOne(
+        needle, unique, scorer=fuzz.ratio, score_cutoff=SIMILARITY_FLOOR * 100
+    )
+    if found is None:
+        return None
+    return found[1] / 100, choices.index(found[0])
+
+
+# --- scoring only where anchors point -------------------------------------------------
+
+
+def _anchored(text: str, lines: list[str], needle: str, span: int) -> _Hit | None:
+    best: _Hit | None = None
+    seen: set[tuple[int, int]] = set()
+    for start in _likely_starts(text, needle):
+        if len(seen) == CANDIDATES:
+            break
+        index = text.count("\n", 0, max(0, start))
+        if span > 1:
+            first = max(0, min(index, len(lines) - span))
+            candidate = hint = "\n".join(lines[first : first + span])
+            key = (first, 0)
+        else:
+            line = lines[index]
+            first = index
+            if len(line) <= 2 * len(needle):
+                candidate = hint = line
+                key = (first, 0)
+            else:
+                line_start = text.rfind("\n", 0, max(0, start)) + 1
+                begin = min(max(0, start - line_start), len(line) - len(needle))
+                candidate = line[begin : begin + len(needle)]
+                hint = _whole_words(line, begin, begin + len(needle))
+                key = (first, begin)
+        if key in seen:
+            continue
+        seen.add(key)
+        score = _exact(needle, candidate)
+        if score >= SIMILARITY_FLOOR:
+            best = _better(best, _Hit(score, first + 1, hint))
+    return best
+
+
+def _likely_starts(text: str, needle: str) -> list[int]:
+    """Offsets in `text` where the needle would begin, best first.
+
+    Each anchor found at position p, taken from offset j of the needle, votes for a start at
+    p - j. Votes are pooled in bands, and a band also counts its neighbour's, so a needle whose
+    insertions or deletions shift its later anchors still counts whole.
+    """
+    length = min(ANCHOR_LENGTH, max(1, len(needle) // 2))
+    last = len(needle) - length
+    count = min(ANCHORS, last + 1)
+    offsets = sorted({round(k * last / max(1, count - 1)) for k in range(count)})
+    band = max(length, len(needle) // 16)
+    voters: dict[int, set[int]] = {}
+    earliest: dict[int, tuple[int, int]] = {}
+    crowded: list[tuple[int, int]] = []
+    scanned = votes = 0
+    for anchor, offset in enumerate(offsets):
+        piece = needle[offset : offset + length]
+        hits: list[int] = []
+        position = text.find(piece)
+        while position != -1 and len(hits) <= ANCHOR_HITS:
+            hits.append(position)
+            position = text.find(piece, position + 1)
+        scanned += len(text) + len(hits) * length
+        if len(hits) > ANCHOR_HITS:
+            crowded.append((offset, hits[0] - offset))
+            continue
+        votes += len(hits)
+        for hit in hits:
+            start = hit - offset
+            bucket = start // band
+            voters.setdefault(bucket, set()).add(anchor)
+            if bucket not in earliest or offset < earliest[bucket][0]:
+                earliest[bucket] = (offset, start)
+    charge("nearmiss.scanned", scanned)
+    charge("nearmiss.votes", votes)
+    if not voters:
+        # Every piece is everywhere (a text like "abab…"): any place is as good as the first.
+        return [start for _, start in crowded[:1]]
+    empty: set[int] = set()
+    ranked = sorted(voters, key=lambda b: (-len(voters[b] | voters.get(b + 1, empty)), b))
+    starts: list[int] = []
+    for bucket in ranked[: 2 * CANDIDATES]:
+        pair = [earliest[b] for b in (bucket, bucket + 1) if b in earliest]
+        starts.append(min(pair)[1])
+    return starts
+
+
+def _exact(needle: str, candidate: str) -> float:
+    needle, candidate = needle[:EXACT_CHARS], candidate[:EXACT_CHARS]
+    charge("nearmiss.cells", len(needle) * len(candidate))
+    charge("nearmiss.candidates", 1)
+    return fuzz.ratio(needle, candidate) / 100
+
+
+# --- shaping the hint -------------------------------------------------------------------
+
+
+def _better(best: _Hit | None, hit: _Hit | None) -> _Hit | None:
+    """The higher score; on a tie, the earlier line."""
+    if hit is None:
+        return best
+    if best is None or (hit.score, -hit.line) > (best.score, -best.line):
+        return hit
+    return best
+
+
+def _whole_words(line: str, begin: int, end: int) -> str:
+    """line[begin:end] widened to whole words, by at most _WORD_SLACK characters each side."""
+    if begin > 0 and not line[begin - 1].isspace():
+        before = line[max(0, begin - _WORD_SLACK) : begin]
+        cut = max((i for i, c in enumerate(before) if c.isspace()), default=None)
+        if cut is not None:
+            begin -= len(before) - cut - 1
+    if end < len(line) and not line[end].isspace():
+        after = line[end : end + _WORD_SLACK]
+        cut = next((i for i, c in enumerate(after) if c.isspace()), None)
+        if cut is not None:
+            end += cut
+    return line[begin:end]
+
+
+def _clip(snippet: str) -> str:
+    """At most _HINT_CHARS characters, cut after a whole word when one ends near the limit."""
+    if len(snippet) <= _HINT_CHARS:
+        return snippet
+    head = snippet[:_HINT_CHARS]
+    if not snippet[_HINT_CHARS].isspace():
+        cut = max((i for i, c in enumerate(head) if c.isspace()), default=0)
+        if cut >= _HINT_CHARS - _WORD_SLACK:
+            head = head[:cut]
+    return head + "…"

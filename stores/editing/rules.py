@@ -9,12 +9,12 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
-from difflib import get_close_matches
 
 from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
 from stores.editing.limits import check_length
 from stores.editing.lines import CRLF, LF, dominant_line_ending
 from stores.editing.markdown import Line, scan
+from stores.editing.nearmiss import closest
 from stores.editing.sections import find_section
 
 _BULLET = re.compile(
@@ -87,12 +87,11 @@ def find_rule(text: str, rule: str) -> Rule:
             count=len(found),
             lines=lines,
         )
-    texts = [candidate.text for candidate in rules]
-    close = get_close_matches(wanted, [_normalize(t) for t in texts], n=1, cutoff=0.5)
+    close = closest(wanted, [_normalize(candidate.text) for candidate in rules])
     near_miss = None
-    if close:
-        match = next(c for c in rules if _normalize(c.text) == close[0])
-        near_miss = NearMiss(match.line, match.text, 0.0)
+    if close is not None:
+        match = rules[close[0]]
+        near_miss = NearMiss(match.line, match.text, close[1])
     raise NoMatch(f"No rule reads {rule!r}.", near_miss)
 
 

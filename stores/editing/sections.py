@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from difflib import get_close_matches
 
 from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
 from stores.editing.limits import check_length
 from stores.editing.lines import LF, dominant_line_ending, with_line_ending
 from stores.editing.markdown import normalize_title, scan
+from stores.editing.nearmiss import closest
 
 
 @dataclass(frozen=True)
@@ -61,11 +61,11 @@ def find_section(text: str, heading: str) -> Section:
             count=len(found),
             lines=lines,
         )
-    close = get_close_matches(wanted, [section.title for section in sections], n=1, cutoff=0.5)
+    close = closest(wanted, [section.title for section in sections])
     near_miss = None
-    if close:
-        section = next(section for section in sections if section.title == close[0])
-        near_miss = NearMiss(section.line, section.title, 0.0)
+    if close is not None:
+        section = sections[close[0]]
+        near_miss = NearMiss(section.line, section.title, close[1])
     known = ", ".join(repr(section.title) for section in sections) or "none"
     raise NoMatch(f"No section is headed {wanted!r}. Headings: {known}.", near_miss)
 

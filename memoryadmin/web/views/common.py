@@ -70,13 +70,13 @@ def require_record(scope: AgentScope, ui: SurfaceUI, pk: int) -> VersionedRecord
 
 def flash_for(result: WriteResult) -> dict[str, Any]:
     """What a successful write says on the page: its status, new version and word diff."""
-    flash: dict[str, Any] = {"result": result, "pieces": None}
+    flash: dict[str, Any] = {"result": result, "diff": None}
     if result.revision is not None:
         revision = (
             Revision.objects.filter(pk=result.revision).only("before_text", "after_text").first()
         )
         if revision is not None and revision.before_text != revision.after_text:
-            flash["pieces"] = diff_pieces(revision.before_text, revision.after_text, collapse=True)
+            flash["diff"] = diff_pieces(revision.before_text, revision.after_text, collapse=True)
     return flash
 
 

@@ -11,7 +11,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import RevertForm
-from memoryadmin.web.rendering import diff_pieces, state_changes
+from memoryadmin.web.rendering import diff_pieces, page_budget, state_changes
 from memoryadmin.web.selectors import existing_ids
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
@@ -39,10 +39,13 @@ def _history_context(
         .select_related("reviewed_by")
         .order_by("-version_after", "-id")[:HISTORY_LIMIT]
     )
+    budget = page_budget()
     entries = [
         {
             "revision": revision,
-            "pieces": diff_pieces(revision.before_text, revision.after_text, collapse=True)
+            "diff": diff_pieces(
+                revision.before_text, revision.after_text, collapse=True, budget=budget
+            )
             if revision.before_text != revision.after_text
             else None,
             "fields": state_changes(revision.before_state, revision.after_state)

@@ -210,7 +210,7 @@ def record_preview(request: HttpRequest, scope: AgentScope, surface: str, pk: in
         request,
         "web/partials/_preview.html",
         {
-            "pieces": diff_pieces(current, applied.text),
+            "diff": diff_pieces(current, applied.text),
             "applied": applied,
             "record": record,
             "can_apply": scope.can_write,
@@ -239,7 +239,7 @@ def _conflict(
             version_after__gt=loaded_version,
         ).order_by("version_after")[:20]
     )
-    reapply_pieces = reapply_error = None
+    reapply_diff = reapply_error = None
     if data.get("old_string"):
         try:
             applied = apply_edit(
@@ -249,15 +249,15 @@ def _conflict(
                 replace_all=data["replace_all"],
                 max_length=text_limit(ui.spec),
             )
-            reapply_pieces = diff_pieces(current, applied.text)
+            reapply_diff = diff_pieces(current, applied.text)
         except TextEditError as error:
             reapply_error = _edit_error(error)
     context = {
         "record": record,
         "loaded_version": loaded_version,
         "changes": changes,
-        "changed_pieces": diff_pieces(loaded, current) if loaded is not None else None,
-        "reapply_pieces": reapply_pieces,
+        "changed_diff": diff_pieces(loaded, current) if loaded is not None else None,
+        "reapply_diff": reapply_diff,
         "reapply_error": reapply_error,
         "can_apply": scope.can_write,
         "apply_url": detail_url(scope, ui, record.pk) + "edit/",

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm
-from memoryadmin.web.rendering import diff_pieces
+from memoryadmin.web.rendering import diff_pieces, page_budget
 from memoryadmin.web.selectors import existing_ids
 from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
 from stores.models import Revision
@@ -31,6 +31,7 @@ def _queue_context(
     page = Paginator(pending, PAGE_SIZE).get_page(request.GET.get("page"))
     rows = list(page.object_list)
     alive = existing_ids(scope.agent, [(row.surface, row.record_id) for row in rows])
+    budget = page_budget()
     return {
         "scope": scope,
         "agent": scope.agent,
@@ -39,7 +40,7 @@ def _queue_context(
             {
                 "revision": row,
                 "alive": (row.surface, row.record_id) in alive,
-                "pieces": diff_pieces(row.before_text, row.after_text, collapse=True)
+                "diff": diff_pieces(row.before_text, row.after_text, collapse=True, budget=budget)
                 if row.before_text != row.after_text
                 else None,
             }

@@ -1,0 +1,84 @@
+"""Pages that show diffs cost little whatever the texts (issue 12, item 3): two full replaces
+with 74 KB of random words made every later load of the history take minutes."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from memoryadmin.web.rendering import PAGE_DIFF_CELLS, PAGE_DIFF_CHARS
+from stores.editing.work import metered
+from stores.services import record_replace
+from tests.work import python_lines, random_words
+
+pytestmark = pytest.mark.django_db
+
+# A page render runs some tens of thousands of Python lines; difflib on these texts, millions.
+PAGE_LINES = 500_000
+
+
+def _replace(agent, memory, actor, text):
+    memory.refresh_from_db()
+    result = record_replace(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=actor,
+        text=text,
+        expected_version=memory.version,
+    )
+    assert result.status == "updated", result.details
+
+
+@pytest.fixture
+def replaced_twice(agent, make, agent_actor):
+    memory = make.memory(agent, "A short memory.")
+    for seed in (1, 2):
+        _replace(agent, memory, agent_actor, random_words(74_000, seed=seed, per_line=12))
+    return memory
+
+
+def test_history_after_two_random_74_kb_replaces_renders_with_bounded_work(
+    staff_client, agent, replaced_twice
+):
+    page = reverse("web:record_history", args=[agent.name, "memory", replaced_twice.pk])
+    with python_lines(PAGE_LINES), metered() as work:
+        response = staff_client.get(page)
+    assert response.status_code == 200
+    assert len(response.context["entries"]) == 3
+    assert work["diff.cells"] <= PAGE_DIFF_CELLS
+    assert work["diff.chars"] <= PAGE_DIFF_CHARS
+
+
+def test_review_queue_of_random_74_kb_replaces_renders_with_bounded_work(
+    staff_client, agent, make, agent_actor
+):
+    agent.review_mode = "all"
+    agent.save()
+    memory = make.memory(agent, "A short memory.")
+    for seed in (1, 2):
+        _replace(agent, memory, agent_actor, random_words(74_000, seed=seed))
+    with python_lines(PAGE_LINES), metered() as work:
+        response = staff_client.get(reverse("web:review", args=[agent.name]))
+    assert response.status_code == 200
+    assert len(response.context["entries"]) == 2
+    assert work["diff.cells"] <= PAGE_DIFF_CELLS
+    assert work["diff.chars"] <= PAGE_DIFF_CHARS
+
+
+def test_a_diff_too_large_to_compare_shows_both_texts_whole_and_escaped(
+    staff_client, agent, make, agent_actor
+):
+    # 8,000 lines drawn from 150: too many shared lines to compare within one diff's budget.
+    pool = [f"<b>{n:03d}</b>" for n in range(150)]
+    memory = make.memory(agent, "\n".join(pool[(n * 7) % 150] for n in range(8_000)))
+    _replace(agent, memory, agent_actor, "\n".join(pool[(n * 11) % 150] for n in range(8_000)))
+    page = reverse("web:record_history", args=[agent.name, "memory", memory.pk])
+    response = staff_client.get(page)
+    body = response.content.decode()
+    assert response.context["entries"][0]["diff"].too_large
+    assert "Diff too large to show; whole texts below." in body
+    assert 'data-diff="too-large"' in body
+    assert "&lt;b&gt;007&lt;/b&gt;\n&lt;b&gt;014&lt;/b&gt;" in body  # the text before
+    assert "&lt;b&gt;011&lt;/b&gt;\n&lt;b&gt;022&lt;/b&gt;" in body  # the text after
+    assert "<b>007</b>" not in body
