@@ -1393,6 +1393,8 @@ def prepare_environment(work: Path, database_url: str | None) -> dict[str, str]:
         {
             "MEMORYADMIN_DATA_DIR": str(work / "data"),
             "MEMORYADMIN_LOG_LEVEL": "WARNING",
+            # As bin/serve runs the embedded default: no write waits for the model.
+            "MEMORYADMIN_REEMBED_AFTER_WRITE": "thread",
             "DJANGO_SETTINGS_MODULE": "memoryadmin.settings",
         }
     )

@@ -286,6 +286,13 @@ MEMORYADMIN["DECAY"] = {
 }
 MEMORYADMIN["EXPIRY_BATCH_SIZE"] = int(env("EXPIRY_BATCH_SIZE", "500") or 500)
 MEMORYADMIN["REEMBED_BATCH_SIZE"] = int(env("REEMBED_BATCH_SIZE", "64") or 64)
+# How a write's new text gets its vector: "task" enqueues a Celery task after commit (run
+# in-process, inside the request, when there is no broker); "thread" embeds in a background
+# thread of the writing process, so no answer waits for the model. bin/serve sets "thread"
+# on the embedded default; the periodic sweep embeds whatever a stopped process left stale.
+MEMORYADMIN["REEMBED_AFTER_WRITE"] = env("REEMBED_AFTER_WRITE", "task") or "task"
+if MEMORYADMIN["REEMBED_AFTER_WRITE"] not in ("task", "thread"):
+    raise ImproperlyConfigured("MEMORYADMIN_REEMBED_AFTER_WRITE must be 'task' or 'thread'.")
 MEMORYADMIN["SEARCH"] = {
     # How many candidates each side brings to the fusion, at least (more when a page
     # reaches further). Past about 40 nearest neighbours PostgreSQL tends to prefer an

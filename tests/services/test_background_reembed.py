@@ -1,0 +1,102 @@
+"""The embedded default embeds after a write in a background thread: no answer waits for it."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from stores import tasks
+from stores.embeddings.fake import FakeBackend
+from stores.models import Memory
+from stores.services import Actor, record_edit
+
+MAINTAINER = Actor.maintainer("tests")
+
+
+class GatedBackend(FakeBackend):
+    """The fake model, held at its door until the test lets it through."""
+
+    model_name = "fake/gated"
+    gate = threading.Event()
+    entered = threading.Event()
+
+    def _embed_documents(self, texts: list[str]) -> list[list[float]]:
+        self.entered.set()
+        assert self.gate.wait(30), "the test never opened the gate"
+        return super()._embed_documents(texts)
+
+
+@pytest.fixture
+def threaded(settings):
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "REEMBED_AFTER_WRITE": "thread",
+        "EMBEDDINGS": {"BACKEND": f"{__name__}.GatedBackend", "OPTIONS": {}},
+    }
+    GatedBackend.gate.set()
+    yield
+    GatedBackend.gate.set()
+    assert tasks.background_reembedder.drain(30)
+
+
+def fresh(memory: Memory) -> bool:
+    memory.refresh_from_db()
+    return memory.embedding is not None and memory.embedding_hash == memory.text_hash
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_edit_answers_while_the_model_is_still_embedding_it(threaded, agent, make):
+    memory = make.memory(agent, "The user drinks tea.")
+    assert tasks.background_reembedder.drain(30)
+    assert fresh(memory)
+    GatedBackend.gate.clear()
+    GatedBackend.entered.clear()
+
+    result = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=MAINTAINER,
+        old_string="tea",
+        new_string="coffee",
+    )
+
+    assert result.status == "updated"
+    assert GatedBackend.entered.wait(30), "the edit never reached the model"
+    assert not fresh(memory), "the answer came back only after the vector was stored"
+    GatedBackend.gate.set()
+    assert tasks.background_reembedder.drain(30)
+    assert fresh(memory)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_writes_made_while_a_batch_embeds_are_coalesced_into_the_next(threaded, agent, make):
+    first = make.memory(agent, "The user drinks tea.")
+    assert tasks.background_reembedder.drain(30)
+    GatedBackend.gate.clear()
+    GatedBackend.entered.clear()
+    record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=first.pk,
+        actor=MAINTAINER,
+        old_string="tea",
+        new_string="coffee",
+    )
+    assert GatedBackend.entered.wait(30)
+    later = [make.memory(agent, f"The user owns {n} bicycles.") for n in range(3)]
+    for memory in later:
+        record_edit(
+            surface_key="memory",
+            agent=agent,
+            ref=memory.pk,
+            actor=MAINTAINER,
+            old_string="bicycles",
+            new_string="kayaks",
+        )
+
+    GatedBackend.gate.set()
+
+    assert tasks.background_reembedder.drain(30)
+    assert all(fresh(memory) for memory in [first, *later])
