@@ -1,9 +1,13 @@
-"""How each surface shows in the browser: labels, the text people edit, filters and sorts."""
+"""How each surface shows in the browser: search, filters, sorts and titles.
+
+Labels, plurals and which surfaces are listed come from the registry (stores.surfaces); this
+module adds what only the browser needs, the callables among it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.http import Http404
 
@@ -14,19 +18,24 @@ from stores.services import SURFACES, SurfaceSpec
 @dataclass(frozen=True)
 class SurfaceUI:
     key: str
-    label: str  # one record
-    plural: str  # the list
     search_fields: tuple[str, ...]
     filters: frozenset[str]
     sorts: dict[str, tuple[str, ...]]
     title: Callable[[VersionedRecord], str]
     select_related: tuple[str, ...] = ()
     default_sort: str = "-updated"
-    columns: tuple[str, ...] = field(default=())
 
     @property
     def spec(self) -> SurfaceSpec:
         return SURFACES[self.key]
+
+    @property
+    def label(self) -> str:  # one record
+        return self.spec.label
+
+    @property
+    def plural(self) -> str:  # the list
+        return self.spec.plural
 
     @property
     def text_field(self) -> str:
@@ -34,7 +43,8 @@ class SurfaceUI:
 
     @property
     def listed(self) -> bool:
-        return self.key != "rules"
+        # The one record an agent has of a surface is shown on its own page, not in a list.
+        return not self.spec.one_per_agent
 
 
 # Ranked by hybrid recall (lexical + vector); the default sort of a memory search.
@@ -54,8 +64,6 @@ SURFACE_UI: dict[str, SurfaceUI] = {
     for ui in (
         SurfaceUI(
             key="memory",
-            label="Memory",
-            plural="Memories",
             search_fields=("content", "category", "alias"),
             filters=frozenset(
                 {"category", "store", "tag", "subject", "importance", "invalidated", "stale"}
@@ -71,8 +79,6 @@ SURFACE_UI: dict[str, SurfaceUI] = {
         ),
         SurfaceUI(
             key="working",
-            label="Working-memory entry",
-            plural="Working memory",
             search_fields=("value", "key", "namespace", "category", "alias"),
             filters=frozenset({"category", "tag", "namespace", "stale"}),
             sorts={
@@ -84,8 +90,6 @@ SURFACE_UI: dict[str, SurfaceUI] = {
         ),
         SurfaceUI(
             key="skill",
-            label="Skill",
-            plural="Skills",
             search_fields=("name", "summary", "content", "alias"),
             filters=frozenset({"stale"}),
             sorts={**_COMMON_SORTS, "name": ("name",)},
@@ -93,8 +97,6 @@ SURFACE_UI: dict[str, SurfaceUI] = {
         ),
         SurfaceUI(
             key="task",
-            label="Scheduled task",
-            plural="Tasks",
             search_fields=("name", "directive", "schedule", "alias"),
             filters=frozenset({"enabled", "stale"}),
             sorts={**_COMMON_SORTS, "name": ("name",)},
@@ -102,8 +104,6 @@ SURFACE_UI: dict[str, SurfaceUI] = {
         ),
         SurfaceUI(
             key="rules",
-            label="Rules",
-            plural="Rules",
             search_fields=("content",),
             filters=frozenset(),
             sorts=dict(_COMMON_SORTS),
