@@ -30,6 +30,14 @@ from stores.models import (
 
 
 @dataclass(frozen=True)
+class Column:
+    """One column of a surface's record list: the field it shows, under which heading."""
+
+    field: str
+    heading: str
+
+
+@dataclass(frozen=True)
 class SurfaceSpec:
     key: str
     model: type[VersionedRecord]
@@ -53,6 +61,8 @@ class SurfaceSpec:
     # One record, and the list of them, as a person reads it.
     label: str
     plural: str
+    # The record list's columns between the id and the update time; () when not listed.
+    columns: tuple[Column, ...]
     # The surface's path segment under /api/v1/.
     api_path: str
     # How a tool's `surface` parameter describes this value to a model.
@@ -61,6 +71,8 @@ class SurfaceSpec:
     limit_key: str
     # Records carry a store and a subject that the policy weighs (long-term memory).
     store_policy: bool = False
+    # Records may expire (`expires_at`); an expired one reads as gone (working memory).
+    expires: bool = False
     select_related: tuple[str, ...] = ()
 
     @property
@@ -153,6 +165,13 @@ MEMORY = SurfaceSpec(
     natural_key=None,
     label="Memory",
     plural="Memories",
+    columns=(
+        Column("content", "Content"),
+        Column("store", "Store"),
+        Column("category", "Category · tags"),
+        Column("subject", "Bank"),
+        Column("importance", "Importance"),
+    ),
     api_path="memories",
     tool_hint="memory (long-term)",
     limit_key="memory",
@@ -171,9 +190,16 @@ WORKING = SurfaceSpec(
     natural_key=("namespace", "key"),
     label="Working-memory entry",
     plural="Working memory",
+    columns=(
+        Column("key", "Key"),
+        Column("value", "Value"),
+        Column("category", "Category · tags"),
+        Column("expires_at", "Expires"),
+    ),
     api_path="working-memory",
     tool_hint="working (working memory)",
     limit_key="working",
+    expires=True,
 )
 SKILL = SurfaceSpec(
     key="skill",
@@ -187,6 +213,7 @@ SKILL = SurfaceSpec(
     natural_key=("name",),
     label="Skill",
     plural="Skills",
+    columns=(Column("name", "Name"), Column("summary", "Summary")),
     api_path="skills",
     tool_hint="skill",
     limit_key="skill",
@@ -203,6 +230,12 @@ TASK = SurfaceSpec(
     natural_key=("name",),
     label="Scheduled task",
     plural="Tasks",
+    columns=(
+        Column("name", "Name"),
+        Column("directive", "Directive"),
+        Column("schedule", "Schedule"),
+        Column("enabled", "Enabled"),
+    ),
     api_path="tasks",
     tool_hint="task (scheduled-task directive)",
     limit_key="task",
@@ -219,6 +252,7 @@ RULES = SurfaceSpec(
     natural_key=(),
     label="Rules",
     plural="Rules",
+    columns=(),
     api_path="rules",
     tool_hint="rules (the rules document)",
     limit_key="rules",

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from django.http import Http404
 
+from memoryadmin.web.rendering import render_markdown
+from stores.editing import outline, parse_rules
 from stores.models import VersionedRecord
 from stores.services import SURFACES, SurfaceSpec
+from stores.surfaces import Column
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,8 @@ class SurfaceUI:
     title: Callable[[VersionedRecord], str]
     select_related: tuple[str, ...] = ()
     default_sort: str = "-updated"
+    # What the record page shows beside the text itself (a skill's rendering, the rules).
+    text_context: Callable[[str], dict[str, Any]] = lambda text: {}
 
     @property
     def spec(self) -> SurfaceSpec:
@@ -38,6 +44,10 @@ class SurfaceUI:
         return self.spec.plural
 
     @property
+    def columns(self) -> tuple[Column, ...]:
+        return self.spec.columns
+
+    @property
     def text_field(self) -> str:
         return self.spec.primary_text_field
 
@@ -45,6 +55,14 @@ class SurfaceUI:
     def listed(self) -> bool:
         # The one record an agent has of a surface is shown on its own page, not in a list.
         return not self.spec.one_per_agent
+
+
+def _skill_text(text: str) -> dict[str, Any]:
+    return {"rendered": render_markdown(text), "sections": outline(text)}
+
+
+def _rules_text(text: str) -> dict[str, Any]:
+    return {"rules": parse_rules(text), "sections": outline(text)}
 
 
 # Ranked by hybrid recall (lexical + vector); the default sort of a memory search.
@@ -94,6 +112,7 @@ SURFACE_UI: dict[str, SurfaceUI] = {
             filters=frozenset({"stale"}),
             sorts={**_COMMON_SORTS, "name": ("name",)},
             title=lambda record: record.name,
+            text_context=_skill_text,
         ),
         SurfaceUI(
             key="task",
@@ -108,6 +127,7 @@ SURFACE_UI: dict[str, SurfaceUI] = {
             filters=frozenset(),
             sorts=dict(_COMMON_SORTS),
             title=lambda record: "rules.md",
+            text_context=_rules_text,
         ),
     )
 }

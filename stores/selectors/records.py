@@ -44,7 +44,7 @@ def records_for_agent(spec: SurfaceSpec, agent: Agent) -> QuerySet[VersionedReco
     records = spec.model.objects.filter(agent=agent)
     if spec.select_related:
         records = records.select_related(*spec.select_related)
-    if spec.model is WorkingMemoryEntry:
+    if spec.expires:
         records = records.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
     return records
 
