@@ -15,8 +15,7 @@ from django.http import Http404
 from memoryadmin.web.rendering import render_markdown
 from stores.editing import outline, parse_rules
 from stores.models import VersionedRecord
-from stores.services import SURFACES, SurfaceSpec
-from stores.surfaces import Column
+from stores.surfaces import SURFACES, Column, SurfaceSpec
 
 
 @dataclass(frozen=True)
