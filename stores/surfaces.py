@@ -276,5 +276,5 @@ _BY_MODEL: dict[type[VersionedRecord], SurfaceSpec] = {
 
 
 def surface_of(record: VersionedRecord) -> SurfaceSpec:
-    """The surface a record belongs to."""
-    return _BY_MODEL[type(record)]
+    """The surface a record belongs to (a proxy model's record: its concrete model's)."""
+    return _BY_MODEL[record._meta.concrete_model]
