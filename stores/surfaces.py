@@ -3,7 +3,8 @@
 Everything that differs between surfaces and is plain data lives here: the model, the text
 fields and which size limit applies, the natural key, the fields a create sets and a read
 returns, the strings a person or a URL names it by. The services, the selectors, the tools
-and the doors iterate `SURFACES`; none names a surface to choose a data shape.
+and the doors read these attributes and iterate `SURFACES` rather than compare surface keys;
+a branch on a key is left only for an op or a page part that one surface alone has.
 
 What stays elsewhere, on purpose: the text an embedding is computed from is
 `embedding_text()` on the model (`embedded` says whether a surface has one), because it is a
