@@ -1,4 +1,17 @@
-"""What the edit service knows about each surface: its model, text fields and state."""
+"""The surface registry: each surface declared once, for every layer and door.
+
+Everything that differs between surfaces and is plain data lives here: the model, the text
+fields and which size limit applies, the natural key, the fields a create sets and a read
+returns, the strings a person or a URL names it by. The services, the selectors, the tools
+and the doors read these attributes and iterate `SURFACES` rather than compare surface keys;
+a branch on a key is left only for an op or a page part that one surface alone has.
+
+What stays elsewhere, on purpose: the text an embedding is computed from is
+`embedding_text()` on the model (`embedded` says whether a surface has one), because it is a
+function of one record's fields that the model computes without the registry; the web door's
+presentation callables (titles, sorts, filters) stay in `memoryadmin/web/surfaces.py`, taking
+their labels from here; the ops a surface has of its own are declared by its services.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +31,14 @@ from stores.models import (
 
 
 @dataclass(frozen=True)
+class Column:
+    """One column of a surface's record list: the field it shows, under which heading."""
+
+    field: str
+    heading: str
+
+
+@dataclass(frozen=True)
 class SurfaceSpec:
     key: str
     model: type[VersionedRecord]
@@ -29,11 +50,40 @@ class SurfaceSpec:
     revertable_fields: tuple[str, ...]
     # Everything needed to bring a forgotten record back.
     state_fields: tuple[str, ...]
+    # Fields a create may set (the text fields among them).
+    create_fields: tuple[str, ...]
+    # Fields a full read returns after id, alias, version, created_at and updated_at, in order.
+    # A relation reads as its id, except a subject, which reads as the subject's own data.
+    read_fields: tuple[str, ...]
+    # The fields that name a record among its agent's beside its id and alias, for an import
+    # to find the record a file means: None when only id or alias name it, () when an agent
+    # has one record of the surface at most.
+    natural_key: tuple[str, ...] | None
+    # One record, and the list of them, as a person reads it.
+    label: str
+    plural: str
+    # The record list's columns between the id and the update time; () when not listed.
+    columns: tuple[Column, ...]
+    # The surface's path segment under /api/v1/.
+    api_path: str
+    # How a tool's `surface` parameter describes this value to a model.
+    tool_hint: str
+    # The key of settings.MEMORYADMIN["MAX_TEXT_LENGTH"] that bounds this surface's text.
+    limit_key: str
+    # Records carry a store and a subject that the policy weighs (long-term memory).
+    store_policy: bool = False
+    # Records may expire (`expires_at`); an expired one reads as gone (working memory).
+    expires: bool = False
     select_related: tuple[str, ...] = ()
 
     @property
     def primary_text_field(self) -> str:
         return self.text_fields[0]
+
+    @property
+    def one_per_agent(self) -> bool:
+        """An agent has one record of this surface at most (the rules document)."""
+        return self.natural_key == ()
 
     @property
     def embedded(self) -> bool:
@@ -83,6 +133,50 @@ MEMORY = SurfaceSpec(
         "archived_at",
         "decayed_at",
     ),
+    create_fields=(
+        "content",
+        "store",
+        "category",
+        "tags",
+        "importance",
+        "importance_floor",
+        "pinned",
+        "metadata",
+        "subject",
+        "alias",
+    ),
+    read_fields=(
+        "bank",
+        "subject",
+        "store",
+        "category",
+        "tags",
+        "content",
+        "importance",
+        "importance_floor",
+        "pinned",
+        "last_seen_at",
+        "reinforcement_count",
+        "metadata",
+        "superseded_by",
+        "invalidated_at",
+        "archived_at",
+        "decayed_at",
+    ),
+    natural_key=None,
+    label="Memory",
+    plural="Memories",
+    columns=(
+        Column("content", "Content"),
+        Column("store", "Store"),
+        Column("category", "Category · tags"),
+        Column("subject", "Bank"),
+        Column("importance", "Importance"),
+    ),
+    api_path="memories",
+    tool_hint="memory (long-term)",
+    limit_key="memory",
+    store_policy=True,
     select_related=("subject",),
 )
 WORKING = SurfaceSpec(
@@ -92,6 +186,21 @@ WORKING = SurfaceSpec(
     updatable_fields=("category", "tags"),
     revertable_fields=("category", "tags"),
     state_fields=(*_VERSIONED, "namespace", "key", "stored_at", "expires_at", "category", "tags"),
+    create_fields=("namespace", "key", "value", "expires_at", "ttl", "category", "tags", "alias"),
+    read_fields=("namespace", "key", "value", "stored_at", "expires_at", "category", "tags"),
+    natural_key=("namespace", "key"),
+    label="Working-memory entry",
+    plural="Working memory",
+    columns=(
+        Column("key", "Key"),
+        Column("value", "Value"),
+        Column("category", "Category · tags"),
+        Column("expires_at", "Expires"),
+    ),
+    api_path="working-memory",
+    tool_hint="working (working memory)",
+    limit_key="working",
+    expires=True,
 )
 SKILL = SurfaceSpec(
     key="skill",
@@ -100,6 +209,15 @@ SKILL = SurfaceSpec(
     updatable_fields=("name",),
     revertable_fields=("name",),
     state_fields=(*_VERSIONED, "name", "summary"),
+    create_fields=("name", "summary", "content", "alias"),
+    read_fields=("name", "summary", "content"),
+    natural_key=("name",),
+    label="Skill",
+    plural="Skills",
+    columns=(Column("name", "Name"), Column("summary", "Summary")),
+    api_path="skills",
+    tool_hint="skill",
+    limit_key="skill",
 )
 TASK = SurfaceSpec(
     key="task",
@@ -108,6 +226,20 @@ TASK = SurfaceSpec(
     updatable_fields=("name", "schedule", "enabled"),
     revertable_fields=("name", "schedule", "enabled"),
     state_fields=(*_VERSIONED, "name", "schedule", "enabled", "last_run_at"),
+    create_fields=("name", "schedule", "directive", "enabled", "alias"),
+    read_fields=("name", "schedule", "directive", "enabled", "last_run_at"),
+    natural_key=("name",),
+    label="Scheduled task",
+    plural="Tasks",
+    columns=(
+        Column("name", "Name"),
+        Column("directive", "Directive"),
+        Column("schedule", "Schedule"),
+        Column("enabled", "Enabled"),
+    ),
+    api_path="tasks",
+    tool_hint="task (scheduled-task directive)",
+    limit_key="task",
 )
 RULES = SurfaceSpec(
     key="rules",
@@ -116,6 +248,15 @@ RULES = SurfaceSpec(
     updatable_fields=(),
     revertable_fields=(),
     state_fields=_VERSIONED,
+    create_fields=("content", "alias"),
+    read_fields=("content",),
+    natural_key=(),
+    label="Rules",
+    plural="Rules",
+    columns=(),
+    api_path="rules",
+    tool_hint="rules (the rules document)",
+    limit_key="rules",
 )
 
 SURFACES: dict[str, SurfaceSpec] = {
@@ -128,3 +269,13 @@ def surface(key: str) -> SurfaceSpec:
         return SURFACES[key]
     except KeyError:
         raise KeyError(f"Unknown surface {key!r}; one of {', '.join(SURFACES)}.") from None
+
+
+_BY_MODEL: dict[type[VersionedRecord], SurfaceSpec] = {
+    spec.model: spec for spec in SURFACES.values()
+}
+
+
+def surface_of(record: VersionedRecord) -> SurfaceSpec:
+    """The surface a record belongs to (a proxy model's record: its concrete model's)."""
+    return _BY_MODEL[record._meta.concrete_model]

@@ -11,16 +11,11 @@ from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
 from memoryadmin.api.views.revisions import RevisionViewSet
-from memoryadmin.api.views.surfaces import (
-    MemoryViewSet,
-    RulesViewSet,
-    SkillViewSet,
-    TaskViewSet,
-    WorkingMemoryViewSet,
-)
+from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.api.views.tools import ToolViewSet
 from memoryadmin.doors.errors import error_body
 from stores.editing import Status
+from stores.surfaces import SURFACES
 
 
 class Router(DefaultRouter):
@@ -28,11 +23,8 @@ class Router(DefaultRouter):
 
 
 router = Router()
-router.register("memories", MemoryViewSet, basename="memory")
-router.register("working-memory", WorkingMemoryViewSet, basename="working")
-router.register("skills", SkillViewSet, basename="skill")
-router.register("tasks", TaskViewSet, basename="task")
-router.register("rules", RulesViewSet, basename="rules")
+for spec in SURFACES.values():
+    router.register(spec.api_path, SURFACE_VIEWSETS[spec.key], basename=spec.key)
 router.register("revisions", RevisionViewSet, basename="revision")
 
 tool_list = ToolViewSet.as_view({"get": "list"})

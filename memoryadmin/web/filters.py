@@ -1,4 +1,7 @@
-"""Template filters for untrusted memory text, built into every template (settings TEMPLATES)."""
+"""Template filters for untrusted memory text and the surface list, built into every template.
+
+(settings TEMPLATES `builtins`)
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from django import template
 from django.utils.safestring import SafeData, SafeString
 
 from memoryadmin.web.rendering import name_controls, show_controls
+from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
 
 register = template.Library()
 
@@ -24,3 +28,9 @@ def visible_controls(value: Any, mode: str = "html", autoescape: bool = True) ->
         named = name_controls(text)
         return SafeString(named) if isinstance(value, SafeData) else named
     return show_controls(text)
+
+
+@register.simple_tag
+def surface_uis() -> list[SurfaceUI]:
+    """Every surface in registry order, for the navigation: `{% surface_uis as surfaces %}`."""
+    return list(SURFACE_UI.values())

@@ -1,32 +1,50 @@
-"""How each surface shows in the browser: labels, the text people edit, filters and sorts."""
+"""How each surface shows in the browser: search, filters, sorts and titles.
+
+Labels, plurals and which surfaces are listed come from the registry (stores.surfaces); this
+module adds what only the browser needs, the callables among it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 from django.http import Http404
 
+from memoryadmin.web.rendering import render_markdown
+from stores.editing import outline, parse_rules
 from stores.models import VersionedRecord
-from stores.services import SURFACES, SurfaceSpec
+from stores.surfaces import SURFACES, Column, SurfaceSpec
 
 
 @dataclass(frozen=True)
 class SurfaceUI:
     key: str
-    label: str  # one record
-    plural: str  # the list
     search_fields: tuple[str, ...]
     filters: frozenset[str]
     sorts: dict[str, tuple[str, ...]]
     title: Callable[[VersionedRecord], str]
     select_related: tuple[str, ...] = ()
     default_sort: str = "-updated"
-    columns: tuple[str, ...] = field(default=())
+    # What the record page shows beside the text itself (a skill's rendering, the rules).
+    text_context: Callable[[str], dict[str, Any]] = lambda text: {}
 
     @property
     def spec(self) -> SurfaceSpec:
         return SURFACES[self.key]
+
+    @property
+    def label(self) -> str:  # one record
+        return self.spec.label
+
+    @property
+    def plural(self) -> str:  # the list
+        return self.spec.plural
+
+    @property
+    def columns(self) -> tuple[Column, ...]:
+        return self.spec.columns
 
     @property
     def text_field(self) -> str:
@@ -34,7 +52,16 @@ class SurfaceUI:
 
     @property
     def listed(self) -> bool:
-        return self.key != "rules"
+        # The one record an agent has of a surface is shown on its own page, not in a list.
+        return not self.spec.one_per_agent
+
+
+def _skill_text(text: str) -> dict[str, Any]:
+    return {"rendered": render_markdown(text), "sections": outline(text)}
+
+
+def _rules_text(text: str) -> dict[str, Any]:
+    return {"rules": parse_rules(text), "sections": outline(text)}
 
 
 # Ranked by hybrid recall (lexical + vector); the default sort of a memory search.
@@ -54,8 +81,6 @@ SURFACE_UI: dict[str, SurfaceUI] = {
     for ui in (
         SurfaceUI(
             key="memory",
-            label="Memory",
-            plural="Memories",
             search_fields=("content", "category", "alias"),
             filters=frozenset(
                 {"category", "store", "tag", "subject", "importance", "invalidated", "stale"}
@@ -71,8 +96,6 @@ SURFACE_UI: dict[str, SurfaceUI] = {
         ),
         SurfaceUI(
             key="working",
-            label="Working-memory entry",
-            plural="Working memory",
             search_fields=("value", "key", "namespace", "category", "alias"),
             filters=frozenset({"category", "tag", "namespace", "stale"}),
             sorts={
@@ -84,17 +107,14 @@ SURFACE_UI: dict[str, SurfaceUI] = {
         ),
         SurfaceUI(
             key="skill",
-            label="Skill",
-            plural="Skills",
             search_fields=("name", "summary", "content", "alias"),
             filters=frozenset({"stale"}),
             sorts={**_COMMON_SORTS, "name": ("name",)},
             title=lambda record: record.name,
+            text_context=_skill_text,
         ),
         SurfaceUI(
             key="task",
-            label="Scheduled task",
-            plural="Tasks",
             search_fields=("name", "directive", "schedule", "alias"),
             filters=frozenset({"enabled", "stale"}),
             sorts={**_COMMON_SORTS, "name": ("name",)},
@@ -102,12 +122,11 @@ SURFACE_UI: dict[str, SurfaceUI] = {
         ),
         SurfaceUI(
             key="rules",
-            label="Rules",
-            plural="Rules",
             search_fields=("content",),
             filters=frozenset(),
             sorts=dict(_COMMON_SORTS),
             title=lambda record: "rules.md",
+            text_context=_rules_text,
         ),
     )
 }

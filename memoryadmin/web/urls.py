@@ -1,4 +1,4 @@
-"""URLs of the browser UI. `surface` is one of memory, working, skill, task, rules."""
+"""URLs of the browser UI. `surface` is a key of the surface registry (stores.surfaces.SURFACES)."""
 
 from __future__ import annotations
 

@@ -35,7 +35,7 @@ from stores.services.importing import (
     clean_revision,
     clean_values,
 )
-from stores.surfaces import SURFACES, SurfaceSpec
+from stores.surfaces import MEMORY, SURFACES, SurfaceSpec
 
 FORMAT = "memoryadmin-agent"
 FORMAT_VERSION = 1
@@ -446,7 +446,7 @@ def _incoming(
         source=where,
         version=version,
         superseded_by=successor,
-        successor_stated=spec.key == "memory",
+        successor_stated=spec is MEMORY,
         same_record_if=(int(ref), created_at) if ref.isdigit() and created_at else None,
     )
 

@@ -5,22 +5,21 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from stores.editing import PREVIEW_LENGTH, cut_preview
 from stores.models import (
     Agent,
-    Memory,
     Revision,
-    RulesDocument,
     ScheduledTask,
     Skill,
     Subject,
     VersionedRecord,
     WorkingMemoryEntry,
 )
-from stores.surfaces import SurfaceSpec
+from stores.surfaces import SurfaceSpec, surface_of
 
 # The furthest a page may start: the database's OFFSET is a 64-bit integer, and a larger
 # one was a 500. Every door that pages (REST lists, the recall tool) takes this bound.
@@ -45,7 +44,7 @@ def records_for_agent(spec: SurfaceSpec, agent: Agent) -> QuerySet[VersionedReco
     records = spec.model.objects.filter(agent=agent)
     if spec.select_related:
         records = records.select_related(*spec.select_related)
-    if spec.model is WorkingMemoryEntry:
+    if spec.expires:
         records = records.filter(Q(expires_at__isnull=True) | Q(expires_at__gt=timezone.now()))
     return records
 
@@ -69,8 +68,9 @@ def named_record_id(model: type[Skill | ScheduledTask], agent: Agent, name: str)
     )
 
 
-def rules_document_id(agent: Agent) -> int | None:
-    return RulesDocument.objects.filter(agent=agent).values_list("pk", flat=True).first()
+def only_record_id(spec: SurfaceSpec, agent: Agent) -> int | None:
+    """The id of `agent`'s one record of a surface it has one of at most (its rules)."""
+    return spec.model.objects.filter(agent=agent).values_list("pk", flat=True).first()
 
 
 def subject_data(subject: Subject | None) -> dict[str, Any] | None:
@@ -88,6 +88,24 @@ def _moment(value: dt.datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
+def _read_value(record: VersionedRecord, name: str) -> Any:
+    try:
+        field = record._meta.get_field(name)
+    except FieldDoesNotExist:
+        value = getattr(record, name)  # a derived attribute, such as a memory's bank
+    else:
+        if field.is_relation:
+            if field.related_model is Subject:
+                return subject_data(getattr(record, name))
+            return getattr(record, field.attname)  # the id: reading the row costs a query
+        value = getattr(record, name)
+    if isinstance(value, dt.datetime):
+        return value.isoformat()
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
 def record_data(record: VersionedRecord) -> dict[str, Any]:
     """The full record: every field an agent may read, with its whole text and version."""
     data: dict[str, Any] = {
@@ -97,47 +115,8 @@ def record_data(record: VersionedRecord) -> dict[str, Any]:
         "created_at": _moment(record.created_at),
         "updated_at": _moment(record.updated_at),
     }
-    if isinstance(record, Memory):
-        data.update(
-            bank=record.bank,
-            subject=subject_data(record.subject),
-            store=record.store,
-            category=record.category,
-            tags=list(record.tags),
-            content=record.content,
-            importance=record.importance,
-            importance_floor=record.importance_floor,
-            pinned=record.pinned,
-            last_seen_at=_moment(record.last_seen_at),
-            reinforcement_count=record.reinforcement_count,
-            metadata=record.metadata,
-            superseded_by=record.superseded_by_id,
-            invalidated_at=_moment(record.invalidated_at),
-            archived_at=_moment(record.archived_at),
-            decayed_at=_moment(record.decayed_at),
-        )
-    elif isinstance(record, WorkingMemoryEntry):
-        data.update(
-            namespace=record.namespace,
-            key=record.key,
-            value=record.value,
-            stored_at=_moment(record.stored_at),
-            expires_at=_moment(record.expires_at),
-            category=record.category,
-            tags=list(record.tags),
-        )
-    elif isinstance(record, Skill):
-        data.update(name=record.name, summary=record.summary, content=record.content)
-    elif isinstance(record, ScheduledTask):
-        data.update(
-            name=record.name,
-            schedule=record.schedule,
-            directive=record.directive,
-            enabled=record.enabled,
-            last_run_at=_moment(record.last_run_at),
-        )
-    elif isinstance(record, RulesDocument):
-        data.update(content=record.content)
+    for name in surface_of(record).read_fields:
+        data[name] = _read_value(record, name)
     return data
 
 

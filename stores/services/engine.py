@@ -27,7 +27,6 @@ from stores.models import (
     Memory,
     Revision,
     VersionedRecord,
-    WorkingMemoryEntry,
     text_fingerprint,
 )
 from stores.services import policy
@@ -153,8 +152,8 @@ def find_record(
     # An id beats an alias that happens to read like another record's id.
     record = next((c for c in candidates if str(c.pk) == str(ref).strip()), candidates[0])
     record.agent = agent  # already loaded by the caller; spares a query per write
-    if isinstance(record, WorkingMemoryEntry) and record.is_expired():
-        raise NotFound(f"Working-memory entry {ref} has expired.")
+    if spec.expires and record.is_expired():
+        raise NotFound(f"{spec.label} {ref} has expired.")
     return record
 
 
@@ -176,7 +175,7 @@ def check_expected_version(record: VersionedRecord, expected_version: int | None
 
 
 def text_limit(spec: SurfaceSpec) -> int:
-    return settings.MEMORYADMIN["MAX_TEXT_LENGTH"][spec.key]
+    return settings.MEMORYADMIN["MAX_TEXT_LENGTH"][spec.limit_key]
 
 
 def check_text_size(spec: SurfaceSpec, text: str) -> None:
@@ -451,8 +450,8 @@ def success(
         version=record.version,
         revision=revision.pk,
         diff=diff,
-        store=record.store if isinstance(record, Memory) else None,
-        bank=record.bank if isinstance(record, Memory) else None,
+        store=record.store if spec.store_policy else None,
+        bank=record.bank if spec.store_policy else None,
         details=details or {},
         record=record,
     )

@@ -38,7 +38,7 @@ from stores.services.actors import Actor
 from stores.services.engine import Change, check_text_size, returns_result, write
 from stores.services.records import record_update
 from stores.services.results import WriteResult
-from stores.surfaces import SURFACES, SurfaceSpec
+from stores.surfaces import MEMORY, SURFACES, SurfaceSpec
 
 BATCH_SIZE = 2000
 
@@ -86,13 +86,10 @@ class Incoming:
 
     @property
     def natural_key(self) -> tuple[Any, ...] | None:
-        if self.surface == "working":
-            return (self.values.get("namespace"), self.values.get("key"))
-        if self.surface in ("skill", "task"):
-            return (self.values.get("name"),)
-        if self.surface == "rules":
-            return ()
-        return None
+        fields = SURFACES[self.surface].natural_key
+        if fields is None:
+            return None
+        return tuple(self.values.get(name) for name in fields)
 
 
 @dataclass(frozen=True)
@@ -413,7 +410,7 @@ def _import_group(
         if record is None:
             continue
         _sync_existing(spec, agent, record, entry, actor, dry_run, report, traces)
-        if spec.key == "memory" and entry.successor_stated:
+        if spec is MEMORY and entry.successor_stated:
             links.append(_Link(record.pk, entry.superseded_by, entry.source, existing=True))
     if not new:
         return
@@ -424,7 +421,7 @@ def _import_group(
     created = _create_batch(spec, agent, new, actor)
     tally.created += len(created)
     for entry, record in created:
-        if spec.key == "memory" and entry.superseded_by:
+        if spec is MEMORY and entry.superseded_by:
             links.append(_Link(record.pk, entry.superseded_by, entry.source, existing=False))
 
 
@@ -460,18 +457,18 @@ def _match_existing(
 def _by_natural_key(
     spec: SurfaceSpec, records: models.QuerySet, entries: list[Incoming]
 ) -> dict[tuple[Any, ...], VersionedRecord]:
-    if spec.key == "rules":
+    if spec.natural_key is None:
+        return {}
+    if spec.one_per_agent:
         document = records.first()
         return {(): document} if document is not None else {}
-    if spec.key in ("skill", "task"):
-        names = [e.values.get("name") for e in entries]
-        return {(r.name,): r for r in records.filter(name__in=names)}
-    if spec.key == "working":
-        condition = Q()
-        for entry in entries:
-            condition |= Q(namespace=entry.values.get("namespace"), key=entry.values.get("key"))
-        return {(r.namespace, r.key): r for r in records.filter(condition)}
-    return {}
+    condition = Q()
+    for entry in entries:
+        condition |= Q(**{name: entry.values.get(name) for name in spec.natural_key})
+    return {
+        tuple(getattr(record, name) for name in spec.natural_key): record
+        for record in records.filter(condition)
+    }
 
 
 def _differences(spec: SurfaceSpec, record: VersionedRecord, values: dict[str, Any]) -> dict:
@@ -793,7 +790,7 @@ def _link_superseded(
         if link.record_id not in current or current[link.record_id][0] == target_id:
             continue
         result = import_sync(
-            spec=SURFACES["memory"],
+            spec=MEMORY,
             agent=agent,
             record_id=link.record_id,
             actor=actor,

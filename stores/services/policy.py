@@ -5,6 +5,7 @@ from __future__ import annotations
 from stores.errors import Disabled, Forbidden, NotEditable, PrivacyRestricted
 from stores.models import Agent, Memory, Subject, VersionedRecord
 from stores.services.actors import Actor
+from stores.surfaces import surface_of
 
 # Long-term memory stores: `working` rows take every op, `episodic` rows are history that
 # may only be superseded, and `fact` rows are a read-only projection.
@@ -28,7 +29,7 @@ PRIVACY_EXEMPT_OPS = frozenset({"forget"})
 
 def check(record: VersionedRecord, *, actor: Actor, op: str) -> None:
     """Raise the refusal for `actor` doing `op` on `record`, or return quietly."""
-    if isinstance(record, Memory):
+    if surface_of(record).store_policy:
         check_agent(
             record.agent,
             actor=actor,

@@ -50,25 +50,6 @@ from stores.services.engine import (
 from stores.services.results import WriteResult
 from stores.surfaces import SurfaceSpec, surface
 
-CREATE_FIELDS: dict[str, tuple[str, ...]] = {
-    "memory": (
-        "content",
-        "store",
-        "category",
-        "tags",
-        "importance",
-        "importance_floor",
-        "pinned",
-        "metadata",
-        "subject",
-        "alias",
-    ),
-    "working": ("namespace", "key", "value", "expires_at", "ttl", "category", "tags", "alias"),
-    "skill": ("name", "summary", "content", "alias"),
-    "task": ("name", "schedule", "directive", "enabled", "alias"),
-    "rules": ("content", "alias"),
-}
-
 
 def clean_values(
     spec: SurfaceSpec, values: dict[str, Any], allowed: Sequence[str]
@@ -119,11 +100,11 @@ def record_create(
     spec = surface(surface_key)
     if not actor.can_see(agent):
         raise NotFound(f"No agent {agent.name!r}.")
-    cleaned = clean_values(spec, values, CREATE_FIELDS[spec.key])
+    cleaned = clean_values(spec, values, spec.create_fields)
     clamped = False
     if "importance" in values:
         clamped = validation.clamp_importance(values["importance"])[1]
-    if spec.key == "memory":
+    if spec.store_policy:
         subject = cleaned.get("subject")
         if subject is not None and subject.agent_id != agent.pk:
             raise Invalid("subject belongs to another agent.")
@@ -234,16 +215,6 @@ def record_replace(
     )
 
 
-# Where each surface's records are read in full over REST, for the truncation refusal.
-_API_PATHS = {
-    "memory": "memories",
-    "working": "working-memory",
-    "skill": "skills",
-    "task": "tasks",
-    "rules": "rules",
-}
-
-
 def _check_replacement(
     spec: SurfaceSpec,
     record: VersionedRecord,
@@ -260,7 +231,7 @@ def _check_replacement(
     if not allow_shorter and looks_truncated(current, new_text):
         ways = [
             f"read_record (surface {spec.key}, id {record.pk})",
-            f"GET /api/v1/{_API_PATHS[spec.key]}/{record.pk}/",
+            f"GET /api/v1/{spec.api_path}/{record.pk}/",
         ]
         if spec.key == "memory":
             ways.append(f"the MCP resource memory://{record.pk}")
@@ -445,7 +416,7 @@ def _restore_forgotten(
     text_field, text = _revision_text(spec, revision, to)
     check_text_size(spec, text)
     values = restorable_values(spec, state, spec.state_fields, agent=agent, record_id=record_id)
-    if spec.key == "memory":
+    if spec.store_policy:
         policy.check_agent(
             agent,
             actor=actor,

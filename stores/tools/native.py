@@ -7,7 +7,7 @@ from typing import Any
 from stores.editing import PhraseEdit, Status
 from stores.errors import NotFound
 from stores.selectors.filters import MemoryFilters
-from stores.selectors.records import MAX_OFFSET, record_data, rules_document_id
+from stores.selectors.records import MAX_OFFSET, only_record_id, record_data
 from stores.selectors.search import recall
 from stores.services import (
     find_record,
@@ -42,8 +42,9 @@ def _ref(context: ToolContext, surface_key: str, args: dict[str, Any]) -> int | 
     """The record named by args["id"]; for rules, the agent's one document when omitted."""
     if "id" in args:
         return args["id"]
-    if surface_key == "rules":
-        document_id = rules_document_id(context.agent)
+    spec = surface(surface_key)
+    if spec.one_per_agent:
+        document_id = only_record_id(spec, context.agent)
         if document_id is not None:
             return document_id
         raise NotFound("This agent has no rules document yet; add_rule starts one.")

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
+from stores.surfaces import SURFACES
 
-SURFACE_KEYS = ["memory", "working", "skill", "task", "rules"]
+SURFACE_KEYS = list(SURFACES)
 
 REFUSAL_ADVICE = (
     " A refusal (no_match, ambiguous, conflict, suspected_truncation, ...) means the text "
@@ -22,11 +23,15 @@ def record_id(what: str = "record") -> dict[str, Any]:
     }
 
 
+def _hints() -> str:
+    *first, last = (spec.tool_hint for spec in SURFACES.values())
+    return f"{', '.join(first)} or {last}."
+
+
 SURFACE = {
     "type": "string",
     "enum": SURFACE_KEYS,
-    "description": "memory (long-term), working (working memory), skill, task "
-    "(scheduled-task directive) or rules (the rules document).",
+    "description": _hints(),
 }
 OLD_STRING = {
     "type": "string",

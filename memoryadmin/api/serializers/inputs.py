@@ -10,6 +10,7 @@ from rest_framework import serializers
 from stores.models import Memory
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 from stores.selectors.records import MAX_OFFSET
+from stores.surfaces import SURFACES
 
 
 class InputSerializer(serializers.Serializer):
@@ -311,9 +312,7 @@ RecallQuery = type(PageQuery)(
 
 
 class RevisionQuery(PageQuery):
-    surface = serializers.ChoiceField(
-        choices=["memory", "working", "skill", "task", "rules"], required=False, allow_blank=True
-    )
+    surface = serializers.ChoiceField(choices=list(SURFACES), required=False, allow_blank=True)
     record_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
 
 

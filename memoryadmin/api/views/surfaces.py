@@ -53,6 +53,10 @@ class SurfaceViewSet(AgentViewSet):
     surface_key: ClassVar[str]
     create_input: ClassVar[type[serializers.Serializer]]
     fields_input: ClassVar[type[serializers.Serializer]]
+    # What the OpenAPI schema says a full read, a list page and the list's query hold.
+    read_output: ClassVar[type[serializers.Serializer]]
+    page_output: ClassVar[type[serializers.Serializer]]
+    list_query: ClassVar[type[serializers.Serializer]] = inputs.PageQuery
     lookup_field = "ref"
     lookup_value_regex = "[^/]+"
 
@@ -205,6 +209,9 @@ class MemoryViewSet(SurfaceViewSet):
     surface_key = "memory"
     create_input = inputs.MemoryCreateInput
     fields_input = inputs.MemoryFieldsInput
+    read_output = outputs.MemoryRead
+    page_output = outputs.RecallPage
+    list_query = inputs.RecallQuery
 
     def list(self, request: Request) -> Response:
         """Recall: memories ranked by relevance to q, as previews (never the full text)."""
@@ -250,6 +257,8 @@ class WorkingMemoryViewSet(SurfaceViewSet):
     surface_key = "working"
     create_input = inputs.WorkingCreateInput
     fields_input = inputs.WorkingFieldsInput
+    read_output = outputs.WorkingRead
+    page_output = outputs.WorkingPage
 
     @action(detail=True, methods=["post"])
     def set_ttl(self, request: Request, ref: str) -> Response:
@@ -260,6 +269,8 @@ class SkillViewSet(SurfaceViewSet):
     surface_key = "skill"
     create_input = inputs.SkillCreateInput
     fields_input = inputs.SkillFieldsInput
+    read_output = outputs.SkillRead
+    page_output = outputs.SkillPage
 
     @action(detail=True, methods=["post"])
     def append(self, request: Request, ref: str) -> Response:
@@ -278,12 +289,16 @@ class TaskViewSet(SurfaceViewSet):
     surface_key = "task"
     create_input = inputs.TaskCreateInput
     fields_input = inputs.TaskFieldsInput
+    read_output = outputs.TaskRead
+    page_output = outputs.TaskPage
 
 
 class RulesViewSet(SurfaceViewSet):
     surface_key = "rules"
     create_input = inputs.RulesCreateInput
     fields_input = inputs.RulesFieldsInput
+    read_output = outputs.RulesRead
+    page_output = outputs.RulesPage
 
     def rule_op(self, function: Any, ref: str, values: dict[str, Any]) -> Response:
         # The rule ops address the agent's one document; the path must name it.
@@ -346,13 +361,9 @@ _SUMMARIES = {
 }
 
 
-def _document(
-    viewset: type[SurfaceViewSet],
-    tag: str,
-    read: type[serializers.Serializer],
-    page: type[serializers.Serializer],
-    list_query: type[serializers.Serializer] = inputs.PageQuery,
-) -> None:
+def _document(viewset: type[SurfaceViewSet]) -> None:
+    tag = surface(viewset.surface_key).api_path
+    read, page, list_query = viewset.read_output, viewset.page_output, viewset.list_query
     on_record = [AGENT_PARAMETER, REF_PARAMETER]
     views = {
         "list": extend_schema(tags=[tag], parameters=[list_query], responses=read_responses(page)),
@@ -395,8 +406,10 @@ def _document(
     extend_schema_view(**views)(viewset)
 
 
-_document(MemoryViewSet, "memories", outputs.MemoryRead, outputs.RecallPage, inputs.RecallQuery)
-_document(WorkingMemoryViewSet, "working-memory", outputs.WorkingRead, outputs.WorkingPage)
-_document(SkillViewSet, "skills", outputs.SkillRead, outputs.SkillPage)
-_document(TaskViewSet, "tasks", outputs.TaskRead, outputs.TaskPage)
-_document(RulesViewSet, "rules", outputs.RulesRead, outputs.RulesPage)
+# Each surface's viewset, by surface key; the router mounts each at its `api_path`.
+SURFACE_VIEWSETS: dict[str, type[SurfaceViewSet]] = {
+    viewset.surface_key: viewset
+    for viewset in (MemoryViewSet, WorkingMemoryViewSet, SkillViewSet, TaskViewSet, RulesViewSet)
+}
+for _viewset in SURFACE_VIEWSETS.values():
+    _document(_viewset)

@@ -12,7 +12,7 @@ from django_htmx.http import HttpResponseClientRedirect
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import PhraseEditForm, RuleForm, SectionForm
-from memoryadmin.web.rendering import diff_pieces, render_markdown
+from memoryadmin.web.rendering import diff_pieces
 from memoryadmin.web.selectors import text_at_version
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
@@ -27,8 +27,8 @@ from memoryadmin.web.views.common import (
     require_record,
     swap_into,
 )
-from stores.editing import Status, TextEditError, TooLong, apply_edit, outline, parse_rules
-from stores.models import Memory, Revision, RulesDocument, VersionedRecord, WorkingMemoryEntry
+from stores.editing import Status, TextEditError, TooLong, apply_edit
+from stores.models import Memory, Revision, RulesDocument, VersionedRecord
 from stores.services import (
     WriteResult,
     memory_invalidate,
@@ -81,11 +81,11 @@ def record_context(
     allowed: frozenset[str] | None = None
     if not scope.can_write:
         notes.append("You have read-only access to this agent: nothing here can be changed.")
-    if isinstance(record, Memory):
+    if ui.spec.store_policy:
         allowed = allowed_ops(record.store, actor=scope.actor)
         if allowed is not None and scope.can_write:
             notes.append(STORE_NOTES[record.store])
-    expired = isinstance(record, WorkingMemoryEntry) and record.is_expired()
+    expired = ui.spec.expires and record.is_expired()
     if expired:
         notes.append(
             "This entry has expired: it is no longer editable and the next sweep purges it."
@@ -108,12 +108,7 @@ def record_context(
             agent=scope.agent, surface=ui.key, record_id=record.pk, review=Revision.Review.PENDING
         ).count(),
     }
-    if ui.key == "skill":
-        context["rendered"] = render_markdown(text)
-        context["sections"] = outline(text)
-    if ui.key == "rules":
-        context["rules"] = parse_rules(text)
-        context["sections"] = outline(text)
+    context.update(ui.text_context(text))
     return context
 
 
