@@ -92,7 +92,9 @@ def wait_until_up(base: str, process: subprocess.Popen, log: Path) -> None:
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log.read_text()}")
-        with contextlib.suppress(requests.ConnectionError):
+        # A booting worker may hold an accepted connection until its application is loaded:
+        # on a busy machine that outlasts one read timeout, which is not being down.
+        with contextlib.suppress(requests.ConnectionError, requests.Timeout):
             if requests.get(f"{base}/accounts/login/", timeout=5).status_code == 200:
                 return
         time.sleep(0.2)
