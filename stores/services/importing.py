@@ -35,7 +35,13 @@ from stores.models import (
 )
 from stores.services import policy, validation
 from stores.services.actors import Actor
-from stores.services.engine import Change, check_text_size, returns_result, write
+from stores.services.engine import (
+    Change,
+    build_revision,
+    check_text_size,
+    returns_result,
+    write,
+)
 from stores.services.records import record_update
 from stores.services.results import WriteResult
 from stores.surfaces import SURFACES, SurfaceSpec
@@ -612,20 +618,16 @@ def _create_batch(
                     carried.append((revision, created_at))
                 continue
             revisions.append(
-                Revision(
-                    agent=agent,
-                    surface=spec.key,
-                    record_id=record.pk,
-                    version_before=0,
-                    version_after=record.version,
+                build_revision(
+                    spec,
+                    record,
+                    actor=actor,
                     op="import",
-                    field=text_field,
-                    actor=actor.label,
-                    channel=actor.channel,
+                    text_field=text_field,
+                    version_before=0,
                     before_text="",
                     after_text=getattr(record, text_field),
                     before_state={},
-                    after_state=spec.snapshot(record),
                 )
             )
         Revision.objects.bulk_create(revisions, batch_size=500)

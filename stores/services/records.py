@@ -28,6 +28,7 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.selectors.revisions import last_revision, record_revision_of
 from stores.services import policy, validation
 from stores.services.actors import Actor
 from stores.services.engine import (
@@ -43,6 +44,7 @@ from stores.services.engine import (
     record_revision,
     returns_result,
     schedule_reembed,
+    settle_review,
     success,
     text_limit,
     write,
@@ -431,11 +433,7 @@ def _restore_forgotten(
     if not actor.can_see(agent) or not str(ref).strip().isdigit():
         raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
     record_id = int(str(ref).strip())
-    last = (
-        Revision.objects.filter(agent=agent, surface=spec.key, record_id=record_id)
-        .order_by("-version_after")
-        .first()
-    )
+    last = last_revision(agent, spec.key, record_id)
     if last is None or last.op != "forget":
         raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
     revision = _revision_of(spec, agent, record_id, revision_id)
@@ -595,21 +593,18 @@ def _live_link(field: models.ForeignKey, value: Any, *, agent: Agent, record_id:
 
 def _revision_of(spec: SurfaceSpec, agent: Agent, record_id: int, revision_id: int) -> Revision:
     try:
-        return Revision.objects.get(
-            pk=int(revision_id), agent=agent, surface=spec.key, record_id=record_id
-        )
-    except (Revision.DoesNotExist, TypeError, ValueError):
-        raise NotFound(f"Revision {revision_id} is not a revision of this record.") from None
+        revision = record_revision_of(agent, spec.key, record_id, int(revision_id))
+    except (TypeError, ValueError):
+        revision = None
+    if revision is None:
+        raise NotFound(f"Revision {revision_id} is not a revision of this record.")
+    return revision
 
 
 def _mark_reviewed(revision: Revision, actor: Actor, to: str) -> None:
     """Reverting what an agent wrote settles its pending review."""
-    if to == "before" and revision.review == Revision.Review.PENDING:
-        Revision.objects.filter(pk=revision.pk).update(
-            review=Revision.Review.REVERTED,
-            reviewed_by=actor.user if actor.kind == "user" else None,
-            reviewed_at=timezone.now(),
-        )
+    if to == "before":
+        settle_review(revision, Revision.Review.REVERTED, actor)
 
 
 def _text_field(spec: SurfaceSpec, field: str | None) -> str:
