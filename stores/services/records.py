@@ -6,7 +6,6 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
@@ -545,39 +544,11 @@ def restorable_values(
         if field.many_to_one:
             values[field.attname] = _live_link(field, value, agent=agent, record_id=record_id)
         else:
-            values[field.attname] = _state_value(field, value)
+            try:
+                values[field.attname] = validation.field_value(field, value)
+            except Invalid as error:
+                raise Invalid(f"The revision's state holds what no write could set: {error.message}") from None
     return values
-
-
-def _state_value(field: models.Field, value: Any) -> Any:
-    name = field.name
-    if value is None:
-        if not field.null:
-            raise Invalid(f"The revision's state has no value for {name}, which needs one.")
-        return None
-    if name in ("importance", "importance_floor"):
-        value = validation.clamp_importance(value)[0]
-    elif name == "tags":
-        value = validation.tags(value)
-    elif name == "metadata":
-        value = validation.metadata(value)
-    elif name == "schedule":
-        value = validation.cron(value)
-    elif isinstance(field, models.BooleanField):
-        value = validation.flag(value, name)
-    elif isinstance(field, models.DateTimeField):
-        value = validation.moment(value, name)
-    elif isinstance(field, models.CharField | models.TextField):
-        value = validation.text(value, name)
-    elif isinstance(field, models.PositiveIntegerField) and (
-        isinstance(value, bool) or not isinstance(value, int)
-    ):
-        raise Invalid(f"{name} must be a whole number, not {value!r}.")
-    try:
-        # Length, choices (a store the rules do not know would escape them) and range.
-        return field.clean(value, None)
-    except ValidationError as error:
-        raise Invalid(f"The revision's state holds an invalid {name}: {' '.join(error)}") from None
 
 
 def _live_link(field: models.ForeignKey, value: Any, *, agent: Agent, record_id: int) -> int | None:
