@@ -112,6 +112,15 @@ def changes_since(
     )
 
 
+def recorded_versions(surface_key: str, record_id: int) -> set[int]:
+    """The versions the record's revisions produced (a record id belongs to one agent)."""
+    return set(
+        Revision.objects.filter(surface=surface_key, record_id=record_id).values_list(
+            "version_after", flat=True
+        )
+    )
+
+
 def text_at_version(
     agent: Agent, surface_key: str, record_id: int, version: int, field: str
 ) -> str | None:

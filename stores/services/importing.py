@@ -33,6 +33,7 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.selectors.revisions import recorded_versions
 from stores.services import policy, validation
 from stores.services.actors import Actor
 from stores.services.engine import (
@@ -645,11 +646,7 @@ def _add_missing_history(
     """A re-import of an export with history adds the revisions this record lacks."""
     if not entry.history:
         return
-    present = set(
-        Revision.objects.filter(surface=spec.key, record_id=record.pk).values_list(
-            "version_after", flat=True
-        )
-    )
+    present = recorded_versions(spec.key, record.pk)
     # A revision past the record's own version would take the number of its next write.
     missing = [
         row

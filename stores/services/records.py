@@ -547,7 +547,9 @@ def restorable_values(
             try:
                 values[field.attname] = validation.field_value(field, value)
             except Invalid as error:
-                raise Invalid(f"The revision's state holds what no write could set: {error.message}") from None
+                raise Invalid(
+                    f"The revision's state holds what no write could set: {error.message}"
+                ) from None
     return values
 
 

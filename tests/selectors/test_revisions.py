@@ -7,12 +7,17 @@ import pytest
 from stores.models import Agent
 from stores.selectors.revisions import (
     agent_revisions,
+    changes_since,
+    has_history,
     history_of,
     last_revision,
     live_refs,
     pending_by_surface,
+    pending_count,
     pending_counts,
     pending_revisions,
+    recorded_versions,
+    text_at_version,
 )
 from stores.services import Actor, record_edit, record_forget
 from tests.factories import agent_token
@@ -54,6 +59,7 @@ def test_a_forgotten_record_is_found_by_its_last_revision_not_as_live(agent, mak
     record_forget(surface_key="memory", agent=agent, ref=gone.pk, actor=Actor.maintainer("t"))
 
     assert last_revision(agent, "memory", gone.pk).op == "forget"
+    assert has_history(agent, "memory", gone.pk) and not has_history(agent, "memory", 0)
     assert live_refs(agent, agent_revisions(agent)) == {("memory", kept.pk)}
 
 
@@ -76,3 +82,20 @@ def test_a_list_without_body_leaves_the_texts_unread(agent, make, with_body):
     make.memory(agent, "The user likes tea.")
     row = agent_revisions(agent, with_body=with_body).first()
     assert ("after_text" in row.get_deferred_fields()) is not with_body
+
+
+def test_a_stale_form_finds_the_text_it_was_loaded_from_and_what_changed_since(agent, make):
+    memory = make.memory(agent, "The user likes tea.")
+    me = Actor.maintainer("tests")
+    edit(agent, memory, me, "tea", "mate")
+    edit(agent, memory, me, "mate", "cocoa")
+
+    assert text_at_version(agent, "memory", memory.pk, 2, "content") == "The user likes mate."
+    assert [
+        row.version_after for row in changes_since(agent, "memory", memory.pk, 1, limit=20)
+    ] == [
+        2,
+        3,
+    ]
+    assert recorded_versions("memory", memory.pk) == {1, 2, 3}
+    assert pending_count(agent, "memory", memory.pk) == 0
