@@ -74,7 +74,10 @@ CREATE_FIELDS: dict[str, tuple[str, ...]] = {
 def clean_values(
     spec: SurfaceSpec, values: dict[str, Any], allowed: Sequence[str]
 ) -> dict[str, Any]:
-    """Validate and coerce field values for `spec`; unknown fields are refused, not ignored."""
+    """Validate and coerce an op's field values for `spec`; unknown fields are refused, not
+    ignored. Values shaped alike everywhere are checked by `validation.SHAPED`; the rest of
+    a field's checks are the model's, run by the engine, which names each field that fails
+    (values set from stored data are checked by `validation.field_value` instead)."""
     unknown = sorted(set(values) - set(allowed))
     if unknown:
         raise Invalid(
@@ -85,14 +88,8 @@ def clean_values(
     for name, value in values.items():
         if name in spec.text_fields:
             cleaned[name] = validation.text(value, name)
-        elif name == "importance" or name == "importance_floor":
-            cleaned[name] = validation.clamp_importance(value)[0]
-        elif name == "tags":
-            cleaned[name] = validation.tags(value)
-        elif name == "metadata":
-            cleaned[name] = validation.metadata(value)
-        elif name == "schedule":
-            cleaned[name] = validation.cron(value)
+        elif name in validation.SHAPED:
+            cleaned[name] = validation.SHAPED[name](value)
         elif name in ("enabled", "pinned"):
             cleaned[name] = validation.flag(value, name)
         elif name == "expires_at":

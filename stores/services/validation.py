@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from croniter import croniter
@@ -143,6 +144,21 @@ def flag(value: Any, name: str) -> bool:
     raise Invalid(f"{name} must be true or false.")
 
 
+def importance(value: Any) -> float:
+    return clamp_importance(value)[0]
+
+
+# Fields whose values have a shape their column does not state, checked alike by every
+# write: an op's parameters, an import, a restored snapshot.
+SHAPED: dict[str, Callable[[Any], Any]] = {
+    "tags": tags,
+    "metadata": metadata,
+    "schedule": cron,
+    "importance": importance,
+    "importance_floor": importance,
+}
+
+
 def field_value(model_field: models.Field, value: Any) -> Any:
     """`value` checked and coerced for one model field by the field's type, as a write sets it.
 
@@ -155,14 +171,8 @@ def field_value(model_field: models.Field, value: Any) -> Any:
         if not model_field.null:
             raise Invalid(f"{name} may not be empty (null).")
         return None
-    if name == "tags":
-        value = tags(value)
-    elif name == "metadata":
-        value = metadata(value)
-    elif name == "schedule":
-        value = cron(value)
-    elif name in ("importance", "importance_floor"):
-        value = clamp_importance(value)[0]
+    if name in SHAPED:
+        value = SHAPED[name](value)
     elif isinstance(model_field, models.DateTimeField):
         value = moment(value, name)
     elif isinstance(model_field, models.BooleanField):
