@@ -1,11 +1,10 @@
-"""Reads for the browser pages: list filtering, dashboard figures, texts of past versions.
+"""Reads for the browser pages: list filtering and dashboard figures.
 
 Every function here runs a fixed number of queries, whatever the number of rows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,12 +12,15 @@ from django.conf import settings
 from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
 
 from memoryadmin.web.surfaces import RELEVANCE, SURFACE_UI, SurfaceUI
-from stores.models import Agent, Memory, Revision
+from stores.models import Agent, Memory
 from stores.selectors.embeddings import stale_filter
 from stores.selectors.filters import MemoryFilters, filtered_memories, has_tag, still_true
+from stores.selectors.revisions import pending_by_surface, pending_record_ids
+
+# The record views read a past version's text from here, beside the other page reads.
+from stores.selectors.revisions import text_at_version as text_at_version
 from stores.selectors.search import search_memories
 
-PENDING = Revision.Review.PENDING
 # How many nearest vectors a list search adds beside its word matches.
 SEMANTIC_NEIGHBOURS = 5
 
@@ -74,10 +76,7 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
     if "stale" in shown and params.get("stale"):
         records = records.filter(stale_filter())
     if params.get("pending"):
-        pending_ids = Revision.objects.filter(agent=agent, surface=ui.key, review=PENDING).values(
-            "record_id"
-        )
-        records = records.filter(pk__in=pending_ids)
+        records = records.filter(pk__in=pending_record_ids(agent, ui.key))
     if sort == RELEVANCE and ranked:
         rank = Case(
             *(
@@ -109,18 +108,6 @@ def _relevant(agent: Agent, filters: MemoryFilters) -> list[int]:
     ]
 
 
-def pending_counts(agent: Agent, surface_key: str, record_ids: Iterable[int]) -> dict[int, int]:
-    """How many revisions of each record await review (one query for a whole page)."""
-    rows = (
-        Revision.objects.filter(
-            agent=agent, surface=surface_key, review=PENDING, record_id__in=list(record_ids)
-        )
-        .values("record_id")
-        .annotate(count=Count("id"))
-    )
-    return {row["record_id"]: row["count"] for row in rows}
-
-
 def memory_categories(agent: Agent) -> list[str]:
     return list(
         Memory.objects.filter(agent=agent)
@@ -139,12 +126,7 @@ class SurfaceCount:
 
 
 def dashboard_counts(agent: Agent) -> list[SurfaceCount]:
-    pending = dict(
-        Revision.objects.filter(agent=agent, review=PENDING)
-        .values_list("surface")
-        .annotate(count=Count("id"))
-        .values_list("surface", "count")
-    )
+    pending = pending_by_surface(agent)
     counts = []
     for ui in SURFACE_UI.values():
         records = ui.spec.model.objects.filter(agent=agent)
@@ -174,39 +156,3 @@ def memory_store_counts(agent: Agent) -> list[tuple[str, str, int, int]]:
         row = rows.get(store, {"total": 0, "invalidated": 0})
         result.append((store, label, row["total"] - row["invalidated"], row["invalidated"]))
     return result
-
-
-def text_at_version(
-    agent: Agent, surface_key: str, record_id: int, version: int, field: str
-) -> str | None:
-    """The record's `field` text as it stood at `version`, read back from the revisions."""
-    revision = (
-        Revision.objects.filter(
-            agent=agent,
-            surface=surface_key,
-            record_id=record_id,
-            version_after__lte=version,
-            field=field,
-        )
-        .order_by("-version_after")
-        .only("after_text")
-        .first()
-    )
-    return None if revision is None else revision.after_text
-
-
-def existing_ids(agent: Agent, refs: Iterable[tuple[str, int]]) -> set[tuple[str, int]]:
-    """Which (surface, id) pairs still exist: one query per surface present in `refs`."""
-    by_surface: dict[str, set[int]] = {}
-    for surface_key, record_id in refs:
-        by_surface.setdefault(surface_key, set()).add(record_id)
-    found: set[tuple[str, int]] = set()
-    for surface_key, ids in by_surface.items():
-        ui = SURFACE_UI.get(surface_key)
-        if ui is None:
-            continue
-        for pk in ui.spec.model.objects.filter(agent=agent, pk__in=ids).values_list(
-            "pk", flat=True
-        ):
-            found.add((surface_key, pk))
-    return found

@@ -8,7 +8,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError
 
 from stores.errors import ApplicationError
-from stores.interchange.console import console_for, print_import_report, progress_bar
+from stores.interchange.console import print_import_report
+from stores.management.progress import console_for, progress_bar
 from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, stale_records
 from stores.services import Actor, agent_get_or_create
@@ -85,15 +86,7 @@ class ImportCommand(BaseCommand):
     def embed(self, agent: Agent) -> None:
         console = console_for(self.stderr)
         for surface_key in embedded_surfaces():
-            total = stale_records(surface_key, agent=agent).count()
-            if not total:
+            if not stale_records(surface_key, agent=agent).exists():
                 continue
-            with progress_bar(console, f"embedding {surface_key}", total) as advance:
-                done_so_far = 0
-
-                def report(_surface: str, done: int, _total: int) -> None:
-                    nonlocal done_so_far
-                    advance(done - done_so_far)
-                    done_so_far = done
-
-                reembed_sweep(surfaces=[surface_key], agent=agent, progress=report)
+            with progress_bar(console, "embedding") as bar:
+                reembed_sweep(surfaces=[surface_key], agent=agent, progress=bar.report)

@@ -1,51 +1,11 @@
-"""Progress bars and summary tables for the import and export commands (rich).
-
-rich draws both, so the commands need one library; bars are drawn only on a terminal,
-so logs and tests get the summary alone.
-"""
+"""Summary tables for the import and export commands (rich, like their progress bars)."""
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator
-from typing import IO
-
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 
 from stores.services.importing import ImportReport
-
-
-def console_for(stream: IO[str]) -> Console:
-    return Console(file=stream, soft_wrap=True, highlight=False)
-
-
-@contextlib.contextmanager
-def progress_bar(
-    console: Console, description: str, total: int | None
-) -> Iterator[Callable[[int], None]]:
-    """A bar on the terminal; yields `advance(n)`."""
-    progress = Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        disable=not console.is_terminal,
-        transient=False,
-    )
-    with progress:
-        task = progress.add_task(description, total=total)
-        yield lambda amount=1: progress.advance(task, amount)
 
 
 def import_table(report: ImportReport) -> Table:

@@ -26,6 +26,7 @@ from stores.errors import ApplicationError, Invalid
 from stores.interchange import rockbot
 from stores.interchange.files import UnsafePath, relative_parts
 from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
+from stores.selectors.revisions import record_histories
 from stores.services import validation
 from stores.services.importing import (
     REVISION_FIELDS,
@@ -115,7 +116,7 @@ def write_agent(
         for start in range(0, len(ids), 1000):
             chunk_ids = [pk for pk, _ in ids[start : start + 1000]]
             records = spec.model.objects.in_bulk(chunk_ids)
-            history = _history(spec, agent, chunk_ids) if with_revisions else {}
+            history = record_histories(agent, spec.key, chunk_ids) if with_revisions else {}
             sources = _sources(agent, spec.key, chunk_ids)
             for pk in chunk_ids:
                 record = records[pk]
@@ -171,16 +172,6 @@ def _record_doc(
         doc["embedding_model"] = record.embedding_model
         doc["embedding_hash"] = record.embedding_hash
     return doc
-
-
-def _history(spec: SurfaceSpec, agent: Agent, record_ids: list[int]) -> dict[int, list[Revision]]:
-    history: dict[int, list[Revision]] = {}
-    revisions = Revision.objects.filter(
-        agent=agent, surface=spec.key, record_id__in=record_ids
-    ).order_by("record_id", "version_after", "pk")
-    for revision in revisions:
-        history.setdefault(revision.record_id, []).append(revision)
-    return history
 
 
 def _revision_doc(

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import F, OuterRef, Q, Subquery
+from django.db.models import F, Q
 
-from stores.models import Memory, Revision
+from stores.models import Memory
 from stores.selectors.embeddings import EmbeddingStatus, embedding_status
+from stores.selectors.revisions import latest_version
 from stores.selectors.working import expired_entries
 from stores.surfaces import SURFACES
 
@@ -70,13 +71,8 @@ def version_mismatches() -> list[Finding]:
     """Each record's version must be the version its latest revision produced."""
     findings = []
     for key, spec in SURFACES.items():
-        latest = Revision.objects.filter(surface=key, record_id=OuterRef("pk")).order_by(
-            "-version_after"
-        )
         records = (
-            spec.model.objects.annotate(
-                recorded_version=Subquery(latest.values("version_after")[:1])
-            )
+            spec.model.objects.annotate(recorded_version=latest_version(key))
             .filter(Q(recorded_version__isnull=True) | ~Q(recorded_version=F("version")))
             .order_by("pk")
             .only("pk", "version")

@@ -12,7 +12,6 @@ from django.utils import timezone
 from stores.editing import PREVIEW_LENGTH, cut_preview
 from stores.models import (
     Agent,
-    Revision,
     ScheduledTask,
     Skill,
     Subject,
@@ -125,32 +124,3 @@ def record_summary(spec: SurfaceSpec, record: VersionedRecord) -> dict[str, Any]
     data = record_data(record)
     text = data.pop(spec.primary_text_field)
     return {**data, **preview(text)}
-
-
-def revisions_for_agent(agent: Agent) -> QuerySet[Revision]:
-    return Revision.objects.filter(agent=agent)
-
-
-def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
-    """A revision; `full` adds the whole text before and after and the states."""
-    data: dict[str, Any] = {
-        "id": revision.pk,
-        "surface": revision.surface,
-        "record_id": revision.record_id,
-        "version_before": revision.version_before,
-        "version_after": revision.version_after,
-        "op": revision.op,
-        "field": revision.field,
-        "actor": revision.actor,
-        "channel": revision.channel,
-        "created_at": _moment(revision.created_at),
-        "review": revision.review,
-    }
-    if full:
-        data.update(
-            before_text=revision.before_text,
-            after_text=revision.after_text,
-            before_state=revision.before_state,
-            after_state=revision.after_state,
-        )
-    return data

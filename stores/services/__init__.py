@@ -6,7 +6,6 @@ from stores.services.agents import (
     access_revoke,
     agent_get_or_create,
     agent_update,
-    revision_approve,
     subject_create,
     subject_update,
     token_authenticate,
@@ -24,6 +23,7 @@ from stores.services.records import (
     record_update,
 )
 from stores.services.results import WriteResult
+from stores.services.reviews import revision_approve
 from stores.services.rules import rules_add, rules_document, rules_remove, rules_replace
 from stores.services.skills import skill_append, skill_delete_section, skill_replace_section
 from stores.services.working import working_set_ttl

@@ -9,13 +9,12 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
-from django.db import transaction
 from django.utils import timezone
 from django.utils.text import slugify
 
 from stores.editing import Status
-from stores.errors import Forbidden, Invalid, NoChangeError, NotFound
-from stores.models import Agent, AgentAccess, AgentToken, Revision, Subject
+from stores.errors import Invalid
+from stores.models import Agent, AgentAccess, AgentToken, Subject
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 
@@ -297,33 +296,3 @@ def token_revoke(*, actor: Actor, token: AgentToken) -> WriteResult:
             record=token,
         )
     return _traced(actor, agent, "token_revoke", result, f"{token.name} (ma_{token.prefix}_…)")
-
-
-def revision_approve(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResult:
-    """Accept what an agent wrote: the review is settled, the record is left as it is."""
-    if actor.kind != "user" or not actor.can_see(agent):
-        return WriteResult(status=Status.NOT_FOUND, message=f"No revision {revision_id}.")
-    try:
-        if not actor.can_write(agent):
-            raise Forbidden("Viewers cannot approve reviews.")
-        with transaction.atomic():
-            revision = (
-                Revision.objects.select_for_update().filter(pk=revision_id, agent=agent).first()
-            )
-            if revision is None:
-                raise NotFound(f"No revision {revision_id}.")
-            if revision.review != Revision.Review.PENDING:
-                raise NoChangeError(f"Revision {revision_id} is not awaiting review.")
-            revision.review = Revision.Review.APPROVED
-            revision.reviewed_by = actor.user
-            revision.reviewed_at = timezone.now()
-            revision.save(update_fields=["review", "reviewed_by", "reviewed_at"])
-    except (Forbidden, NotFound, NoChangeError) as error:
-        return WriteResult(status=error.status, message=error.message)
-    return WriteResult(
-        status=Status.APPROVED,
-        surface=revision.surface,
-        id=revision.record_id,
-        revision=revision.pk,
-        version=revision.version_after,
-    )

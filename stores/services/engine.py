@@ -399,7 +399,7 @@ def _unlink_dependants(
     return unlinked
 
 
-def record_revision(
+def build_revision(
     spec: SurfaceSpec,
     record: VersionedRecord,
     *,
@@ -412,9 +412,15 @@ def record_revision(
     before_state: dict[str, Any],
     after_state: dict[str, Any] | None = None,
 ) -> Revision:
+    """The revision of one write that brought `record` to its current version, unsaved.
+
+    Every writer builds its revisions here (the engine, restore, the bulk importer, which
+    inserts them in batches), so who wrote, through which door, and whether a human must
+    review it are recorded the same way whatever the path.
+    """
     agent: Agent = record.agent
     needs_review = actor.is_agent and agent.review_mode == Agent.ReviewMode.ALL
-    return Revision.objects.create(
+    return Revision(
         agent_id=record.agent_id,
         surface=spec.key,
         record_id=record.pk,
@@ -432,6 +438,35 @@ def record_revision(
         after_state=spec.snapshot(record) if after_state is None else after_state,
         review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,
     )
+
+
+def settle_review(revision: Revision, verdict: str, actor: Actor) -> bool:
+    """Settle a pending review as `verdict` (approved or reverted), by whom and when.
+
+    A conditional update: of two people settling the same review at once, only one does;
+    False for the other, and for a revision that awaited no review.
+    """
+    if revision.review != Revision.Review.PENDING:
+        return False
+    settled = {
+        "review": verdict,
+        "reviewed_by": actor.user if actor.kind == "user" else None,
+        "reviewed_at": timezone.now(),
+    }
+    if not Revision.objects.filter(pk=revision.pk, review=Revision.Review.PENDING).update(
+        **settled
+    ):
+        return False
+    for name, value in settled.items():
+        setattr(revision, name, value)
+    return True
+
+
+def record_revision(spec: SurfaceSpec, record: VersionedRecord, **write: Any) -> Revision:
+    """Build and store the revision of one write (see `build_revision` for the arguments)."""
+    revision = build_revision(spec, record, **write)
+    revision.save(force_insert=True)
+    return revision
 
 
 def success(

@@ -33,9 +33,16 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.selectors.revisions import recorded_versions
 from stores.services import policy, validation
 from stores.services.actors import Actor
-from stores.services.engine import Change, check_text_size, returns_result, write
+from stores.services.engine import (
+    Change,
+    build_revision,
+    check_text_size,
+    returns_result,
+    write,
+)
 from stores.services.records import record_update
 from stores.services.results import WriteResult
 from stores.surfaces import MEMORY, SURFACES, SurfaceSpec
@@ -155,53 +162,22 @@ def clean_values(surface_key: str, values: dict[str, Any]) -> dict[str, Any]:
             model_field = meta.get_field(name)
         except Exception:
             raise Invalid(f"{spec.key} records have no field {name!r}.") from None
-        cleaned[name] = _clean_field(spec, model_field, name, value)
+        cleaned[name] = _clean_field(model_field, value)
     for name in spec.text_fields:
         if name in cleaned:
             check_text_size(spec, cleaned[name])
     return cleaned
 
 
-def _clean_field(spec: SurfaceSpec, model_field: Any, name: str, value: Any) -> Any:
-    if name == "subject":
+def _clean_field(model_field: Any, value: Any) -> Any:
+    """A field of an imported record or revision; a subject and a vector are the parser's."""
+    if model_field.name == "subject":
         if value is not None and not isinstance(value, Subject):
             raise Invalid("subject must be a known subject of this agent.")
         return value
-    if name == "embedding":
+    if model_field.name == "embedding":
         return _vector(value)
-    if value is None:
-        if not model_field.null:
-            raise Invalid(f"{name} may not be empty (null).")
-        return None
-    if name == "tags":
-        return validation.tags(value)
-    if name == "metadata":
-        return validation.metadata(value)
-    if name == "schedule":
-        return validation.cron(value)
-    if name in ("importance", "importance_floor"):
-        return validation.clamp_importance(value)[0]
-    if name == "store":
-        if value not in Memory.Store.values:
-            raise Invalid(f"store must be one of {', '.join(Memory.Store.values)}, not {value!r}.")
-        return value
-    if isinstance(model_field, models.DateTimeField):
-        return validation.moment(value, name)
-    if isinstance(model_field, models.BooleanField):
-        return validation.flag(value, name)
-    if isinstance(model_field, models.PositiveIntegerField):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise Invalid(f"{name} must be a whole number of at least 0, not {value!r}.")
-        return value
-    if isinstance(model_field, models.CharField | models.TextField):
-        text = validation.text(value, name)
-        limit = getattr(model_field, "max_length", None)
-        if isinstance(model_field, models.CharField) and limit and len(text) > limit:
-            raise Invalid(f"{name} is {len(text)} characters; at most {limit} fit.")
-        if isinstance(model_field, models.CharField) and not text and not model_field.blank:
-            raise Invalid(f"{name} may not be empty.")
-        return text
-    return value
+    return validation.field_value(model_field, value)
 
 
 # Revision fields an import may state; agent, surface and record are always this import's.
@@ -237,11 +213,7 @@ def clean_revision(spec: SurfaceSpec, values: dict[str, Any]) -> dict[str, Any]:
         if name == "created_at" and values[name] is None:
             cleaned[name] = None  # stored with the time of the import
             continue
-        value = _clean_field(spec, model_field, name, values[name])
-        if model_field.choices and value not in {choice for choice, _ in model_field.choices}:
-            known = ", ".join(repr(choice) for choice, _ in model_field.choices)
-            raise Invalid(f"{name} must be one of {known}, not {value!r}.")
-        cleaned[name] = value
+        cleaned[name] = _clean_field(model_field, values[name])
     if cleaned["version_after"] <= cleaned["version_before"]:
         raise Invalid("version_after must be greater than version_before.")
     if cleaned["field"] not in spec.text_fields:
@@ -280,7 +252,7 @@ def clean_state(spec: SurfaceSpec, state: Any, name: str) -> dict[str, Any]:
             cleaned[key] = value
             continue
         try:
-            value = _clean_field(spec, meta.get_field(key), key, value)
+            value = _clean_field(meta.get_field(key), value)
             if key in spec.text_fields:
                 check_text_size(spec, value)
         except Invalid as error:
@@ -609,20 +581,16 @@ def _create_batch(
                     carried.append((revision, created_at))
                 continue
             revisions.append(
-                Revision(
-                    agent=agent,
-                    surface=spec.key,
-                    record_id=record.pk,
-                    version_before=0,
-                    version_after=record.version,
+                build_revision(
+                    spec,
+                    record,
+                    actor=actor,
                     op="import",
-                    field=text_field,
-                    actor=actor.label,
-                    channel=actor.channel,
+                    text_field=text_field,
+                    version_before=0,
                     before_text="",
                     after_text=getattr(record, text_field),
                     before_state={},
-                    after_state=spec.snapshot(record),
                 )
             )
         Revision.objects.bulk_create(revisions, batch_size=500)
@@ -675,11 +643,7 @@ def _add_missing_history(
     """A re-import of an export with history adds the revisions this record lacks."""
     if not entry.history:
         return
-    present = set(
-        Revision.objects.filter(surface=spec.key, record_id=record.pk).values_list(
-            "version_after", flat=True
-        )
-    )
+    present = recorded_versions(spec.key, record.pk)
     # A revision past the record's own version would take the number of its next write.
     missing = [
         row

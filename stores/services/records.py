@@ -6,7 +6,6 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
@@ -28,6 +27,7 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.selectors.revisions import last_revision, record_revision_of
 from stores.services import policy, validation
 from stores.services.actors import Actor
 from stores.services.engine import (
@@ -43,6 +43,7 @@ from stores.services.engine import (
     record_revision,
     returns_result,
     schedule_reembed,
+    settle_review,
     success,
     text_limit,
     write,
@@ -54,7 +55,10 @@ from stores.surfaces import SurfaceSpec, surface
 def clean_values(
     spec: SurfaceSpec, values: dict[str, Any], allowed: Sequence[str]
 ) -> dict[str, Any]:
-    """Validate and coerce field values for `spec`; unknown fields are refused, not ignored."""
+    """Validate and coerce an op's field values for `spec`; unknown fields are refused, not
+    ignored. Values shaped alike everywhere are checked by `validation.SHAPED`; the rest of
+    a field's checks are the model's, run by the engine, which names each field that fails
+    (values set from stored data are checked by `validation.field_value` instead)."""
     unknown = sorted(set(values) - set(allowed))
     if unknown:
         raise Invalid(
@@ -65,14 +69,8 @@ def clean_values(
     for name, value in values.items():
         if name in spec.text_fields:
             cleaned[name] = validation.text(value, name)
-        elif name == "importance" or name == "importance_floor":
-            cleaned[name] = validation.clamp_importance(value)[0]
-        elif name == "tags":
-            cleaned[name] = validation.tags(value)
-        elif name == "metadata":
-            cleaned[name] = validation.metadata(value)
-        elif name == "schedule":
-            cleaned[name] = validation.cron(value)
+        elif name in validation.SHAPED:
+            cleaned[name] = validation.SHAPED[name](value)
         elif name in ("enabled", "pinned"):
             cleaned[name] = validation.flag(value, name)
         elif name == "expires_at":
@@ -402,11 +400,7 @@ def _restore_forgotten(
     if not actor.can_see(agent) or not str(ref).strip().isdigit():
         raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
     record_id = int(str(ref).strip())
-    last = (
-        Revision.objects.filter(agent=agent, surface=spec.key, record_id=record_id)
-        .order_by("-version_after")
-        .first()
-    )
+    last = last_revision(agent, spec.key, record_id)
     if last is None or last.op != "forget":
         raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
     revision = _revision_of(spec, agent, record_id, revision_id)
@@ -518,39 +512,13 @@ def restorable_values(
         if field.many_to_one:
             values[field.attname] = _live_link(field, value, agent=agent, record_id=record_id)
         else:
-            values[field.attname] = _state_value(field, value)
+            try:
+                values[field.attname] = validation.field_value(field, value)
+            except Invalid as error:
+                raise Invalid(
+                    f"The revision's state holds what no write could set: {error.message}"
+                ) from None
     return values
-
-
-def _state_value(field: models.Field, value: Any) -> Any:
-    name = field.name
-    if value is None:
-        if not field.null:
-            raise Invalid(f"The revision's state has no value for {name}, which needs one.")
-        return None
-    if name in ("importance", "importance_floor"):
-        value = validation.clamp_importance(value)[0]
-    elif name == "tags":
-        value = validation.tags(value)
-    elif name == "metadata":
-        value = validation.metadata(value)
-    elif name == "schedule":
-        value = validation.cron(value)
-    elif isinstance(field, models.BooleanField):
-        value = validation.flag(value, name)
-    elif isinstance(field, models.DateTimeField):
-        value = validation.moment(value, name)
-    elif isinstance(field, models.CharField | models.TextField):
-        value = validation.text(value, name)
-    elif isinstance(field, models.PositiveIntegerField) and (
-        isinstance(value, bool) or not isinstance(value, int)
-    ):
-        raise Invalid(f"{name} must be a whole number, not {value!r}.")
-    try:
-        # Length, choices (a store the rules do not know would escape them) and range.
-        return field.clean(value, None)
-    except ValidationError as error:
-        raise Invalid(f"The revision's state holds an invalid {name}: {' '.join(error)}") from None
 
 
 def _live_link(field: models.ForeignKey, value: Any, *, agent: Agent, record_id: int) -> int | None:
@@ -566,21 +534,18 @@ def _live_link(field: models.ForeignKey, value: Any, *, agent: Agent, record_id:
 
 def _revision_of(spec: SurfaceSpec, agent: Agent, record_id: int, revision_id: int) -> Revision:
     try:
-        return Revision.objects.get(
-            pk=int(revision_id), agent=agent, surface=spec.key, record_id=record_id
-        )
-    except (Revision.DoesNotExist, TypeError, ValueError):
-        raise NotFound(f"Revision {revision_id} is not a revision of this record.") from None
+        revision = record_revision_of(agent, spec.key, record_id, int(revision_id))
+    except (TypeError, ValueError):
+        revision = None
+    if revision is None:
+        raise NotFound(f"Revision {revision_id} is not a revision of this record.")
+    return revision
 
 
 def _mark_reviewed(revision: Revision, actor: Actor, to: str) -> None:
     """Reverting what an agent wrote settles its pending review."""
-    if to == "before" and revision.review == Revision.Review.PENDING:
-        Revision.objects.filter(pk=revision.pk).update(
-            review=Revision.Review.REVERTED,
-            reviewed_by=actor.user if actor.kind == "user" else None,
-            reviewed_at=timezone.now(),
-        )
+    if to == "before":
+        settle_review(revision, Revision.Review.REVERTED, actor)
 
 
 def _text_field(spec: SurfaceSpec, field: str | None) -> str:

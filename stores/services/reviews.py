@@ -3,14 +3,37 @@
 from __future__ import annotations
 
 from django.db import transaction
-from django.utils import timezone
 
 from stores.editing import Status
 from stores.models import Agent, Revision
+from stores.selectors.revisions import agent_revision
 from stores.services.actors import Actor
 from stores.services.agents import administration_refusal
+from stores.services.engine import settle_review
 from stores.services.records import record_forget, record_revert
 from stores.services.results import WriteResult
+
+
+def revision_approve(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResult:
+    """Accept what an agent wrote: the review is settled, the record is left as it is."""
+    if actor.kind != "user" or not actor.can_see(agent):
+        return WriteResult(status=Status.NOT_FOUND, message=f"No revision {revision_id}.")
+    if not actor.can_write(agent):
+        return WriteResult(status=Status.FORBIDDEN, message="Viewers cannot approve reviews.")
+    revision = agent_revision(agent, revision_id)
+    if revision is None:
+        return WriteResult(status=Status.NOT_FOUND, message=f"No revision {revision_id}.")
+    if not settle_review(revision, Revision.Review.APPROVED, actor):
+        return WriteResult(
+            status=Status.NO_CHANGE, message=f"Revision {revision_id} is not awaiting review."
+        )
+    return WriteResult(
+        status=Status.APPROVED,
+        surface=revision.surface,
+        id=revision.record_id,
+        revision=revision.pk,
+        version=revision.version_after,
+    )
 
 
 def review_revert(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResult:
@@ -18,7 +41,7 @@ def review_revert(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResul
 
     The review is settled as reverted only when the undo succeeded.
     """
-    revision = Revision.objects.filter(pk=revision_id, agent=agent).first()
+    revision = agent_revision(agent, revision_id)
     if revision is None or not actor.can_see(agent):
         return WriteResult(status=Status.NOT_FOUND, message=f"No revision {revision_id}.")
     if revision.review != Revision.Review.PENDING:
@@ -40,11 +63,7 @@ def review_revert(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResul
             surface_key=revision.surface, agent=agent, ref=revision.record_id, actor=actor
         )
         if result.ok:
-            Revision.objects.filter(pk=revision.pk).update(
-                review=Revision.Review.REVERTED,
-                reviewed_by=actor.user if actor.kind == "user" else None,
-                reviewed_at=timezone.now(),
-            )
+            settle_review(revision, Revision.Review.REVERTED, actor)
     return result
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from croniter import croniter
 from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -139,3 +142,51 @@ def flag(value: Any, name: str) -> bool:
     if isinstance(value, bool):
         return value
     raise Invalid(f"{name} must be true or false.")
+
+
+def importance(value: Any) -> float:
+    return clamp_importance(value)[0]
+
+
+# Fields whose values have a shape their column does not state, checked alike by every
+# write: an op's parameters, an import, a restored snapshot.
+SHAPED: dict[str, Callable[[Any], Any]] = {
+    "tags": tags,
+    "metadata": metadata,
+    "schedule": cron,
+    "importance": importance,
+    "importance_floor": importance,
+}
+
+
+def field_value(model_field: models.Field, value: Any) -> Any:
+    """`value` checked and coerced for one model field by the field's type, as a write sets it.
+
+    For writes that set fields from stored data rather than from an op's named parameters:
+    an import sets any field of a record (or of a revision it carries), a restore sets the
+    fields of a revision's snapshot. Choices, length, blank and range are the field's own.
+    """
+    name = model_field.name
+    if value is None:
+        if not model_field.null:
+            raise Invalid(f"{name} may not be empty (null).")
+        return None
+    if name in SHAPED:
+        value = SHAPED[name](value)
+    elif isinstance(model_field, models.DateTimeField):
+        value = moment(value, name)
+    elif isinstance(model_field, models.BooleanField):
+        value = flag(value, name)
+    elif isinstance(model_field, models.PositiveIntegerField):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise Invalid(f"{name} must be a whole number of at least 0, not {value!r}.")
+    elif isinstance(model_field, models.CharField | models.TextField):
+        value = text(value, name)
+    if model_field.choices:
+        known = [choice for choice, _ in model_field.choices]
+        if value not in known:
+            raise Invalid(f"{name} must be one of {', '.join(map(repr, known))}, not {value!r}.")
+    try:
+        return model_field.clean(value, None)
+    except ValidationError as error:
+        raise Invalid(f"{name}: {' '.join(error.messages)}") from None

@@ -13,7 +13,7 @@ from memoryadmin.api.schema import write_responses as write_answers
 from memoryadmin.api.serializers import inputs, outputs
 from memoryadmin.api.views.base import AgentViewSet
 from stores.editing import Status, unified_diff
-from stores.selectors.records import revision_data, revisions_for_agent
+from stores.selectors.revisions import agent_revision, agent_revisions, revision_data
 from stores.services import revision_approve
 
 REVISION_ID = OpenApiParameter("id", int, OpenApiParameter.PATH)
@@ -29,11 +29,12 @@ class RevisionViewSet(AgentViewSet):
     )
     def list(self, request: Request) -> Response:
         query = self.parse(inputs.RevisionQuery, request.query_params)
-        revisions = revisions_for_agent(self.caller.agent)
-        if "surface" in query:
-            revisions = revisions.filter(surface=query["surface"])
-        if "record_id" in query:
-            revisions = revisions.filter(record_id=query["record_id"])
+        revisions = agent_revisions(
+            self.caller.agent,
+            surface=query.get("surface"),
+            record_id=query.get("record_id"),
+            with_body=False,
+        )
         limit, offset = query["limit"], query["offset"]
         items = [revision_data(r, full=False) for r in revisions[offset : offset + limit]]
         return self.page(items, revisions.count(), limit, offset)
@@ -44,7 +45,7 @@ class RevisionViewSet(AgentViewSet):
         responses=read_responses(outputs.RevisionRead),
     )
     def retrieve(self, request: Request, pk: str) -> Response:
-        revision = revisions_for_agent(self.caller.agent).filter(pk=int(pk)).first()
+        revision = agent_revision(self.caller.agent, int(pk))
         if revision is None:
             raise ApiError(Status.NOT_FOUND, f"No revision {pk}.")
         data = revision_data(revision, full=True)

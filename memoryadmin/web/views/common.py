@@ -15,7 +15,8 @@ from memoryadmin.web.access import AgentScope
 from memoryadmin.web.rendering import diff_pieces
 from memoryadmin.web.surfaces import SurfaceUI
 from stores.editing import Status
-from stores.models import Revision, VersionedRecord
+from stores.models import VersionedRecord
+from stores.selectors.revisions import revision_texts
 from stores.services import WriteResult
 
 
@@ -72,9 +73,7 @@ def flash_for(result: WriteResult) -> dict[str, Any]:
     """What a successful write says on the page: its status, new version and word diff."""
     flash: dict[str, Any] = {"result": result, "diff": None}
     if result.revision is not None:
-        revision = (
-            Revision.objects.filter(pk=result.revision).only("before_text", "after_text").first()
-        )
+        revision = revision_texts(result.revision)
         if revision is not None and revision.before_text != revision.after_text:
             flash["diff"] = diff_pieces(revision.before_text, revision.after_text, collapse=True)
     return flash

@@ -12,7 +12,6 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import RevertForm
 from memoryadmin.web.rendering import diff_pieces, page_budget, state_changes
-from memoryadmin.web.selectors import existing_ids
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     flash_for,
@@ -23,7 +22,8 @@ from memoryadmin.web.views.common import (
     read_only_refusal,
     swap_into,
 )
-from stores.models import Channel, Revision
+from stores.models import Channel
+from stores.selectors.revisions import agent_revisions, history_of, live_refs
 from stores.services import record_revert
 
 HISTORY_LIMIT = 200
@@ -34,11 +34,7 @@ def _history_context(
     scope: AgentScope, ui: SurfaceUI, pk: int, *, flash: dict[str, Any] | None = None
 ) -> dict[str, Any]:
     record = load_record(scope, ui, pk)
-    revisions = list(
-        Revision.objects.filter(agent=scope.agent, surface=ui.key, record_id=pk)
-        .select_related("reviewed_by")
-        .order_by("-version_after", "-id")[:HISTORY_LIMIT]
-    )
+    revisions = history_of(scope.agent, ui.key, pk, limit=HISTORY_LIMIT)
     budget = page_budget()
     entries = [
         {
@@ -115,21 +111,19 @@ def record_revert_view(
 @agent_view
 def agent_changes(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     """Every write to the agent's memory, newest first; deleted records stay reachable here."""
-    revisions = Revision.objects.filter(agent=scope.agent).order_by("-created_at", "-id")
     surface = request.GET.get("surface", "")
     channel = request.GET.get("channel", "")
     op = request.GET.get("op", "")
-    if surface in SURFACE_UI:
-        revisions = revisions.filter(surface=surface)
-    if channel in Channel.values:
-        revisions = revisions.filter(channel=channel)
-    if op:
-        revisions = revisions.filter(op=op)
-    page = Paginator(revisions.defer("before_text", "after_text"), CHANGES_PAGE_SIZE).get_page(
-        request.GET.get("page")
+    revisions = agent_revisions(
+        scope.agent,
+        surface=surface if surface in SURFACE_UI else None,
+        channel=channel if channel in Channel.values else None,
+        op=op or None,
+        with_body=False,
     )
+    page = Paginator(revisions, CHANGES_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = list(page.object_list)
-    alive = existing_ids(scope.agent, [(row.surface, row.record_id) for row in rows])
+    alive = live_refs(scope.agent, rows)
     query = request.GET.copy()
     query.pop("page", None)
     context = {

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.db.models import Count, Q
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from memoryadmin.web.access import AgentScope, agent_view, visible_agents
 from memoryadmin.web.forms import ReviewModeForm
-from memoryadmin.web.selectors import dashboard_counts, existing_ids, memory_store_counts
-from stores.models import Revision
+from memoryadmin.web.selectors import dashboard_counts, memory_store_counts
+from stores.selectors.revisions import (
+    live_refs,
+    pending_revisions,
+    recent_changes,
+    with_pending_counts,
+)
 
 RECENT_CHANGES = 15
 REVIEW_PREVIEW = 8
@@ -20,11 +24,7 @@ REVIEW_PREVIEW = 8
 @require_GET
 @login_required
 def agent_index(request: HttpRequest) -> HttpResponse:
-    agents = list(
-        visible_agents(request.user).annotate(
-            pending=Count("revisions", filter=Q(revisions__review=Revision.Review.PENDING))
-        )
-    )
+    agents = list(with_pending_counts(visible_agents(request.user)))
     if len(agents) == 1 and not request.GET.get("all"):
         return redirect("web:dashboard", agents[0].name)
     return render(request, "web/agent_index.html", {"agents": agents})
@@ -34,17 +34,9 @@ def agent_index(request: HttpRequest) -> HttpResponse:
 @agent_view
 def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     agent = scope.agent
-    recent = list(
-        Revision.objects.filter(agent=agent)
-        .defer("before_text", "after_text", "before_state", "after_state")
-        .order_by("-created_at", "-id")[:RECENT_CHANGES]
-    )
-    pending = list(
-        Revision.objects.filter(agent=agent, review=Revision.Review.PENDING)
-        .defer("before_text", "after_text", "before_state", "after_state")
-        .order_by("created_at", "id")[:REVIEW_PREVIEW]
-    )
-    alive = existing_ids(agent, [(row.surface, row.record_id) for row in [*recent, *pending]])
+    recent = recent_changes(agent, limit=RECENT_CHANGES)
+    pending = list(pending_revisions(agent, with_body=False)[:REVIEW_PREVIEW])
+    alive = live_refs(agent, [*recent, *pending])
     counts = dashboard_counts(agent)
     context = {
         "scope": scope,

@@ -12,12 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import BulkForm, ListFilterForm
-from memoryadmin.web.selectors import (
-    effective_sort,
-    memory_categories,
-    pending_counts,
-    record_list,
-)
+from memoryadmin.web.selectors import effective_sort, memory_categories, record_list
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     form_refusal,
@@ -25,8 +20,9 @@ from memoryadmin.web.views.common import (
     outcome,
     read_only_refusal,
 )
-from stores.models import Revision, Subject
+from stores.models import Subject
 from stores.selectors.filters import SHARED_SUBJECT
+from stores.selectors.revisions import pending_counts, pending_ids
 from stores.services import (
     WriteResult,
     memory_invalidate,
@@ -105,12 +101,9 @@ def _bulk_one(
     if action == "set_importance" and ui.key == "memory":
         return [memory_set_importance(importance=form.cleaned_data["importance"], **common)]
     if action == "approve":
-        pending = Revision.objects.filter(
-            agent=scope.agent, surface=ui.key, record_id=pk, review=Revision.Review.PENDING
-        ).values_list("pk", flat=True)
         return [
             revision_approve(agent=scope.agent, revision_id=revision_id, actor=scope.actor)
-            for revision_id in pending
+            for revision_id in pending_ids(scope.agent, surface=ui.key, record_id=pk)
         ]
     return []
 

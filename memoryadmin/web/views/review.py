@@ -13,9 +13,8 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm
 from memoryadmin.web.rendering import diff_pieces, page_budget
-from memoryadmin.web.selectors import existing_ids
 from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
-from stores.models import Revision
+from stores.selectors.revisions import live_refs, pending_ids, pending_revisions
 from stores.services import WriteResult, revision_approve
 from stores.services.reviews import agent_set_review_mode, review_revert
 
@@ -25,12 +24,9 @@ PAGE_SIZE = 50
 def _queue_context(
     request: HttpRequest, scope: AgentScope, *, report: dict[str, Any] | None = None
 ) -> dict[str, Any]:
-    pending = Revision.objects.filter(agent=scope.agent, review=Revision.Review.PENDING).order_by(
-        "created_at", "id"
-    )
-    page = Paginator(pending, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(pending_revisions(scope.agent), PAGE_SIZE).get_page(request.GET.get("page"))
     rows = list(page.object_list)
-    alive = existing_ids(scope.agent, [(row.surface, row.record_id) for row in rows])
+    alive = live_refs(scope.agent, rows)
     budget = page_budget()
     return {
         "scope": scope,
@@ -67,11 +63,7 @@ def review_act(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     back = reverse("web:review", args=[scope.agent.name])
     if not scope.can_write:
         return outcome(request, read_only_refusal(), back=back)
-    pending = list(
-        Revision.objects.filter(agent=scope.agent, review=Revision.Review.PENDING).values_list(
-            "pk", flat=True
-        )
-    )
+    pending = pending_ids(scope.agent)
     form = ReviewActionForm(request.POST, pending=pending)
     if not form.is_valid():
         return outcome(request, form_refusal(form), back=back)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from stores.management.progress import progress_bar
+from stores.management.progress import console_for, progress_bar
 from stores.services.decay import decay_importance, decay_plan
 
 
@@ -28,12 +28,12 @@ class Command(BaseCommand):
                 f"days) and move the anchor of {plan.pinned_rows} pinned ones. Nothing changed."
             )
             return
-        with progress_bar("decay", "ids") as progress:
+        with progress_bar(console_for(self.stderr), "decay", unit="ids") as bar:
             run = decay_importance(
                 half_life_days=half_life,
                 batch_size=options["batch_size"],
                 triggered_by=f"shell:{options['by']}",
-                progress=progress,
+                progress=bar.report,
             )
         self.stdout.write(
             f"Decay pass {run.pk}: {run.rows_touched} memories in {run.batches} batches, "

@@ -10,8 +10,8 @@ from rich.table import Table
 
 from stores.interchange import native
 from stores.interchange.commands import find_agent
-from stores.interchange.console import console_for, progress_bar
 from stores.interchange.files import atomic_output
+from stores.management.progress import console_for, progress_bar
 
 
 class Command(BaseCommand):
@@ -34,7 +34,7 @@ class Command(BaseCommand):
             out = out / f"{agent.name}.jsonl"
         total = native.count_records(agent)
         with (
-            progress_bar(console_for(self.stderr), "exporting records", total) as advance,
+            progress_bar(console_for(self.stderr), "exporting records", total=total) as bar,
             atomic_output(out) as output,
         ):
             counts = native.write_agent(
@@ -42,7 +42,7 @@ class Command(BaseCommand):
                 output,
                 with_vectors=options["with_vectors"],
                 with_revisions=options["with_revisions"],
-                on_record=advance,
+                on_record=bar.advance,
             )
         table = Table(title=f"Export of {agent.name} to {out}")
         table.add_column("lines")

@@ -10,7 +10,7 @@ from rich.table import Table
 
 from stores.interchange import rockbot
 from stores.interchange.commands import find_agent
-from stores.interchange.console import console_for, progress_bar
+from stores.management.progress import console_for, progress_bar
 
 
 class Command(BaseCommand):
@@ -30,8 +30,8 @@ class Command(BaseCommand):
         agent = find_agent(options["agent"])
         root: Path = options["directory"]
         total = rockbot.count_records(agent)
-        with progress_bar(console_for(self.stderr), "exporting records", total) as advance:
-            report = rockbot.write_store(agent, root, on_record=advance)
+        with progress_bar(console_for(self.stderr), "exporting records", total=total) as bar:
+            report = rockbot.write_store(agent, root, on_record=bar.advance)
         table = Table(title=f"Export of {agent.name} to {root}")
         table.add_column("surface")
         for column in ("files written", "unchanged", "removed", "skipped"):

@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 
 from stores.interchange import native
 from stores.interchange.commands import ImportCommand, target_agent
-from stores.interchange.console import console_for, progress_bar
+from stores.management.progress import console_for, progress_bar
 from stores.models import Subject
 from stores.services import Actor, subject_create
 from stores.services.importing import ImportReport, Problem, import_records
@@ -60,10 +60,12 @@ class Command(ImportCommand):
                 agent, path, report, actor=self.actor(options), dry_run=options["dry_run"]
             )
             total = native.count_lines(path)
-            with progress_bar(console_for(self.stderr), f"importing {path.name}", total) as advance:
+            with progress_bar(
+                console_for(self.stderr), f"importing {path.name}", total=total
+            ) as bar:
                 report = import_records(
                     agent=agent,
-                    items=native.read_records(path, subjects=subjects, on_line=advance),
+                    items=native.read_records(path, subjects=subjects, on_line=bar.advance),
                     actor=self.actor(options),
                     dry_run=options["dry_run"],
                     report=report,

@@ -9,7 +9,7 @@ from django.core.management.base import CommandError
 
 from stores.interchange import rockbot
 from stores.interchange.commands import ImportCommand, target_agent
-from stores.interchange.console import console_for, progress_bar
+from stores.management.progress import console_for, progress_bar
 from stores.services.importing import import_records
 
 
@@ -30,10 +30,10 @@ class Command(ImportCommand):
             raise CommandError(f"{root} is not a directory.")
         agent = target_agent(options["agent"], dry_run=options["dry_run"])
         total = rockbot.count_files(root)
-        with progress_bar(console_for(self.stderr), "importing files", total) as advance:
+        with progress_bar(console_for(self.stderr), "importing files", total=total) as bar:
             report = import_records(
                 agent=agent,
-                items=rockbot.read_store(root, on_file=advance),
+                items=rockbot.read_store(root, on_file=bar.advance),
                 actor=self.actor(options),
                 dry_run=options["dry_run"],
             )

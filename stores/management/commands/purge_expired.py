@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
-from stores.management.progress import progress_bar
+from stores.management.progress import console_for, progress_bar
 from stores.selectors.working import expired_entries
 from stores.services import Actor
 from stores.services.expiry import working_purge_expired
@@ -21,8 +21,8 @@ class Command(BaseCommand):
         if options["dry_run"]:
             self.stdout.write(f"{expired_entries().count()} entries have expired. Nothing changed.")
             return
-        with progress_bar("purge", "entries") as progress:
+        with progress_bar(console_for(self.stderr), "purge", unit="entries") as bar:
             outcome = working_purge_expired(
-                actor=Actor.maintainer(options["by"]), progress=progress
+                actor=Actor.maintainer(options["by"]), progress=bar.report
             )
         self.stdout.write(f"Purged {outcome.purged} expired entries in {outcome.batches} batches.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from stores.embeddings import get_backend
-from stores.management.progress import progress_bar
+from stores.management.progress import console_for, progress_bar
 from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, embedding_status
 from stores.services.embeddings import SWEEP_BATCH_SIZE, reembed_sweep
@@ -39,13 +39,13 @@ class Command(BaseCommand):
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1.")
         self.stdout.write(f"Embedding with {get_backend().model_name}.")
-        with progress_bar("re-embed", "records") as progress:
+        with progress_bar(console_for(self.stderr), "re-embed", unit="records") as bar:
             outcomes = reembed_sweep(
                 surfaces=options["surface"],
                 agent=agent,
                 include_fresh=options["all"],
                 batch_size=options["batch_size"],
-                progress=progress,
+                progress=bar.report,
             )
         for surface, outcome in outcomes.items():
             self.stdout.write(
