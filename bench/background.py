@@ -33,6 +33,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+from import_export import record_section  # noqa: E402
 
 SEARCH_ROWS = 100_000
 DECAY_ROWS = 1_000_000
@@ -461,19 +464,6 @@ backend each batch also saves a network round trip.
 """
 
 
-def write_report(section: str) -> None:
-    path = ROOT / "docs" / "BENCHMARKS.md"
-    path.parent.mkdir(exist_ok=True)
-    text = path.read_text() if path.exists() else "# Benchmarks\n\n"
-    if SECTION_START in text:
-        before, rest = text.split(SECTION_START, 1)
-        after = rest.split(SECTION_END, 1)[1].lstrip("\n")
-        text = before + section + ("\n" + after if after else "")
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    path.write_text(text)
-
-
 def main() -> None:
     started = time.perf_counter()
     rng = np.random.default_rng(SEED)
@@ -514,7 +504,7 @@ def main() -> None:
         log(f"  {embed}")
 
         section = report(machine(), search, decay, embed, time.perf_counter() - started)
-        write_report(section)
+        record_section(section, SECTION_START, SECTION_END)
         log(section)
     finally:
         from django.db import connections

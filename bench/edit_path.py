@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_export import BENCHMARKS, machine  # noqa: E402
+from import_export import machine, record_section  # noqa: E402
 
 BEGIN = "<!-- bench/edit_path.py: begin -->"
 END = "<!-- bench/edit_path.py: end -->"
@@ -374,13 +374,7 @@ logged-in superuser's session; time to the last byte)
 The list pages count all rows for their pager on each request; the search row runs a
 substring match over every memory plus hybrid recall, and is the page to improve next.
 {END}"""
-    text = BENCHMARKS.read_text("utf-8") if BENCHMARKS.exists() else "# Benchmarks\n"
-    if BEGIN in text:
-        start, stop = text.index(BEGIN), text.index(END) + len(END)
-        text = text[:start] + section + text[stop:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    BENCHMARKS.write_text(text, "utf-8")
+    record_section(section, BEGIN, END)
     return section
 
 

@@ -56,7 +56,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_export import BENCHMARKS, machine  # noqa: E402
+from import_export import BENCHMARKS, machine, record_section  # noqa: E402
 
 from tests.load.server import browser_session, csrf_from, free_port  # noqa: E402
 
@@ -1373,13 +1373,7 @@ def write_section(rows: list[Row], options: argparse.Namespace, bench: Bench, to
             END,
         ]
     )
-    text = BENCHMARKS.read_text("utf-8") if BENCHMARKS.exists() else "# Benchmarks\n"
-    if BEGIN in text:
-        start, stop = text.index(BEGIN), text.index(END) + len(END)
-        text = text[:start] + section + text[stop:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    BENCHMARKS.write_text(text, "utf-8")
+    record_section(section, BEGIN, END)
 
 
 # --- main ------------------------------------------------------------------------------------

@@ -126,9 +126,20 @@ Embedding is left to the re-embedding sweep (no `--embed`), so these are the imp
 - *export_rockbot*: every file written back atomically (temp file + rename).
 - *export_agent*: the native JSON Lines file.
 {END}"""
+    record_section(section, BEGIN, END)
+
+
+def record_section(section: str, begin: str, end: str) -> None:
+    """Put a bench's `section` (from `begin` to `end`) in docs/BENCHMARKS.md.
+
+    The section replaces that bench's previous one where there is one, else goes last; every
+    other bench's section stays as it was.
+    """
+    section = section.strip("\n")
     text = BENCHMARKS.read_text("utf-8") if BENCHMARKS.exists() else "# Benchmarks\n"
-    if BEGIN in text:
-        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END), section, text, flags=re.S)
+    if begin in text and end in text:
+        start, stop = text.index(begin), text.index(end) + len(end)
+        text = text[:start] + section + text[stop:]
     else:
         text = text.rstrip("\n") + "\n\n" + section + "\n"
     BENCHMARKS.parent.mkdir(exist_ok=True)
