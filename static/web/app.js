@@ -54,7 +54,7 @@
   // A preview belongs to the text it was made from: typing again retires its Apply button
   // until the new preview arrives, so nothing is applied unseen.
   document.addEventListener("input", function (event) {
-    var form = event.target.closest && event.target.closest("#phrase-form");
+    var form = event.target.closest && event.target.closest("form[data-preview]");
     if (form) {
       form.querySelectorAll("[data-apply]").forEach(function (button) {
         button.disabled = true;
