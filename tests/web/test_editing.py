@@ -3,11 +3,15 @@ revert, review and tokens — each through the edit service, each refusal shown 
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from django.urls import reverse
 
 from stores.models import AgentToken, Memory, Revision, RulesDocument, Skill
-from stores.services import record_edit, record_forget
+from stores.services import record_edit, record_forget, record_replace, rules_document
+from tests.factories import RecordMaker
 from tests.web.conftest import htmx
 
 pytestmark = pytest.mark.django_db
@@ -596,3 +600,117 @@ def test_writes_need_the_csrf_token(agent, staff_user, memory):
     assert response.status_code == 403
     memory.refresh_from_db()
     assert memory.version == 1
+
+
+def _confirm(response) -> tuple[str, dict[str, str]]:
+    """Where the preview's apply button posts, and what."""
+    body = response.content.decode()
+    button = re.search(r"<button[^>]*data-apply[^>]*>", body).group(0)
+    target = re.search(r'hx-post="([^"]+)"', button).group(1)
+    return target, json.loads(re.search(r"hx-vals='([^']*)'", button).group(1))
+
+
+@pytest.mark.parametrize(
+    ("op", "data", "shown", "after"),
+    [
+        ("skill_replace_section", {"heading": "Steps", "content": "Run it twice."},
+         "<ins> twice</ins>", "## Steps\nRun it twice.\n\n## Notes"),
+        ("skill_delete_section", {"heading": "Notes"}, "<del>", "Run it.\n"),
+        ("skill_append", {"heading": "Notes", "content": "Ask first."}, "<ins>", "Ask first."),
+    ],
+)  # fmt: skip
+def test_a_section_op_is_previewed_then_confirmed(
+    staff_client, agent, make, op, data, shown, after
+):
+    skill = make.skill(agent, content="# Deploy\n\n## Steps\nRun it.\n\n## Notes\nOld.\n")
+    preview = staff_client.post(
+        url("record_preview", agent.name, "skill", skill.pk, op),
+        {**data, "expected_version": 1},
+        headers=htmx("section-result"),
+    )
+    assert preview.status_code == 200, preview.content
+    body = preview.content.decode()
+    assert 'data-status="preview"' in body and shown in body
+    assert 'hx-target="#section-result"' in body
+    assert Skill.objects.get(pk=skill.pk).version == 1
+    assert Revision.objects.filter(record_id=skill.pk, surface="skill").count() == 1
+    target, values = _confirm(preview)
+    assert target == url("record_op", agent.name, "skill", skill.pk, op)
+    assert values["expected_version"] == "1"
+    applied = staff_client.post(target, values, headers=htmx())
+    assert applied.status_code == 200
+    skill.refresh_from_db()
+    assert skill.version == 2 and after in skill.content
+
+
+def test_a_rule_op_is_previewed_then_confirmed_and_a_missing_rule_refused(staff_client, agent):
+    document = rules_document(agent=agent, actor=RecordMaker.actor)
+    record_replace(
+        surface_key="rules", agent=agent, ref=document.pk, actor=RecordMaker.actor,
+        text="# Rules\n\n* Be kind.\n* Be brief.\n", expected_version=1,
+    )  # fmt: skip
+    page = staff_client.get(url("record_detail", agent.name, "rules", document.pk))
+    assert url("record_preview", agent.name, "rules", document.pk, "rules_remove") in (
+        page.content.decode()
+    )
+    preview = staff_client.post(
+        url("record_preview", agent.name, "rules", document.pk, "rules_replace"),
+        {"rule": "Be kind.", "new_rule": "Be kind and honest.", "expected_version": 2},
+        headers=htmx("rule-result-1"),
+    )
+    assert preview.status_code == 200
+    assert "<ins> and honest</ins>" in preview.content.decode()
+    document.refresh_from_db()
+    assert document.version == 2
+    target, values = _confirm(preview)
+    assert staff_client.post(target, values, headers=htmx()).status_code == 200
+    document.refresh_from_db()
+    assert document.content == "# Rules\n\n* Be kind and honest.\n* Be brief.\n"
+    missing = staff_client.post(
+        url("record_preview", agent.name, "rules", document.pk, "rules_remove"),
+        {"rule": "Be brif.", "expected_version": 3},
+        headers=htmx("rule-result-2"),
+    )
+    assert missing.status_code == 422
+    assert b'data-status="no_match"' in missing.content and b"Closest text" in missing.content
+
+
+def test_a_stale_section_preview_shows_the_conflict_and_reapplies(staff_client, agent, make):
+    skill = make.skill(agent, content="# Deploy\n\n## Steps\nRun it.\n\n## Notes\nOld.\n")
+    record_edit(
+        surface_key="skill", agent=agent, ref=skill.pk, actor=RecordMaker.actor,
+        old_string="Old.", new_string="Older.",
+    )  # fmt: skip
+    preview = staff_client.post(
+        url("record_preview", agent.name, "skill", skill.pk, "skill_delete_section"),
+        {"heading": "Steps", "expected_version": 1},
+        headers=htmx("section-result"),
+    )
+    assert preview.status_code == 409
+    body = preview.content.decode()
+    assert "<del>Old</del><ins>Older</ins>" in body  # what changed since version 1
+    target, values = _confirm(preview)
+    assert values["expected_version"] == "2"
+    assert staff_client.post(target, values, headers=htmx()).status_code == 200
+    assert Skill.objects.get(pk=skill.pk).content == "# Deploy\n\n## Notes\nOlder.\n"
+
+
+def test_a_viewer_section_preview_is_refused_as_the_write_is(viewer_client, agent, make):
+    skill = make.skill(agent, content="# Deploy\n\n## Steps\nRun it.\n")
+    response = viewer_client.post(
+        url("record_preview", agent.name, "skill", skill.pk, "skill_delete_section"),
+        {"heading": "Steps", "expected_version": 1},
+        headers=htmx(),
+    )
+    assert response.status_code == 403
+    assert b'data-status="forbidden"' in response.content
+
+
+def test_an_op_without_a_preview_cannot_be_previewed(staff_client, agent, memory):
+    response = staff_client.post(
+        url("record_preview", agent.name, "memory", memory.pk, "record_forget"),
+        {"expected_version": 1},
+        headers=htmx(),
+    )
+    assert response.status_code == 400
+    assert Memory.objects.filter(pk=memory.pk).exists()
