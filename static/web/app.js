@@ -74,7 +74,9 @@
       event.preventDefault();
       var apply = form.querySelector("[data-apply]:not([disabled])");
       if (apply) apply.click();
-      else form.requestSubmit();
+      // Only a form that previews on submit; the others preview from their buttons, and a
+      // plain submit would apply unseen.
+      else if (form.hasAttribute("hx-post")) form.requestSubmit();
       return;
     }
     // "/" jumps to the search box, as in most review tools.
