@@ -82,7 +82,7 @@ WEB_OPS: dict[str, WebOp] = {
         takes_surface=True,
     ),
     "record_revert": WebOp(
-        record_revert, forms.RevertForm, takes_surface=True, shown_in="timeline"
+        record_revert, forms.RevertForm, takes_surface=True, previews=True, shown_in="timeline"
     ),
     "memory_set_importance": WebOp(memory_set_importance, forms.ImportanceForm, ("memory",)),
     "memory_invalidate": WebOp(memory_invalidate, forms.InvalidateForm, ("memory",)),

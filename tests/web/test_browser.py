@@ -273,6 +273,12 @@ def test_revert_from_history(page, live_server, rockbot, maintainer, screenshots
     page.screenshot(path=str(screenshots / "history.png"), full_page=True)
 
     page.click(".rev[data-version='2'] >> text=Undo: back to v1")
+    # The whole record as the revert would leave it, from the service's dry run.
+    page.wait_for_selector("#revert-result .preview ins")
+    assert "tea in the morning" in page.inner_text("#revert-result .preview ins")
+    memory.refresh_from_db()
+    assert memory.version == 3
+    page.click("#revert-result [data-apply]")
     page.wait_for_selector("#timeline .flash[data-status=reverted]")
     memory.refresh_from_db()
     # The whole record goes back to version 1, as a new revision (version 4).

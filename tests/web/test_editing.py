@@ -714,3 +714,29 @@ def test_an_op_without_a_preview_cannot_be_previewed(staff_client, agent, memory
     )
     assert response.status_code == 400
     assert Memory.objects.filter(pk=memory.pk).exists()
+
+
+def test_a_revert_is_previewed_from_the_history_then_confirmed(staff_client, agent, memory, make):
+    record_edit(
+        surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor,
+        old_string="likes tea", new_string="likes coffee",
+    )  # fmt: skip
+    edit = Revision.objects.get(record_id=memory.pk, version_after=2)
+    history = staff_client.get(url("record_history", agent.name, "memory", memory.pk))
+    assert url("record_preview", agent.name, "memory", memory.pk, "record_revert") in (
+        history.content.decode()
+    )
+    preview = staff_client.post(
+        url("record_preview", agent.name, "memory", memory.pk, "record_revert"),
+        {"revision": edit.pk, "to": "before", "expected_version": 2},
+        headers=htmx("revert-result"),
+    )
+    assert preview.status_code == 200
+    assert "<del>coffee</del><ins>tea</ins>" in preview.content.decode()
+    memory.refresh_from_db()
+    assert memory.version == 2
+    target, values = _confirm(preview)
+    applied = staff_client.post(target, values, headers=htmx())
+    assert applied.status_code == 200 and applied["HX-Retarget"] == "#timeline"
+    memory.refresh_from_db()
+    assert memory.version == 3 and "likes tea" in memory.content
