@@ -258,3 +258,16 @@ def test_restoring_a_forgotten_record_previews_without_bringing_it_back(agent, m
     assert Revision.objects.count() == revisions
     restored = record_revert(**kwargs)
     assert restored.ok and restored.version == preview.version + 1
+
+
+def test_a_dry_run_is_logged_as_a_preview_not_a_write(agent, make, caplog):
+    memory = _memory(agent, make)
+    caplog.clear()
+    with caplog.at_level("INFO", logger="memoryadmin.writes"):
+        record_edit(
+            surface_key="memory", agent=agent, ref=memory.pk, actor=MAINTAINER,
+            old_string="tea", new_string="mate", dry_run=True,
+        )  # fmt: skip
+    (entry,) = [r for r in caplog.records if r.name == "memoryadmin.writes"]
+    assert entry.getMessage().startswith("preview record_edit updated")
+    assert entry.dry_run is True
