@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -65,6 +66,20 @@ def diff_pieces(
         if index < last:
             pieces.append(DiffPiece("equal", text[-CONTEXT_CHARS:]))
     return ShownDiff(pieces, too_large=False, before=before, after=after)
+
+
+# What may not stand raw in a single-quoted attribute or next to markup; JSON reads each back.
+_ATTRIBUTE_ESCAPES = {
+    ord("<"): "\\u003c",
+    ord(">"): "\\u003e",
+    ord("&"): "\\u0026",
+    ord("'"): "\\u0027",
+}
+
+
+def hx_vals(values: dict[str, Any]) -> SafeString:
+    """`values` as JSON for a single-quoted hx-vals attribute, whatever text they hold."""
+    return mark_safe(json.dumps(values).translate(_ATTRIBUTE_ESCAPES))
 
 
 def state_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, Any, Any]]:

@@ -18,7 +18,6 @@ from stores.selectors.filters import MemoryFilters, filtered_memories, has_tag, 
 from stores.selectors.revisions import pending_by_surface, pending_record_ids
 
 # The record views read a past version's text from here, beside the other page reads.
-from stores.selectors.revisions import text_at_version as text_at_version
 from stores.selectors.search import search_memories
 
 # How many nearest vectors a list search adds beside its word matches.

@@ -22,14 +22,16 @@ urlpatterns = [
     path(agent + "tokens/new/", tokens.token_new, name="token_new"),
     path(agent + "tokens/<int:token_id>/revoke/", tokens.token_revoke_view, name="token_revoke"),
     path(agent + "rules/", records.rules_page, name="rules"),
-    path(agent + "rules/<int:pk>/rule/", records.rules_op, name="rules_op"),
-    path(agent + "skill/<int:pk>/section/", records.skill_section, name="skill_section"),
     path(agent + "<str:surface>/", lists.record_list_view, name="record_list"),
     path(agent + "<str:surface>/bulk/", lists.record_bulk, name="record_bulk"),
     path(record, records.record_detail, name="record_detail"),
-    path(record + "preview/", records.record_preview, name="record_preview"),
-    path(record + "edit/", records.record_apply_edit, name="record_edit"),
-    path(record + "fields/", records.record_fields, name="record_fields"),
     path(record + "history/", history.record_history, name="record_history"),
-    path(record + "revert/", history.record_revert_view, name="record_revert"),
+    # Every op on a record, named as the service names it (web.ops), and its preview.
+    path(record + "ops/<slug:op>/", records.record_op, name="record_op"),
+    path(
+        record + "ops/<slug:op>/preview/",
+        records.record_op,
+        {"preview": True},
+        name="record_preview",
+    ),
 ]

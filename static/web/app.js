@@ -54,7 +54,7 @@
   // A preview belongs to the text it was made from: typing again retires its Apply button
   // until the new preview arrives, so nothing is applied unseen.
   document.addEventListener("input", function (event) {
-    var form = event.target.closest && event.target.closest("#phrase-form");
+    var form = event.target.closest && event.target.closest("form[data-preview]");
     if (form) {
       form.querySelectorAll("[data-apply]").forEach(function (button) {
         button.disabled = true;
@@ -74,7 +74,9 @@
       event.preventDefault();
       var apply = form.querySelector("[data-apply]:not([disabled])");
       if (apply) apply.click();
-      else form.requestSubmit();
+      // Only a form that previews on submit; the others preview from their buttons, and a
+      // plain submit would apply unseen.
+      else if (form.hasAttribute("hx-post")) form.requestSubmit();
       return;
     }
     // "/" jumps to the search box, as in most review tools.

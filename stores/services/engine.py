@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
@@ -101,9 +102,11 @@ def _log(operation: str, kwargs: dict[str, Any], result: WriteResult) -> None:
     # known); ref is the id or alias the caller gave, as text.
     record_id = result.id
     surface = result.surface or kwargs.get("surface_key")
+    dry_run = bool(kwargs.get("dry_run"))
     # Ids and words only: the text written never goes into the message or its fields.
     logger.info(
-        "write %s %s: %s %s",
+        "%s %s %s: %s %s",
+        "preview" if dry_run else "write",
         operation,
         result.status,
         surface,
@@ -117,6 +120,7 @@ def _log(operation: str, kwargs: dict[str, Any], result: WriteResult) -> None:
             "surface": surface,
             "actor": getattr(actor, "label", None),
             "channel": getattr(actor, "channel", None),
+            "dry_run": dry_run,
         },
     )
 
@@ -190,14 +194,34 @@ def check_text_size(spec: SurfaceSpec, text: str) -> None:
 
 
 def commit(
-    spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor, change: Change
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    *,
+    actor: Actor,
+    change: Change,
+    dry_run: bool = False,
 ) -> WriteResult:
     """Write `change` with compare-and-swap on `version` and record its revision.
 
-    The only place that bumps `version`. Runs inside the caller's transaction.
+    The only place that bumps `version`. Runs inside the caller's transaction. With `dry_run`,
+    the change has passed every check the write makes and comes back as the would-be result
+    (`would_be`), with nothing written, bumped or enqueued.
     """
     text_field = change.text_field or spec.primary_text_field
     before_text = getattr(record, text_field)
+    for name in spec.text_fields:
+        if name in change.values:
+            check_text_size(spec, change.values[name])
+    if dry_run:
+        return would_be(
+            spec,
+            record,
+            status=change.status,
+            text_field=text_field,
+            before_text=before_text,
+            after_text=change.values.get(text_field, before_text),
+            details=change.details,
+        )
     before_state = spec.snapshot(record)
     values = dict(change.values)
     if change.touch_updated_at:
@@ -206,9 +230,6 @@ def commit(
         # An importance someone sets is the value as of now: the decay pass must not shrink it
         # for the time that passed before it was set.
         values.setdefault("decayed_at", timezone.now())
-    for name in spec.text_fields:
-        if name in values:
-            check_text_size(spec, values[name])
 
     old_hash = getattr(record, "text_hash", None)
     for name, value in values.items():
@@ -492,6 +513,35 @@ def success(
     )
 
 
+def would_be(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    *,
+    status: Status,
+    text_field: str,
+    before_text: str,
+    after_text: str,
+    details: dict[str, Any] | None = None,
+) -> WriteResult:
+    """What a write would answer, written nothing: a dry run's result.
+
+    `version` is the one the change was computed against (the version a confirming write
+    sends back as its precondition); there is no revision. `details` carry `dry_run`, the text
+    field and its would-be text, beside the op's own details (replacements, lines).
+    """
+    return WriteResult(
+        status=status,
+        surface=spec.key,
+        id=record.pk,
+        version=record.version,
+        diff=_diff(spec, record, before_text, after_text),
+        store=record.store if isinstance(record, Memory) else None,
+        bank=record.bank if isinstance(record, Memory) else None,
+        details={**(details or {}), "dry_run": True, "field": text_field, "text": after_text},
+        record=record,
+    )
+
+
 def _diff(spec: SurfaceSpec, record: VersionedRecord, before: str, after: str) -> str:
     return unified_diff(before, after, label=f"{spec.key}/{record.pk}")
 
@@ -503,6 +553,16 @@ def schedule_reembed(surface: str, record_id: int) -> None:
     transaction.on_commit(lambda: tasks.enqueue_reembed(surface, record_id), robust=True)
 
 
+def atomic(dry_run: bool) -> AbstractContextManager[Any]:
+    """A write's transaction; a dry run reads without one.
+
+    A preview takes no row lock (on SQLite, no database write lock either), so previewing as
+    someone types never queues behind an agent's writes; the confirming write checks the
+    version the preview was computed against, under the lock.
+    """
+    return nullcontext() if dry_run else transaction.atomic()
+
+
 def write(
     spec: SurfaceSpec,
     *,
@@ -512,10 +572,39 @@ def write(
     op: str,
     expected_version: int | None,
     build: Callable[[VersionedRecord], Change],
+    dry_run: bool = False,
 ) -> WriteResult:
-    """Lock the record, check who may do `op`, check the version, then commit `build`'s change."""
-    with transaction.atomic():
-        record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=True)
-        policy.check(record, actor=actor, op=op)
-        check_expected_version(record, expected_version)
-        return commit(spec, record, actor=actor, change=build(record))
+    """Lock the record, check who may do `op`, check the version, then commit `build`'s change.
+
+    With `dry_run` every check runs the same way and the result is the would-be one.
+    """
+    with atomic(dry_run):
+        record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=not dry_run)
+        return apply_change(
+            spec,
+            record,
+            actor=actor,
+            op=op,
+            expected_version=expected_version,
+            build=build,
+            dry_run=dry_run,
+        )
+
+
+def apply_change(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    *,
+    actor: Actor,
+    op: str,
+    expected_version: int | None,
+    build: Callable[[VersionedRecord], Change],
+    dry_run: bool = False,
+) -> WriteResult:
+    """The checks of `write` on a record already in hand, then the commit (or its dry run).
+
+    Policy comes first, so a caller who may not do `op` is refused before the change is built.
+    """
+    policy.check(record, actor=actor, op=op)
+    check_expected_version(record, expected_version)
+    return commit(spec, record, actor=actor, change=build(record), dry_run=dry_run)

@@ -33,6 +33,7 @@ from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
     RecordRef,
+    atomic,
     check_expected_version,
     check_text_size,
     commit,
@@ -46,6 +47,7 @@ from stores.services.engine import (
     settle_review,
     success,
     text_limit,
+    would_be,
     write,
 )
 from stores.services.results import WriteResult
@@ -130,11 +132,13 @@ def record_edit(
     edits: Sequence[PhraseEdit] | None = None,
     field: str | None = None,
     expected_version: int | None = None,
+    dry_run: bool = False,
 ) -> WriteResult:
     """Replace exact phrases in a text field; several edits apply all or nothing.
 
     Without `expected_version` the exact match is the precondition: it is checked
-    against the current text under a row lock.
+    against the current text under a row lock. With `dry_run`, every check runs and the
+    would-be result (diff, new text, replacements) comes back; nothing is written.
     """
     spec = surface(surface_key)
     text_field = _text_field(spec, field)
@@ -168,6 +172,7 @@ def record_edit(
         op="edit",
         expected_version=expected_version,
         build=build,
+        dry_run=dry_run,
     )
 
 
@@ -182,11 +187,13 @@ def record_replace(
     expected_version: int | None,
     field: str | None = None,
     allow_shorter: bool = False,
+    dry_run: bool = False,
 ) -> WriteResult:
     """Replace a whole text field. Needs a version precondition; refuses truncated previews.
 
     A shorter text that looks cut from a preview of the current one is refused as
     suspected_truncation unless `allow_shorter` says the caller means to drop the rest.
+    `dry_run` answers what the write would, writing nothing.
     """
     spec = surface(surface_key)
     text_field = _text_field(spec, field)
@@ -210,6 +217,7 @@ def record_replace(
         op="replace",
         expected_version=expected_version,
         build=build,
+        dry_run=dry_run,
     )
 
 
@@ -336,17 +344,19 @@ def record_revert(
     revision_id: int,
     to: str = "after",
     expected_version: int | None = None,
+    dry_run: bool = False,
 ) -> WriteResult:
     """Bring the record back to how it stood after (or before) a revision, as a new revision.
 
-    A forgotten record is brought back under its own id.
+    A forgotten record is brought back under its own id. `dry_run` answers what the revert
+    would, writing nothing (its review stays pending too).
     """
     spec = surface(surface_key)
     if to not in ("after", "before"):
         raise Invalid("to must be 'after' (the revision's result) or 'before' (what it replaced).")
-    with transaction.atomic():
+    with atomic(dry_run):
         try:
-            record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=True)
+            record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=not dry_run)
         except NotFound:
             return _restore_forgotten(
                 spec,
@@ -356,6 +366,7 @@ def record_revert(
                 revision_id=revision_id,
                 to=to,
                 expected_version=expected_version,
+                dry_run=dry_run,
             )
         revision = _revision_of(spec, record.agent, record.pk, revision_id)
         policy.check(record, actor=actor, op="revert")
@@ -382,8 +393,9 @@ def record_revert(
             status=Status.REVERTED,
             details={"reverted_to": revision.pk, "side": to},
         )
-        result = commit(spec, record, actor=actor, change=change)
-        _mark_reviewed(revision, actor, to)
+        result = commit(spec, record, actor=actor, change=change, dry_run=dry_run)
+        if not dry_run:
+            _mark_reviewed(revision, actor, to)
         return result
 
 
@@ -396,6 +408,7 @@ def _restore_forgotten(
     revision_id: int,
     to: str,
     expected_version: int | None,
+    dry_run: bool = False,
 ) -> WriteResult:
     if not actor.can_see(agent) or not str(ref).strip().isdigit():
         raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
@@ -434,6 +447,19 @@ def _restore_forgotten(
     values[text_field] = text
     values.setdefault("created_at", timezone.now())
     record = spec.model(pk=record_id, agent=agent, **values)
+    if dry_run:
+        # Computed against the forget's version, which a confirming restore sends back.
+        record.version = last.version_after
+        details = {"reverted_to": revision.pk, "side": to, "restored": True}
+        return would_be(
+            spec,
+            record,
+            status=Status.REVERTED,
+            text_field=text_field,
+            before_text="",
+            after_text=text,
+            details=details,
+        )
     record.version = last.version_after + 1
     record.updated_at = timezone.now()
     if isinstance(record, EmbeddedRecord):

@@ -1,4 +1,7 @@
-"""Ops on an agent's rules document: add, remove or rewrite one rule, byte for byte elsewhere."""
+"""Ops on an agent's rules document: add, remove or rewrite one rule, byte for byte elsewhere.
+
+Each previews with `dry_run`, writing nothing (not even the empty document of a first rule).
+"""
 
 from __future__ import annotations
 
@@ -11,7 +14,14 @@ from stores.errors import NotFound
 from stores.models import Agent, RulesDocument, VersionedRecord
 from stores.services import policy, validation
 from stores.services.actors import Actor
-from stores.services.engine import Change, create, returns_result, text_limit, write
+from stores.services.engine import (
+    Change,
+    apply_change,
+    create,
+    returns_result,
+    text_limit,
+    write,
+)
 from stores.services.results import WriteResult
 from stores.surfaces import RULES
 
@@ -41,15 +51,32 @@ def _rule_write(
     op: str,
     expected_version: int | None,
     transform: Callable[[str], str],
+    dry_run: bool,
 ) -> WriteResult:
+    def build(record: VersionedRecord) -> Change:
+        return Change(op=op, values={"content": transform(record.content)}, text_field="content")
+
+    if dry_run:
+        if not actor.can_see(agent):
+            raise NotFound(f"No agent {agent.name!r}.")
+        document = RulesDocument.objects.filter(agent=agent).first()
+        if document is None:
+            # The write would create the empty document (version 1) first; preview on that,
+            # creating nothing.
+            policy.check_agent(agent, actor=actor, op="create")
+            document = RulesDocument(agent=agent, content="", version=1)
+        document.agent = agent  # already loaded by the caller; spares a query
+        return apply_change(
+            RULES,
+            document,
+            actor=actor,
+            op=op,
+            expected_version=expected_version,
+            build=build,
+            dry_run=True,
+        )
     with transaction.atomic():
         document = rules_document(agent=agent, actor=actor)
-
-        def build(record: VersionedRecord) -> Change:
-            return Change(
-                op=op, values={"content": transform(record.content)}, text_field="content"
-            )
-
         return write(
             RULES,
             agent=agent,
@@ -69,6 +96,7 @@ def rules_add(
     rule: str,
     section: str | None = None,
     expected_version: int | None = None,
+    dry_run: bool = False,
 ) -> WriteResult:
     """Add one rule after the last rule (of `section`), in the document's own bullet style."""
     rule = validation.text(rule, "rule")
@@ -77,6 +105,7 @@ def rules_add(
         actor=actor,
         op="add_rule",
         expected_version=expected_version,
+        dry_run=dry_run,
         transform=lambda text: rule_text.add_rule(
             text, rule, section=section, max_length=text_limit(RULES)
         ),
@@ -85,7 +114,12 @@ def rules_add(
 
 @returns_result
 def rules_remove(
-    *, agent: Agent, actor: Actor, rule: str, expected_version: int | None = None
+    *,
+    agent: Agent,
+    actor: Actor,
+    rule: str,
+    expected_version: int | None = None,
+    dry_run: bool = False,
 ) -> WriteResult:
     """Remove the one rule that reads `rule` (its bullet and continuation lines)."""
     rule = validation.text(rule, "rule")
@@ -94,13 +128,20 @@ def rules_remove(
         actor=actor,
         op="remove_rule",
         expected_version=expected_version,
+        dry_run=dry_run,
         transform=lambda text: rule_text.remove_rule(text, rule),
     )
 
 
 @returns_result
 def rules_replace(
-    *, agent: Agent, actor: Actor, rule: str, new_rule: str, expected_version: int | None = None
+    *,
+    agent: Agent,
+    actor: Actor,
+    rule: str,
+    new_rule: str,
+    expected_version: int | None = None,
+    dry_run: bool = False,
 ) -> WriteResult:
     """Rewrite one rule in place, keeping its bullet."""
     rule = validation.text(rule, "rule")
@@ -110,6 +151,7 @@ def rules_replace(
         actor=actor,
         op="replace_rule",
         expected_version=expected_version,
+        dry_run=dry_run,
         transform=lambda text: rule_text.replace_rule(
             text, rule, new_rule, max_length=text_limit(RULES)
         ),

@@ -1,4 +1,4 @@
-"""Section ops on a skill's markdown body."""
+"""Section ops on a skill's markdown body; each previews with `dry_run`, writing nothing."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ def _section_write(
     op: str,
     expected_version: int | None,
     transform: Callable[[str], str],
+    dry_run: bool,
 ) -> WriteResult:
     def build(record: VersionedRecord) -> Change:
         return Change(op=op, values={"content": transform(record.content)}, text_field="content")
@@ -33,6 +34,7 @@ def _section_write(
         op=op,
         expected_version=expected_version,
         build=build,
+        dry_run=dry_run,
     )
 
 
@@ -45,6 +47,7 @@ def skill_append(
     content: str,
     heading: str | None = None,
     expected_version: int | None = None,
+    dry_run: bool = False,
 ) -> WriteResult:
     """Append to the end of the body, or to the end of the section under `heading`."""
     content = validation.text(content, "content")
@@ -54,6 +57,7 @@ def skill_append(
         actor=actor,
         op="append",
         expected_version=expected_version,
+        dry_run=dry_run,
         transform=lambda body: sections.append(
             body, content, heading, max_length=text_limit(SKILL)
         ),
@@ -69,6 +73,7 @@ def skill_replace_section(
     heading: str,
     content: str,
     expected_version: int | None = None,
+    dry_run: bool = False,
 ) -> WriteResult:
     content = validation.text(content, "content")
     return _section_write(
@@ -77,6 +82,7 @@ def skill_replace_section(
         actor=actor,
         op="replace_section",
         expected_version=expected_version,
+        dry_run=dry_run,
         transform=lambda body: sections.replace_section(
             body, heading, content, max_length=text_limit(SKILL)
         ),
@@ -91,6 +97,7 @@ def skill_delete_section(
     actor: Actor,
     heading: str,
     expected_version: int | None = None,
+    dry_run: bool = False,
 ) -> WriteResult:
     return _section_write(
         agent=agent,
@@ -98,5 +105,6 @@ def skill_delete_section(
         actor=actor,
         op="delete_section",
         expected_version=expected_version,
+        dry_run=dry_run,
         transform=lambda body: sections.delete_section(body, heading),
     )

@@ -54,3 +54,19 @@ def test_agent_and_human_edits_cost_the_same_fixed_count(agent, make, django_ass
             old_string="mate",
             new_string="tea",
         ).ok
+
+
+def test_a_preview_reads_the_record_once_and_writes_nothing(agent, make, django_assert_num_queries):
+    target = make.memory(agent, content="The user likes tea.")
+    # SELECT the record: no transaction, no lock, no UPDATE, no revision.
+    with django_assert_num_queries(1):
+        result = record_edit(
+            surface_key="memory",
+            agent=agent,
+            ref=target.pk,
+            actor=Actor.maintainer("tests"),
+            old_string="tea",
+            new_string="mate",
+            dry_run=True,
+        )
+    assert result.ok and result.details["text"] == "The user likes mate."

@@ -273,6 +273,12 @@ def test_revert_from_history(page, live_server, rockbot, maintainer, screenshots
     page.screenshot(path=str(screenshots / "history.png"), full_page=True)
 
     page.click(".rev[data-version='2'] >> text=Undo: back to v1")
+    # The whole record as the revert would leave it, from the service's dry run.
+    page.wait_for_selector("#revert-result .preview ins")
+    assert "tea in the morning" in page.inner_text("#revert-result .preview ins")
+    memory.refresh_from_db()
+    assert memory.version == 3
+    page.click("#revert-result [data-apply]")
     page.wait_for_selector("#timeline .flash[data-status=reverted]")
     memory.refresh_from_db()
     # The whole record goes back to version 1, as a new revision (version 4).
@@ -408,3 +414,58 @@ def test_stored_xss_stays_inert_everywhere(page, live_server, rockbot, maintaine
         == 0
     )
     assert page.locator(".markdown a[href^=javascript]").count() == 0
+
+
+def test_section_and_rule_ops_preview_then_confirm(
+    page, live_server, rockbot, maintainer, screenshots
+):
+    """A section replace and a rule rewrite show their diff first; nothing is written until
+    the preview's button applies them."""
+    from stores.models import RulesDocument, Skill
+
+    skill = Skill.objects.get(agent=rockbot, name="water-plants")
+    rules = rules_document(agent=rockbot, actor=maintainer)
+    record_replace(
+        surface_key="rules",
+        agent=rockbot,
+        ref=rules.pk,
+        actor=maintainer,
+        text="# Rules\n\n- Answer in the user's language.\n- Never share the door code.\n",
+        expected_version=rules.version,
+    )
+    log_in(page, live_server, UserFactory(is_staff=True))
+
+    page.goto(f"{live_server.url}/a/rockbot/skill/{skill.pk}/")
+    page.select_option("#section-heading", "Steps")
+    page.fill("#section-content", "- Check the soil.\n- Water the ferns on Sundays.")
+    page.click("text=Preview: replace the section's body")
+    page.wait_for_selector("#section-result .preview ins")
+    assert "on Sundays" in page.inner_text("#section-result .preview ins")
+    assert Skill.objects.get(pk=skill.pk).version == 1  # nothing written yet
+    page.locator("#section-result").scroll_into_view_if_needed()
+    page.screenshot(path=str(screenshots / "section-preview.png"), full_page=True)
+    page.click("#section-result [data-apply]")
+    page.wait_for_selector(".badge.version:has-text('version 2')")
+    assert "on Sundays" in Skill.objects.get(pk=skill.pk).content
+
+    page.goto(f"{live_server.url}/a/rockbot/rules/")
+    page.click("li:has-text('Never share') summary")
+    page.fill("#rule-2", "Never share the door code, not even with family.")
+    page.click("#rule-result-2 >> xpath=.. >> text=Preview the new text")
+    page.wait_for_selector("#rule-result-2 .preview ins")
+    assert RulesDocument.objects.get(pk=rules.pk).version == 2
+    page.screenshot(path=str(screenshots / "rule-preview.png"), full_page=True)
+    page.click("#rule-result-2 [data-apply]")
+    page.wait_for_selector(".badge.version:has-text('version 3')")
+    assert "not even with family" in RulesDocument.objects.get(pk=rules.pk).content
+
+    # Ctrl+Enter previews a new rule, then applies what the preview showed.
+    page.fill("#new-rule", "Ask before ordering anything.")
+    page.focus("#new-rule")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector("#rule-result-new .preview ins")
+    assert RulesDocument.objects.get(pk=rules.pk).version == 3
+    page.focus("#new-rule")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".badge.version:has-text('version 4')")
+    assert "Ask before ordering" in RulesDocument.objects.get(pk=rules.pk).content

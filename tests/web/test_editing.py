@@ -3,11 +3,15 @@ revert, review and tokens — each through the edit service, each refusal shown 
 
 from __future__ import annotations
 
+import json
+import re
+
 import pytest
 from django.urls import reverse
 
 from stores.models import AgentToken, Memory, Revision, RulesDocument, Skill
-from stores.services import record_edit, record_forget
+from stores.services import record_edit, record_forget, record_replace, rules_document
+from tests.factories import RecordMaker
 from tests.web.conftest import htmx
 
 pytestmark = pytest.mark.django_db
@@ -37,7 +41,7 @@ def test_preview_shows_a_word_diff_of_the_whole_record_and_writes_nothing(
     staff_client, agent, memory
 ):
     response = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk),
+        url("record_preview", agent.name, "memory", memory.pk, "record_edit"),
         {"old_string": "lives in Paris", "new_string": "lives in Lyon", "expected_version": 1},
         headers=htmx(),
     )
@@ -63,7 +67,7 @@ def test_preview_refusals_are_shown_with_their_hint(
     staff_client, agent, memory, old, new, status, words
 ):
     response = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk),
+        url("record_preview", agent.name, "memory", memory.pk, "record_edit"),
         {"old_string": old, "new_string": new, "expected_version": 1},
         headers=htmx(),
     )
@@ -75,7 +79,7 @@ def test_preview_refusals_are_shown_with_their_hint(
 
 def test_apply_writes_with_the_loaded_version_and_swaps_the_panel(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_edit", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
         {"old_string": "likes tea", "new_string": "likes green tea", "expected_version": 1},
         headers=htmx(),
     )
@@ -93,7 +97,7 @@ def test_apply_writes_with_the_loaded_version_and_swaps_the_panel(staff_client, 
 
 def test_apply_no_change_is_refused_inline(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_edit", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
         {"old_string": "tea", "new_string": "tea", "expected_version": 1},
         headers=htmx(),
     )
@@ -113,7 +117,7 @@ def test_conflict_shows_what_changed_and_offers_to_reapply(staff_client, agent, 
     )
     edit = {"old_string": "lives in Paris", "new_string": "lives in Lyon", "expected_version": 1}
     response = staff_client.post(
-        url("record_edit", agent.name, "memory", memory.pk), edit, headers=htmx()
+        url("record_op", agent.name, "memory", memory.pk, "record_edit"), edit, headers=htmx()
     )
     assert response.status_code == 409
     body = response.content.decode()
@@ -125,7 +129,7 @@ def test_conflict_shows_what_changed_and_offers_to_reapply(staff_client, agent, 
     memory.refresh_from_db()
     assert memory.version == 2 and "Paris and" in memory.content
     again = staff_client.post(
-        url("record_edit", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
         {**edit, "expected_version": 2},
         headers=htmx(),
     )
@@ -144,7 +148,7 @@ def test_preview_after_someone_else_wrote_reports_the_conflict(staff_client, age
         new_string="lives in Rome",
     )
     response = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk),
+        url("record_preview", agent.name, "memory", memory.pk, "record_edit"),
         {"old_string": "lives in Paris", "new_string": "lives in Lyon", "expected_version": 1},
         headers=htmx(),
     )
@@ -156,7 +160,7 @@ def test_preview_after_someone_else_wrote_reports_the_conflict(staff_client, age
 
 def test_apply_without_htmx_redirects_with_a_message(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_edit", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
         {"old_string": "likes tea", "new_string": "likes mint tea", "expected_version": 1},
     )
     assert response.status_code == 302
@@ -170,7 +174,7 @@ def test_viewer_reads_but_cannot_write(viewer_client, agent, memory):
     assert b"read-only access" in page.content
     assert b'id="phrase-form"' not in page.content
     response = viewer_client.post(
-        url("record_edit", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
         {"old_string": "tea", "new_string": "coffee", "expected_version": 1},
         headers=htmx(),
     )
@@ -188,11 +192,11 @@ def test_fact_and_episodic_memories_say_why_edits_are_absent(staff_client, agent
     assert b'id="phrase-form"' not in fact_page.content
     episode_page = staff_client.get(url("record_detail", agent.name, "memory", episode.pk))
     assert b"Episodic memories can only be invalidated" in episode_page.content
-    assert b'value="invalidate"' in episode_page.content
-    assert b'value="forget"' not in episode_page.content
+    assert b"/ops/memory_invalidate/" in episode_page.content
+    assert b"/ops/record_forget/" not in episode_page.content
     # The service refuses the same ops when asked anyway.
     response = staff_client.post(
-        url("record_edit", agent.name, "memory", fact.pk),
+        url("record_op", agent.name, "memory", fact.pk, "record_edit"),
         {"old_string": "100", "new_string": "90", "expected_version": 1},
         headers=htmx(),
     )
@@ -201,22 +205,22 @@ def test_fact_and_episodic_memories_say_why_edits_are_absent(staff_client, agent
 
 
 @pytest.mark.parametrize(
-    ("action", "data", "check"),
+    ("op", "data", "check"),
     [
-        ("importance", {"importance": "0.85"}, lambda m: m.importance == 0.85),
-        ("tags", {"tags": "food, drinks"}, lambda m: m.tags == ["food", "drinks"]),
-        ("category", {"category": "preferences"}, lambda m: m.category == "preferences"),
-        ("pinned", {"pinned": "on"}, lambda m: m.pinned),
-        ("invalidate", {}, lambda m: m.invalidated_at is not None),
-        ("reinforce", {}, lambda m: m.reinforcement_count == 2),
+        ("memory_set_importance", {"importance": "0.85"}, lambda m: m.importance == 0.85),
+        ("record_update", {"field": "tags", "tags": "food, drinks"},
+         lambda m: m.tags == ["food", "drinks"]),
+        ("record_update", {"field": "category", "category": "preferences"},
+         lambda m: m.category == "preferences"),
+        ("record_update", {"field": "pinned", "pinned": "on"}, lambda m: m.pinned),
+        ("memory_invalidate", {}, lambda m: m.invalidated_at is not None),
+        ("memory_reinforce", {}, lambda m: m.reinforcement_count == 2),
     ],
-)
-def test_memory_field_edits_go_through_the_service(
-    staff_client, agent, memory, action, data, check
-):
+)  # fmt: skip
+def test_memory_field_edits_go_through_the_service(staff_client, agent, memory, op, data, check):
     response = staff_client.post(
-        url("record_fields", agent.name, "memory", memory.pk),
-        {"action": action, "expected_version": 1, **data},
+        url("record_op", agent.name, "memory", memory.pk, op),
+        {"expected_version": 1, **data},
         headers=htmx(),
     )
     assert response.status_code == 200, response.content
@@ -236,8 +240,8 @@ def test_field_edit_with_a_stale_version_is_a_conflict(staff_client, agent, memo
         new_string="cocoa",
     )
     response = staff_client.post(
-        url("record_fields", agent.name, "memory", memory.pk),
-        {"action": "importance", "importance": "0.1", "expected_version": 1},
+        url("record_op", agent.name, "memory", memory.pk, "memory_set_importance"),
+        {"importance": "0.1", "expected_version": 1},
         headers=htmx(),
     )
     assert response.status_code == 409
@@ -246,8 +250,8 @@ def test_field_edit_with_a_stale_version_is_a_conflict(staff_client, agent, memo
 
 def test_forget_sends_the_browser_to_the_history(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_fields", agent.name, "memory", memory.pk),
-        {"action": "forget", "expected_version": 1},
+        url("record_op", agent.name, "memory", memory.pk, "record_forget"),
+        {"expected_version": 1},
         headers=htmx(),
     )
     assert response.status_code == 200
@@ -258,16 +262,16 @@ def test_forget_sends_the_browser_to_the_history(staff_client, agent, memory):
 def test_working_memory_ttl_and_task_fields(staff_client, agent, make):
     entry = make.working(agent)
     response = staff_client.post(
-        url("record_fields", agent.name, "working", entry.pk),
-        {"action": "ttl", "ttl_minutes": "30", "expected_version": 1},
+        url("record_op", agent.name, "working", entry.pk, "working_set_ttl"),
+        {"ttl_minutes": "30", "expected_version": 1},
         headers=htmx(),
     )
     assert response.status_code == 200
     entry.refresh_from_db()
     assert entry.expires_at is not None
     cleared = staff_client.post(
-        url("record_fields", agent.name, "working", entry.pk),
-        {"action": "ttl_clear", "expected_version": 2},
+        url("record_op", agent.name, "working", entry.pk, "working_set_ttl"),
+        {"clear": "on", "expected_version": 2},
         headers=htmx(),
     )
     assert cleared.status_code == 200
@@ -276,14 +280,14 @@ def test_working_memory_ttl_and_task_fields(staff_client, agent, make):
 
     task = make.task(agent)
     off = staff_client.post(
-        url("record_fields", agent.name, "task", task.pk),
-        {"action": "enabled", "expected_version": 1},
+        url("record_op", agent.name, "task", task.pk, "record_update"),
+        {"field": "enabled", "expected_version": 1},
         headers=htmx(),
     )
     assert off.status_code == 200
     bad = staff_client.post(
-        url("record_fields", agent.name, "task", task.pk),
-        {"action": "schedule", "schedule": "every tuesday", "expected_version": 2},
+        url("record_op", agent.name, "task", task.pk, "record_update"),
+        {"field": "schedule", "schedule": "every tuesday", "expected_version": 2},
         headers=htmx(),
     )
     assert bad.status_code == 400
@@ -292,13 +296,16 @@ def test_working_memory_ttl_and_task_fields(staff_client, agent, make):
     assert task.enabled is False and task.schedule == "0 7 * * *"
 
 
-def test_unknown_field_action_is_invalid(staff_client, agent, memory):
+@pytest.mark.parametrize("op", ["set_ttl", "working_set_ttl", "update"])
+def test_an_op_the_page_does_not_offer_on_the_surface_is_invalid(staff_client, agent, memory, op):
     response = staff_client.post(
-        url("record_fields", agent.name, "memory", memory.pk),
-        {"action": "set_ttl", "expected_version": 1},
+        url("record_op", agent.name, "memory", memory.pk, op),
+        {"expected_version": 1},
         headers=htmx(),
     )
     assert response.status_code == 400
+    memory.refresh_from_db()
+    assert memory.version == 1
 
 
 def test_skill_page_renders_sanitised_markdown_beside_the_source(staff_client, agent, make):
@@ -322,28 +329,33 @@ def test_skill_page_renders_sanitised_markdown_beside_the_source(staff_client, a
 
 def test_skill_section_ops(staff_client, agent, make):
     skill = make.skill(agent, content="# Deploy\n\n## Steps\nRun it.\n\n## Notes\nOld.\n")
-    endpoint = url("skill_section", agent.name, skill.pk)
+
+    def endpoint(op):
+        return url("record_op", agent.name, "skill", skill.pk, op)
+
     replaced = staff_client.post(
-        endpoint,
-        {"op": "replace", "heading": "Steps", "content": "Run it twice.", "expected_version": 1},
+        endpoint("skill_replace_section"),
+        {"heading": "Steps", "content": "Run it twice.", "expected_version": 1},
         headers=htmx(),
     )
     assert replaced.status_code == 200
     appended = staff_client.post(
-        endpoint,
-        {"op": "append", "heading": "", "content": "## Owner\nOps.", "expected_version": 2},
+        endpoint("skill_append"),
+        {"heading": "", "content": "## Owner\nOps.", "expected_version": 2},
         headers=htmx(),
     )
     assert appended.status_code == 200
     deleted = staff_client.post(
-        endpoint, {"op": "delete", "heading": "Notes", "expected_version": 3}, headers=htmx()
-    )
+        endpoint("skill_delete_section"), {"heading": "Notes", "expected_version": 3},
+        headers=htmx(),
+    )  # fmt: skip
     assert deleted.status_code == 200
     skill.refresh_from_db()
     assert skill.content == "# Deploy\n\n## Steps\nRun it twice.\n\n## Owner\nOps.\n"
     missing = staff_client.post(
-        endpoint, {"op": "delete", "heading": "Nope", "expected_version": 4}, headers=htmx()
-    )
+        endpoint("skill_delete_section"), {"heading": "Nope", "expected_version": 4},
+        headers=htmx(),
+    )  # fmt: skip
     assert missing.status_code == 422
     assert b'data-status="no_match"' in missing.content
 
@@ -351,7 +363,7 @@ def test_skill_section_ops(staff_client, agent, make):
 def test_skill_summary_takes_phrase_edits_too(staff_client, agent, make):
     skill = make.skill(agent, summary="Deploys the app.")
     response = staff_client.post(
-        url("record_edit", agent.name, "skill", skill.pk),
+        url("record_op", agent.name, "skill", skill.pk, "record_edit"),
         {"old_string": "the app", "new_string": "the web app", "field": "summary",
          "expected_version": 1},
         headers=htmx(),
@@ -364,7 +376,10 @@ def test_rules_page_shows_the_document_as_written_and_edits_one_rule(staff_clien
     response = staff_client.get(url("rules", agent.name))
     assert response.status_code == 302
     document = RulesDocument.objects.get(agent=agent)
-    endpoint = url("rules_op", agent.name, document.pk)
+
+    def endpoint(op):
+        return url("record_op", agent.name, "rules", document.pk, op)
+
     text = "# Rules\n\n<!-- keep -->\n* Be kind.\n*  Be brief.\n"
     from stores.services import record_replace
     from tests.factories import RecordMaker
@@ -377,17 +392,17 @@ def test_rules_page_shows_the_document_as_written_and_edits_one_rule(staff_clien
     assert "&lt;!-- keep --&gt;" in page.content.decode()
     assert len(page.context["rules"]) == 2
     steps = [
-        {"op": "add", "rule": "Cite sources.", "expected_version": 2},
-        {"op": "replace", "rule": "Be kind.", "new_rule": "Be kind and honest.",
-         "expected_version": 3},
-        {"op": "remove", "rule": "Be brief.", "expected_version": 4},
+        ("rules_add", {"rule": "Cite sources.", "expected_version": 2}),
+        ("rules_replace", {"rule": "Be kind.", "new_rule": "Be kind and honest.",
+                           "expected_version": 3}),
+        ("rules_remove", {"rule": "Be brief.", "expected_version": 4}),
     ]  # fmt: skip
-    for step in steps:
-        assert staff_client.post(endpoint, step, headers=htmx()).status_code == 200
+    for op, step in steps:
+        assert staff_client.post(endpoint(op), step, headers=htmx()).status_code == 200
     document.refresh_from_db()
     assert document.content == "# Rules\n\n<!-- keep -->\n* Be kind and honest.\n* Cite sources.\n"
     missing = staff_client.post(
-        endpoint, {"op": "remove", "rule": "Be rude.", "expected_version": 5}, headers=htmx()
+        endpoint("rules_remove"), {"rule": "Be rude.", "expected_version": 5}, headers=htmx()
     )
     assert missing.status_code == 422
 
@@ -408,7 +423,7 @@ def test_history_shows_each_revision_and_reverts(staff_client, agent, memory, ma
     assert "shell:tests" in body and "Shell" in body
     edit = Revision.objects.get(record_id=memory.pk, version_after=2)
     response = staff_client.post(
-        url("record_revert", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_revert"),
         {"revision": edit.pk, "to": "before", "expected_version": 2},
         headers=htmx(),
     )
@@ -417,7 +432,7 @@ def test_history_shows_each_revision_and_reverts(staff_client, agent, memory, ma
     memory.refresh_from_db()
     assert memory.version == 3 and "likes tea" in memory.content
     stale = staff_client.post(
-        url("record_revert", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_revert"),
         {"revision": edit.pk, "to": "after", "expected_version": 2},
         headers=htmx(),
     )
@@ -427,7 +442,7 @@ def test_history_shows_each_revision_and_reverts(staff_client, agent, memory, ma
 def test_deleted_record_is_restored_from_its_history(staff_client, agent, memory, make):
     forgotten = record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
     response = staff_client.post(
-        url("record_revert", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_revert"),
         {"revision": forgotten.revision, "to": "before"},
         headers=htmx(),
     )
@@ -578,10 +593,150 @@ def test_writes_need_the_csrf_token(agent, staff_user, memory):
     client = Client(enforce_csrf_checks=True)
     client.force_login(staff_user)
     response = client.post(
-        url("record_edit", agent.name, "memory", memory.pk),
+        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
         {"old_string": "tea", "new_string": "coffee", "expected_version": 1},
         headers=htmx(),
     )
     assert response.status_code == 403
     memory.refresh_from_db()
     assert memory.version == 1
+
+
+def _confirm(response) -> tuple[str, dict[str, str]]:
+    """Where the preview's apply button posts, and what."""
+    body = response.content.decode()
+    button = re.search(r"<button[^>]*data-apply[^>]*>", body).group(0)
+    target = re.search(r'hx-post="([^"]+)"', button).group(1)
+    return target, json.loads(re.search(r"hx-vals='([^']*)'", button).group(1))
+
+
+@pytest.mark.parametrize(
+    ("op", "data", "shown", "after"),
+    [
+        ("skill_replace_section", {"heading": "Steps", "content": "Run it twice."},
+         "<ins> twice</ins>", "## Steps\nRun it twice.\n\n## Notes"),
+        ("skill_delete_section", {"heading": "Notes"}, "<del>", "Run it.\n"),
+        ("skill_append", {"heading": "Notes", "content": "Ask first."}, "<ins>", "Ask first."),
+    ],
+)  # fmt: skip
+def test_a_section_op_is_previewed_then_confirmed(
+    staff_client, agent, make, op, data, shown, after
+):
+    skill = make.skill(agent, content="# Deploy\n\n## Steps\nRun it.\n\n## Notes\nOld.\n")
+    preview = staff_client.post(
+        url("record_preview", agent.name, "skill", skill.pk, op),
+        {**data, "expected_version": 1},
+        headers=htmx("section-result"),
+    )
+    assert preview.status_code == 200, preview.content
+    body = preview.content.decode()
+    assert 'data-status="preview"' in body and shown in body
+    assert 'hx-target="#section-result"' in body
+    assert Skill.objects.get(pk=skill.pk).version == 1
+    assert Revision.objects.filter(record_id=skill.pk, surface="skill").count() == 1
+    target, values = _confirm(preview)
+    assert target == url("record_op", agent.name, "skill", skill.pk, op)
+    assert values["expected_version"] == "1"
+    applied = staff_client.post(target, values, headers=htmx())
+    assert applied.status_code == 200
+    skill.refresh_from_db()
+    assert skill.version == 2 and after in skill.content
+
+
+def test_a_rule_op_is_previewed_then_confirmed_and_a_missing_rule_refused(staff_client, agent):
+    document = rules_document(agent=agent, actor=RecordMaker.actor)
+    record_replace(
+        surface_key="rules", agent=agent, ref=document.pk, actor=RecordMaker.actor,
+        text="# Rules\n\n* Be kind.\n* Be brief.\n", expected_version=1,
+    )  # fmt: skip
+    page = staff_client.get(url("record_detail", agent.name, "rules", document.pk))
+    assert url("record_preview", agent.name, "rules", document.pk, "rules_remove") in (
+        page.content.decode()
+    )
+    preview = staff_client.post(
+        url("record_preview", agent.name, "rules", document.pk, "rules_replace"),
+        {"rule": "Be kind.", "new_rule": "Be kind and honest.", "expected_version": 2},
+        headers=htmx("rule-result-1"),
+    )
+    assert preview.status_code == 200
+    assert "<ins> and honest</ins>" in preview.content.decode()
+    document.refresh_from_db()
+    assert document.version == 2
+    target, values = _confirm(preview)
+    assert staff_client.post(target, values, headers=htmx()).status_code == 200
+    document.refresh_from_db()
+    assert document.content == "# Rules\n\n* Be kind and honest.\n* Be brief.\n"
+    missing = staff_client.post(
+        url("record_preview", agent.name, "rules", document.pk, "rules_remove"),
+        {"rule": "Be brif.", "expected_version": 3},
+        headers=htmx("rule-result-2"),
+    )
+    assert missing.status_code == 422
+    assert b'data-status="no_match"' in missing.content and b"Closest text" in missing.content
+
+
+def test_a_stale_section_preview_shows_the_conflict_and_reapplies(staff_client, agent, make):
+    skill = make.skill(agent, content="# Deploy\n\n## Steps\nRun it.\n\n## Notes\nOld.\n")
+    record_edit(
+        surface_key="skill", agent=agent, ref=skill.pk, actor=RecordMaker.actor,
+        old_string="Old.", new_string="Older.",
+    )  # fmt: skip
+    preview = staff_client.post(
+        url("record_preview", agent.name, "skill", skill.pk, "skill_delete_section"),
+        {"heading": "Steps", "expected_version": 1},
+        headers=htmx("section-result"),
+    )
+    assert preview.status_code == 409
+    body = preview.content.decode()
+    assert "<del>Old</del><ins>Older</ins>" in body  # what changed since version 1
+    target, values = _confirm(preview)
+    assert values["expected_version"] == "2"
+    assert staff_client.post(target, values, headers=htmx()).status_code == 200
+    assert Skill.objects.get(pk=skill.pk).content == "# Deploy\n\n## Notes\nOlder.\n"
+
+
+def test_a_viewer_section_preview_is_refused_as_the_write_is(viewer_client, agent, make):
+    skill = make.skill(agent, content="# Deploy\n\n## Steps\nRun it.\n")
+    response = viewer_client.post(
+        url("record_preview", agent.name, "skill", skill.pk, "skill_delete_section"),
+        {"heading": "Steps", "expected_version": 1},
+        headers=htmx(),
+    )
+    assert response.status_code == 403
+    assert b'data-status="forbidden"' in response.content
+
+
+def test_an_op_without_a_preview_cannot_be_previewed(staff_client, agent, memory):
+    response = staff_client.post(
+        url("record_preview", agent.name, "memory", memory.pk, "record_forget"),
+        {"expected_version": 1},
+        headers=htmx(),
+    )
+    assert response.status_code == 400
+    assert Memory.objects.filter(pk=memory.pk).exists()
+
+
+def test_a_revert_is_previewed_from_the_history_then_confirmed(staff_client, agent, memory, make):
+    record_edit(
+        surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor,
+        old_string="likes tea", new_string="likes coffee",
+    )  # fmt: skip
+    edit = Revision.objects.get(record_id=memory.pk, version_after=2)
+    history = staff_client.get(url("record_history", agent.name, "memory", memory.pk))
+    assert url("record_preview", agent.name, "memory", memory.pk, "record_revert") in (
+        history.content.decode()
+    )
+    preview = staff_client.post(
+        url("record_preview", agent.name, "memory", memory.pk, "record_revert"),
+        {"revision": edit.pk, "to": "before", "expected_version": 2},
+        headers=htmx("revert-result"),
+    )
+    assert preview.status_code == 200
+    assert "<del>coffee</del><ins>tea</ins>" in preview.content.decode()
+    memory.refresh_from_db()
+    assert memory.version == 2
+    target, values = _confirm(preview)
+    applied = staff_client.post(target, values, headers=htmx())
+    assert applied.status_code == 200 and applied["HX-Retarget"] == "#timeline"
+    memory.refresh_from_db()
+    assert memory.version == 3 and "likes tea" in memory.content

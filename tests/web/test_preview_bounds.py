@@ -1,4 +1,4 @@
-"""The UI's edit preview applies the record's size limit, as the edit itself does."""
+"""The UI's edit preview applies the record's checks (who may, size limit), as the edit does."""
 
 from __future__ import annotations
 
@@ -15,19 +15,28 @@ MEMORY_LIMIT = settings.MEMORYADMIN["MAX_TEXT_LENGTH"]["memory"]
 
 def preview(client, agent, memory, old, new):
     return client.post(
-        reverse("web:record_preview", args=(agent.name, "memory", memory.pk)),
+        reverse("web:record_preview", args=(agent.name, "memory", memory.pk, "record_edit")),
         {"old_string": old, "new_string": new, "replace_all": "on", "expected_version": 1},
         headers=htmx(),
     )
 
 
-def test_a_viewer_preview_past_the_limit_is_refused_not_built(viewer_client, agent, make):
+def test_a_viewer_preview_past_the_limit_is_refused_not_built(
+    viewer_client, agent, make, monkeypatch, django_assert_max_num_queries
+):
+    """A preview is the write's dry run: a viewer, who may not make the edit, is refused as the
+    edit would refuse them, before the record is read or the text engine runs."""
     memory = make.memory(agent, "a" * MEMORY_LIMIT)
-    response = preview(viewer_client, agent, memory, "a", "b" * 2000)
-    assert response.status_code == 400
-    body = response.content.decode()
-    assert 'data-status="invalid"' in body
-    assert f"at most {MEMORY_LIMIT}" in body
+
+    def never(*args, **kwargs):
+        raise AssertionError("the edit was built for a caller who may not make it")
+
+    monkeypatch.setattr("stores.services.records.apply_edits", never)
+    # The session, its user, the agent, the viewer's grant and permissions; never the record.
+    with django_assert_max_num_queries(6):
+        response = preview(viewer_client, agent, memory, "a", "b" * 2000)
+    assert response.status_code == 403
+    assert 'data-status="forbidden"' in response.content.decode()
 
 
 def test_a_preview_just_over_the_limit_is_refused_and_one_within_it_shown(

@@ -7,24 +7,20 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET, require_POST
+from django.views.decorators.http import require_GET
 
 from memoryadmin.web.access import AgentScope, agent_view
-from memoryadmin.web.forms import RevertForm
 from memoryadmin.web.rendering import diff_pieces, page_budget, state_changes
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     flash_for,
-    form_refusal,
     history_url,
     load_record,
-    outcome,
-    read_only_refusal,
     swap_into,
 )
 from stores.models import Channel
 from stores.selectors.revisions import agent_revisions, history_of, live_refs
-from stores.services import record_revert
+from stores.services import WriteResult
 
 HISTORY_LIMIT = 200
 CHANGES_PAGE_SIZE = 50
@@ -78,31 +74,12 @@ def record_history(request: HttpRequest, scope: AgentScope, surface: str, pk: in
     return render(request, "web/history.html", context)
 
 
-@require_POST
-@agent_view
-def record_revert_view(
-    request: HttpRequest, scope: AgentScope, surface: str, pk: int
+def timeline_response(
+    request: HttpRequest, scope: AgentScope, ui: SurfaceUI, pk: int, result: WriteResult
 ) -> HttpResponse:
-    ui = surface_ui(surface)
-    back = history_url(scope, ui, pk)
-    if not scope.can_write:
-        return outcome(request, read_only_refusal(), back=back)
-    form = RevertForm(request.POST)
-    if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
-    result = record_revert(
-        surface_key=ui.key,
-        agent=scope.agent,
-        ref=pk,
-        actor=scope.actor,
-        revision_id=form.cleaned_data["revision"],
-        to=form.cleaned_data["to"],
-        expected_version=form.cleaned_data["expected_version"],
-    )
-    if not result.ok:
-        return outcome(request, result, back=back)
+    """After a revert made from the history: the timeline, with the new revision on top."""
     if not request.htmx:
-        return redirect(back)
+        return redirect(history_url(scope, ui, pk))
     context = _history_context(scope, ui, pk, flash=flash_for(result))
     return swap_into(render(request, "web/history.html#timeline", context), "#timeline")
 
