@@ -698,18 +698,22 @@ def _near_miss_api(b: Bench, lines: int) -> Outcome:
     return Outcome(answer, reply.code == 422 and reply.word == "no_match" and hint, reply.seconds)
 
 
-def _near_miss_ui(b: Bench, lines: int) -> Outcome:
+def _preview(b: Bench, user: str, lines: int) -> Reply:
     record_id = b.data["ids"]["nearmiss"]
-    reply = b.ui(
-        "viewer",
+    return b.ui(
+        user,
         "POST",
-        f"/a/nearmiss/memory/{record_id}/preview/",
+        f"/a/nearmiss/memory/{record_id}/ops/record_edit/preview/",
         data={
             "old_string": near_miss_phrase(lines),
             "new_string": "replaced",
             "expected_version": b.record("nearmiss", record_id)["version"],
         },
     )
+
+
+def _near_miss_ui(b: Bench, lines: int) -> Outcome:
+    reply = _preview(b, "admin", lines)
     hint = "Closest text" in reply.text
     answer = reply.answer + (" + near-miss hint" if hint else "")
     return Outcome(answer, reply.code == 422 and reply.word == "no_match" and hint, reply.seconds)
@@ -725,14 +729,20 @@ def near_miss_100_api(b: Bench) -> Outcome:
     return _near_miss_api(b, 100)
 
 
-@case("1c", "near-miss preview, 50 lines (UI, viewer)", "422 no_match + near-miss hint")
+@case("1c", "near-miss preview, 50 lines (UI, editor)", "422 no_match + near-miss hint")
 def near_miss_50_ui(b: Bench) -> Outcome:
     return _near_miss_ui(b, 50)
 
 
-@case("1d", "near-miss preview, 100 lines (UI, viewer)", "422 no_match + near-miss hint")
+@case("1d", "near-miss preview, 100 lines (UI, editor)", "422 no_match + near-miss hint")
 def near_miss_100_ui(b: Bench) -> Outcome:
     return _near_miss_ui(b, 100)
+
+
+@case("1e", "the same preview by a read-only viewer (UI)", "403 forbidden, text never built")
+def near_miss_viewer_ui(b: Bench) -> Outcome:
+    reply = _preview(b, "viewer", 100)
+    return Outcome(reply.answer, reply.code == 403 and reply.word == "forbidden", reply.seconds)
 
 
 def _blowup(b: Bench, body: dict[str, Any]) -> Outcome:
