@@ -3,11 +3,12 @@ without DEBUG, private data files."""
 
 from __future__ import annotations
 
+import asyncio
 import stat
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
 from django.urls import path
 
@@ -49,7 +50,10 @@ def asgi_get(url: str) -> tuple[int, bytes]:
             if not message.get("more_body"):
                 return start["status"], body
 
-    return async_to_sync(get)()
+    # A thread of its own: the browser tests' Playwright keeps an event loop running in this
+    # one for the rest of the session, and async_to_sync refuses to run beside it.
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, get()).result()
 
 
 def test_the_asgi_application_serves_static_files_with_debug_off(settings):
