@@ -535,8 +535,8 @@ def would_be(
         id=record.pk,
         version=record.version,
         diff=_diff(spec, record, before_text, after_text),
-        store=record.store if isinstance(record, Memory) else None,
-        bank=record.bank if isinstance(record, Memory) else None,
+        store=record.store if spec.store_policy else None,
+        bank=record.bank if spec.store_policy else None,
         details={**(details or {}), "dry_run": True, "field": text_field, "text": after_text},
         record=record,
     )
