@@ -82,6 +82,29 @@ def _invalid(error: ValidationError) -> WriteResult:
     return WriteResult(status=Status.INVALID, message="; ".join(error.messages))
 
 
+def _set_fields(
+    instance: Agent | Subject, values: dict[str, Any], *, unchanged: str
+) -> WriteResult:
+    """Set those of `values` that differ, validated as the model validates them, and save."""
+    changed = {name: value for name, value in values.items() if getattr(instance, name) != value}
+    if not changed:
+        return WriteResult(status=Status.NO_CHANGE, message=unchanged)
+    for name, value in changed.items():
+        setattr(instance, name, value)
+    try:
+        instance.full_clean()
+    except ValidationError as error:
+        instance.refresh_from_db()
+        return _invalid(error)
+    instance.save(update_fields=list(changed))
+    return WriteResult(
+        status=Status.UPDATED,
+        message=f"Changed {', '.join(changed)}.",
+        id=instance.pk,
+        record=instance,
+    )
+
+
 AGENT_SETTINGS = ("display_name", "description", "self_editing_enabled", "review_mode")
 
 
@@ -92,23 +115,7 @@ def agent_update(*, actor: Actor, agent: Agent, values: dict[str, Any]) -> Write
         refused = _unknown_fields(values, AGENT_SETTINGS)
     if refused is not None:
         return _traced(actor, agent, "agent_update", refused, agent.name)
-    changed = {name: value for name, value in values.items() if getattr(agent, name) != value}
-    if not changed:
-        result = WriteResult(
-            status=Status.NO_CHANGE, message="The agent already has these settings."
-        )
-        return _traced(actor, agent, "agent_update", result, agent.name)
-    for name, value in changed.items():
-        setattr(agent, name, value)
-    try:
-        agent.full_clean()
-    except ValidationError as error:
-        agent.refresh_from_db()
-        return _traced(actor, agent, "agent_update", _invalid(error), agent.name)
-    agent.save(update_fields=list(changed))
-    result = WriteResult(
-        status=Status.UPDATED, message=f"Changed {', '.join(changed)}.", id=agent.pk, record=agent
-    )
+    result = _set_fields(agent, values, unchanged="The agent already has these settings.")
     return _traced(actor, agent, "agent_update", result, agent.name)
 
 
@@ -154,24 +161,7 @@ def subject_update(*, actor: Actor, subject: Subject, values: dict[str, Any]) ->
         refused = _unknown_fields(values, SUBJECT_FIELDS)
     if refused is not None:
         return _traced(actor, agent, "subject_update", refused, subject.external_id)
-    changed = {name: value for name, value in values.items() if getattr(subject, name) != value}
-    if not changed:
-        result = WriteResult(status=Status.NO_CHANGE, message="The subject is already like this.")
-        return _traced(actor, agent, "subject_update", result, subject.external_id)
-    for name, value in changed.items():
-        setattr(subject, name, value)
-    try:
-        subject.full_clean()
-    except ValidationError as error:
-        subject.refresh_from_db()
-        return _traced(actor, agent, "subject_update", _invalid(error), subject.external_id)
-    subject.save(update_fields=list(changed))
-    result = WriteResult(
-        status=Status.UPDATED,
-        message=f"Changed {', '.join(changed)}.",
-        id=subject.pk,
-        record=subject,
-    )
+    result = _set_fields(subject, values, unchanged="The subject is already like this.")
     return _traced(actor, agent, "subject_update", result, subject.external_id)
 
 
