@@ -114,6 +114,28 @@ TEXT_FIELD = Param(
 HEADING = Param("heading", Kind.STRING, "The section's heading text, e.g. 'Steps'.", max_length=500)
 RULE = Param("rule", Kind.TEXT, "The rule's current text, as written.", required=True)
 
+
+def _cron_field(value: str) -> str:
+    item = rf"(\*|{value}(-{value})?)(/[1-9][0-9]?)?"
+    return rf"{item}(,{item})*"
+
+
+# Five numeric cron fields, each in its range: what an agent writes, and all croniter takes.
+CRON_PATTERN = (
+    "^"
+    + " ".join(
+        _cron_field(value)
+        for value in (
+            "[1-5]?[0-9]",
+            "(1?[0-9]|2[0-3])",
+            "([1-9]|[12][0-9]|3[01])",
+            "([1-9]|1[0-2])",
+            "[0-6]",
+        )
+    )
+    + "$"
+)
+
 # The fields a create or a field update may set, by name, whichever surface has them.
 FIELD_PARAMS: dict[str, Param] = {
     param.name: param
@@ -151,7 +173,13 @@ FIELD_PARAMS: dict[str, Param] = {
         Param("expires_at", Kind.MOMENT, "When it expires."),
         Param("name", Kind.STRING, "The name.", max_length=200),
         Param("summary", Kind.TEXT, "A one-paragraph summary."),
-        Param("schedule", Kind.STRING, "A cron expression (5 fields).", max_length=100),
+        Param(
+            "schedule",
+            Kind.STRING,
+            "A cron expression of five numeric fields, e.g. '0 7 * * 1-5'.",
+            max_length=100,
+            pattern=CRON_PATTERN,
+        ),
         Param("directive", Kind.TEXT, "What the task tells the agent to do."),
         Param("enabled", Kind.BOOLEAN, "Whether the task runs."),
     )
@@ -216,10 +244,17 @@ class OpSpec:
             names += [name for name in self.fields(spec) if name not in names]
         params = []
         for name in names:
+            param = FIELD_PARAMS[name]
             required = self.name is OpName.CREATE and all(
                 name in spec.create_required for spec in specs
             )
-            params.append(replace(FIELD_PARAMS[name], required=required))
+            # A text its model may not leave blank must not be empty on any of these surfaces.
+            must_fill = param.kind is Kind.TEXT and not any(
+                spec.model._meta.get_field(name).blank
+                for spec in specs
+                if name in self.fields(spec)
+            )
+            params.append(replace(param, required=required, min_length=1 if must_fill else None))
         return params
 
     @property
@@ -588,7 +623,7 @@ OPS: tuple[OpSpec, ...] = (
         "Append to the body or to one section.",
         skill_append,
         (
-            Param("content", Kind.TEXT, "The text to add.", required=True),
+            Param("content", Kind.TEXT, "The text to add.", required=True, min_length=1),
             replace(
                 HEADING,
                 description="Append at the end of this section; absent: at the end of the body.",

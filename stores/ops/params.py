@@ -44,6 +44,10 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     max_length: int | None = None
+    # At least this many characters (a text that may not be empty: 1).
+    min_length: int | None = None
+    # A regular expression (ECMA and Python alike) the whole value must match.
+    pattern: str | None = None
     choices: tuple[str, ...] = ()
     # The service's keyword for it, when not `name`.
     argument: str = ""
@@ -68,8 +72,10 @@ class Param:
     def json_schema(self) -> dict[str, Any]:
         """The parameter as a JSON Schema property (the tools' and the MCP tools')."""
         schema: dict[str, Any] = {**_JSON_TYPES[self.kind], "description": self.description}
-        if self.kind is Kind.STRING:
-            schema["minLength"] = 1
+        if self.kind is Kind.STRING or self.min_length:
+            schema["minLength"] = self.min_length or 1
+        if self.pattern:
+            schema["pattern"] = self.pattern
         if self.kind is Kind.CHOICE:
             schema["enum"] = list(self.choices)
         for keyword, bound in (
@@ -125,5 +131,5 @@ def given(param: Param, values: Mapping[str, Any]) -> bool:
 def given_schema(param: Param) -> dict[str, Any]:
     """JSON Schema for "the body gives `param`", as `given` decides it."""
     if param.kind is Kind.BOOLEAN:
-        return {"required": [param.name], "properties": {param.name: {"const": True}}}
+        return {"required": [param.name], "properties": {param.name: {"enum": [True]}}}
     return {"required": [param.name]}

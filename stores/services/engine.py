@@ -246,7 +246,7 @@ def commit(
     except IntegrityError as error:
         # A rename onto another record's name or alias is a refusal, not a crash; the caller's
         # atomic block rolls back as the refusal leaves it.
-        raise Invalid(integrity_message(spec, error)) from error
+        raise Conflict(integrity_message(spec, error)) from error
     if written != 1:
         current = spec.model.objects.filter(pk=record.pk).values_list("version", flat=True).first()
         raise Conflict(
@@ -293,7 +293,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
         with transaction.atomic():
             record.save(force_insert=True)
     except IntegrityError as error:
-        raise Invalid(integrity_message(spec, error)) from error
+        raise Conflict(integrity_message(spec, error)) from error
     text_field = spec.primary_text_field
     revision = record_revision(
         spec,

@@ -124,7 +124,7 @@ def record_create(
 def _subject_of(agent: Agent, external_id: str) -> Subject:
     subject = Subject.objects.filter(agent=agent, external_id=external_id).first()
     if subject is None:
-        raise Invalid(f"No subject {external_id!r} among this agent's people.")
+        raise NotFound(f"No subject {external_id!r} among this agent's people.")
     return subject
 
 

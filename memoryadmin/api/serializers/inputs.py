@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar
 
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from stores.ops.catalog import OpSpec
@@ -31,10 +33,56 @@ class InputSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
+class StrictBoolean(serializers.BooleanField):
+    """true or false, as JSON has them: a body is JSON, not a form's "on" or "1"."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class StrictInteger(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictNumber(serializers.FloatField):
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictText(serializers.CharField):
+    """A JSON string; a number is not text."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+@extend_schema_field({"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]})
+class Reference(serializers.Field):
+    """A record's id, or the alias it had in the store it came from."""
+
+    default_error_messages = {"invalid": "An id (a number) or an alias (a string)."}
+
+    def to_internal_value(self, data: Any) -> int | str:
+        if isinstance(data, bool) or not isinstance(data, int | str) or data == "":
+            self.fail("invalid")
+        if isinstance(data, str) and len(data) > 255:
+            self.fail("invalid")
+        return data
+
+
 class PhraseEditInput(InputSerializer):
-    old_string = serializers.CharField(trim_whitespace=False)
-    new_string = serializers.CharField(allow_blank=True, trim_whitespace=False)
-    replace_all = serializers.BooleanField(default=False)
+    old_string = StrictText(trim_whitespace=False)
+    new_string = StrictText(allow_blank=True, trim_whitespace=False)
+    replace_all = StrictBoolean(default=False)
 
 
 def param_field(param: Param) -> serializers.Field:
@@ -47,29 +95,38 @@ def param_field(param: Param) -> serializers.Field:
     if param.kind is Kind.VERSION:
         # Never required here: the If-Match header may give it instead (the schema says so).
         common["required"] = False
-        return serializers.IntegerField(min_value=1, allow_null=True, **common)
+        return StrictInteger(min_value=1, **common)
     bounds = {
         key: value
         for key, value in (("min_value", param.minimum), ("max_value", param.maximum))
         if value is not None
     }
+    if param.pattern:
+        common["validators"] = [RegexValidator(param.pattern, f"Not {param.description}")]
     match param.kind:
         case Kind.TEXT:
-            return serializers.CharField(allow_blank=True, trim_whitespace=False, **common)
-        case Kind.STRING | Kind.REF:
-            return serializers.CharField(max_length=param.max_length or 255, **common)
+            return StrictText(
+                allow_blank=not param.min_length,
+                min_length=param.min_length,
+                trim_whitespace=False,
+                **common,
+            )
+        case Kind.STRING:
+            return StrictText(max_length=param.max_length or 255, **common)
+        case Kind.REF:
+            return Reference(**common)
         case Kind.BOOLEAN:
-            return serializers.BooleanField(**common)
+            return StrictBoolean(**common)
         case Kind.INTEGER:
-            return serializers.IntegerField(**bounds, **common)
+            return StrictInteger(**bounds, **common)
         case Kind.NUMBER:
-            return serializers.FloatField(**bounds, **common)
+            return StrictNumber(**bounds, **common)
         case Kind.MOMENT:
             return serializers.DateTimeField(**common)
         case Kind.CHOICE:
             return serializers.ChoiceField(choices=list(param.choices), **common)
         case Kind.TAGS:
-            return serializers.ListField(child=serializers.CharField(), **common)
+            return serializers.ListField(child=StrictText(allow_blank=True), **common)
         case Kind.OBJECT:
             return serializers.DictField(**common)
     raise ValueError(f"No request field for parameters of kind {param.kind}.")
@@ -90,7 +147,13 @@ def op_input(op: OpSpec, surface_key: str) -> type[OpInput]:
     return type(
         name,
         (OpInput,),
-        {"__module__": __name__, "op": op, "surface_key": surface_key, **fields},
+        {
+            "__module__": __name__,
+            "__doc__": op.summary,
+            "op": op,
+            "surface_key": surface_key,
+            **fields,
+        },
     )
 
 
@@ -112,10 +175,19 @@ def optional_text(**kwargs: Any) -> serializers.CharField:
     return serializers.CharField(required=False, allow_blank=True, **kwargs)
 
 
+class QueryInteger(serializers.IntegerField):
+    """A number in a query string: `?limit=` is no number, not the default."""
+
+    def get_value(self, dictionary: Mapping[str, Any]) -> Any:
+        if dictionary.get(self.field_name) == "":
+            return ""
+        return super().get_value(dictionary)
+
+
 class PageQuery(QueryParameters):
     agent = optional_text(help_text="Humans: the agent (name or id). Tokens: their own agent.")
-    limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
-    offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0)
+    limit = QueryInteger(min_value=1, max_value=200, default=20)
+    offset = QueryInteger(min_value=0, max_value=MAX_OFFSET, default=0)
 
 
 def filter_field(spec: FilterSpec) -> serializers.Field:

@@ -82,9 +82,8 @@ class SurfaceViewSet(AgentViewSet):
 
     def destroy(self, request: Request, ref: str) -> Response:
         query = self.parse(inputs.AgentQuery, request.query_params)
-        return self.run(
-            CATALOG[OpName.FORGET], ref, {"expected_version": query.get("expected_version")}
-        )
+        version = {name: query[name] for name in ("expected_version",) if name in query}
+        return self.run(CATALOG[OpName.FORGET], ref, version)
 
     def run(self, op: OpSpec, ref: str | None = None, data: Any = None) -> Response:
         """Parse `op`'s body, take the version from it or If-Match, call the op, answer."""
