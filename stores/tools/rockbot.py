@@ -112,7 +112,8 @@ def edit_task_directive(context: ToolContext, args: dict[str, Any]) -> dict[str,
 @tool(
     "add_rule",
     "Add one behavioural rule to the rules document, after the last rule (of `section`), "
-    "in the document's own bullet style. Nothing else in the document changes.",
+    "in the document's own bullet style. Nothing else in the document changes. A rule "
+    "already there, in any letter case, is left alone (no_change).",
     parameters(
         ["rule"],
         rule={"type": "string"},
