@@ -678,7 +678,7 @@ OPS: tuple[OpSpec, ...] = (
             "add_rule",
             "Add one behavioural rule to the rules document, after the last rule (of "
             "`section`), in the document's own bullet style. Nothing else in the document "
-            "changes.",
+            "changes. A rule already there, in any letter case, is left alone (no_change).",
             family="rockbot",
         ),
     ),

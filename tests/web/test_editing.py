@@ -58,7 +58,7 @@ def test_preview_shows_a_word_diff_of_the_whole_record_and_writes_nothing(
     ("old", "new", "status", "words"),
     [
         ("lives in Pariss", "x", "no_match", "Closest text"),
-        ("Paris", "Lyon", "ambiguous", "lines 1, 2"),
+        ("Paris", "Lyon", "ambiguous", "line 1, column 19"),
         ("", "", "hint", "Select a phrase"),
         ("tea", "tea", "hint", "type the replacement"),
     ],

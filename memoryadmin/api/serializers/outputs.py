@@ -24,6 +24,17 @@ class NearMissSerializer(serializers.Serializer):
     explanation = serializers.CharField()
 
 
+class OccurrenceSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    column = serializers.IntegerField()
+    context = serializers.CharField(help_text="The words around the match, to quote more of.")
+
+
+class RuleAtSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    text = serializers.CharField()
+
+
 class UnlinkedSerializer(serializers.Serializer):
     surface = serializers.CharField()
     id = serializers.IntegerField()
@@ -54,6 +65,24 @@ class ResultSerializer(serializers.Serializer):
     count = serializers.IntegerField(required=False, help_text="ambiguous: how many matches.")
     lines = serializers.ListField(
         child=serializers.IntegerField(), required=False, help_text="Line numbers matched."
+    )
+    occurrences = OccurrenceSerializer(
+        many=True,
+        required=False,
+        help_text="ambiguous: the first few matches, each with its line, column and context.",
+    )
+    existing_rule = RuleAtSerializer(
+        required=False, help_text="no_change of add_rule: the rule already there."
+    )
+    placed = serializers.ChoiceField(
+        choices=["after_last_rule", "first_in_section", "first_in_document"],
+        required=False,
+        help_text="add_rule: where the rule went (its line is in `lines`).",
+    )
+    dropped_heading = serializers.CharField(
+        required=False,
+        help_text="replace_section: the content's first line restated the section's heading "
+        "and was dropped, so the section keeps one heading.",
     )
     replacements = serializers.IntegerField(required=False)
     clamped = serializers.BooleanField(required=False)
