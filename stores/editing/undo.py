@@ -42,9 +42,9 @@ class _Hunk:
 class UndoConflict(TextEditError):
     """Later edits touched lines the undo would change.
 
-    `regions`: the conflicting runs in the lines of the changed text (`after`), to follow
-    through the later changes (`touched_by`); `lines`: the same places in today's text as
-    1-based (first, last) line numbers.
+    `regions`: the runs the undo would change that later edits touched, in the lines of the
+    changed text (`after`), to follow through the later changes (`touched_by`); `lines`: where
+    the later edits stand in today's text, as 1-based (first, last) line numbers.
     """
 
     status = Status.CONFLICT
@@ -134,7 +134,8 @@ def touched_by(
     *,
     budget: DiffBudget | None = None,
 ) -> list[int]:
-    """The positions in `changes` of the changes that touched `regions`, or lines next to them.
+    """The positions in `changes` of the changes that touched the same lines as `regions`, by
+    the rule the merge uses (a change only bordering a region does not touch it).
 
     `changes` are consecutive (before, after) texts, the first starting from the text whose
     lines `regions` are; each region is followed through every change, widened by what a change
@@ -156,7 +157,8 @@ def touched_by(
                 lambda hunk, end=end: hunk.start <= end,
                 islice(hunks, max(0, bisect.bisect_left(starts, start) - 1), None),
             )
-            near = [hunk for hunk in after_region if start <= hunk.end]
+            region = _Hunk(start, end, start, end)
+            near = [hunk for hunk in after_region if _clash(region, hunk)]
             hit = hit or bool(near)
             new_start = _follow(start, codes, code_starts, end=False)
             new_end = _follow(end, codes, code_starts, end=True)
@@ -175,7 +177,7 @@ def _changed(codes: list[Opcode]) -> list[_Hunk]:
 
 
 def _clash(undo: _Hunk, later: _Hunk) -> bool:
-    """Whether two runs of changed base lines touch the same lines (see the module's note)."""
+    """Whether two runs of base lines touch the same lines (see the module's note)."""
     if undo.start < later.end and later.start < undo.end:
         return True
     return undo.start == undo.end == later.start == later.end
@@ -192,9 +194,7 @@ def _same_change(undo: _Hunk, met: list[_Hunk], restored: list[str], today: list
 
 
 def _conflict(clashes: list[tuple[_Hunk, list[_Hunk]]], today_lines: int) -> UndoConflict:
-    regions = tuple(
-        (min(hunk.start, met[0].start), max(hunk.end, met[-1].end)) for hunk, met in clashes
-    )
+    regions = tuple((hunk.start, hunk.end) for hunk, _ in clashes)
     spans: list[tuple[int, int]] = []
     for _, met in clashes:
         for later in met:
