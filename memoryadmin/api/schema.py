@@ -4,11 +4,50 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import (
+    OpenApiAuthenticationExtension,
+    OpenApiSerializerExtension,
+)
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from memoryadmin.api.serializers.outputs import ResultSerializer
+from stores.ops.catalog import FIELD_PARAMS
+from stores.ops.params import given_schema
+
+
+class OpInputScheme(OpenApiSerializerExtension):
+    """An op's body as the catalog declares it, with what field types alone cannot say:
+    unknown fields are refused, which parameters go together, and which are required."""
+
+    target_class = "memoryadmin.api.serializers.inputs.OpInput"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        op, key = self.target.op, self.target.surface_key
+        params = {param.name: param for param in op.params(key)}
+        schema["additionalProperties"] = False
+        if op.needs_version:
+            schema["required"] = [*schema.get("required", []), "expected_version"]
+        if op.one_of:
+            schema["oneOf"] = [
+                {
+                    "allOf": [given_schema(params[name]) for name in group],
+                    "not": {
+                        "anyOf": [
+                            given_schema(params[name])
+                            for other in op.one_of
+                            if other != group
+                            for name in other
+                        ]
+                    },
+                }
+                for group in op.one_of
+            ]
+        if op.settable_fields:
+            schema["anyOf"] = [{"required": [name]} for name in params if name in FIELD_PARAMS]
+        return schema
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
