@@ -1,4 +1,5 @@
-"""Section operations on a markdown body: outline, append, replace_section, delete_section."""
+"""Section operations on a markdown body: outline, append, replace_section, delete_section, and
+inserting lines just before or just after a heading."""
 
 from __future__ import annotations
 
@@ -88,17 +89,26 @@ def find_section(text: str, heading: str) -> Section:
     raise NoMatch(f"No section is headed {wanted!r}. Headings: {known}.", near_miss)
 
 
-def replace_section(text: str, heading: str, body: str, *, max_length: int | None = None) -> Edited:
-    """Replace what stands under `heading` (its subsections too), keeping the heading line.
+def replace_section(
+    text: str,
+    heading: str,
+    body: str,
+    *,
+    keep_subsections: bool = False,
+    max_length: int | None = None,
+) -> Edited:
+    """Replace what stands under `heading`, keeping the heading line.
 
-    A body that opens with the section's own heading (models restate it) keeps one heading:
-    that first line is dropped, and the result says so.
+    The subsections go too, unless `keep_subsections`: then only the section's own text, up
+    to its first subheading, is replaced. A body that opens with the section's own heading
+    (models restate it) keeps one heading: that first line is dropped, and the result says so.
     """
     section = find_section(text, heading)
     body, dropped = _without_restated_heading(body, section.title)
-    old_body = text[section.body_start : section.end]
+    end = _own_end(text, section) if keep_subsections else section.end
+    old_body = text[section.body_start : end]
     trailing = old_body[len(old_body.rstrip("\r\n")) :]
-    if not trailing and section.end < len(text):
+    if not trailing and end < len(text):
         trailing = dominant_line_ending(text)
     new_body = with_line_ending(body, _ending(text)).rstrip("\r\n")
     if new_body:
@@ -107,10 +117,9 @@ def replace_section(text: str, heading: str, body: str, *, max_length: int | Non
         new_body = trailing
     line_break = _ensure_line_break(text, section)
     check_length(
-        len(text) - (section.end - section.body_start) + len(line_break) + len(new_body),
-        max_length,
+        len(text) - (end - section.body_start) + len(line_break) + len(new_body), max_length
     )
-    result = text[: section.body_start] + line_break + new_body + text[section.end :]
+    result = text[: section.body_start] + line_break + new_body + text[end:]
     result = _changed(text, result)
     if dropped is None:
         return Edited(result)
@@ -132,6 +141,32 @@ def _without_restated_heading(body: str, title: str) -> tuple[str, str | None]:
             return body[line.end :], line.content.strip()
         break
     return body, None
+
+
+def insert_before_section(
+    text: str, heading: str, content: str, *, max_length: int | None = None
+) -> str:
+    """Insert `content` as whole lines just before the heading line of `heading`."""
+    section = find_section(text, heading)
+    addition = _lines_of(text, content)
+    check_length(len(text) + len(addition), max_length)
+    return text[: section.start] + addition + text[section.start :]
+
+
+def insert_after_section(
+    text: str, heading: str, content: str, *, max_length: int | None = None
+) -> str:
+    """Insert `content` as whole lines just after the heading line of `heading`, before the
+    section's own text."""
+    section = find_section(text, heading)
+    addition = _lines_of(text, content)
+    if _ensure_line_break(text, section):
+        # The heading is the last line and has no line ending: the break goes before the new
+        # lines, which then end the text without one, as the heading did.
+        ending = _ending(text)
+        addition = ending + addition.removesuffix(ending)
+    check_length(len(text) + len(addition), max_length)
+    return text[: section.body_start] + addition + text[section.body_start :]
 
 
 def delete_section(text: str, heading: str) -> str:
@@ -164,6 +199,22 @@ def append(
         prefix = "" if text[:insert_at].endswith("\n") else ending
     check_length(len(text) + len(prefix) + len(addition), max_length)
     return text[:insert_at] + prefix + addition + text[insert_at:]
+
+
+def _own_end(text: str, section: Section) -> int:
+    """Where the section's own text ends: at its first subheading, if it has one."""
+    for other in outline(text):
+        if other.start >= section.body_start:
+            return min(other.start, section.end)
+    return section.end
+
+
+def _lines_of(text: str, content: str) -> str:
+    """`content` as whole lines in the text's line ending; its one final line ending optional."""
+    if not content.strip():
+        raise InvalidEdit("content to insert is empty.")
+    ending = _ending(text)
+    return with_line_ending(content, ending).removesuffix(ending) + ending
 
 
 def _ending(text: str) -> str:

@@ -30,6 +30,8 @@ class PhraseEdit:
     old_string: str
     new_string: str
     replace_all: bool = False
+    # How many times old_string must occur; more than 1 replaces them all.
+    expected_replacements: int | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,7 @@ def apply_edit(
     new_string: str,
     *,
     replace_all: bool = False,
+    expected_replacements: int | None = None,
     max_length: int | None = None,
 ) -> EditApplied:
     """Replace the exact phrase `old_string` in `text`.
@@ -52,11 +55,31 @@ def apply_edit(
     CRLF and LF are interchangeable when matching; the document keeps its own
     line endings, and everything outside the replaced spans stays byte for byte.
     A result longer than `max_length` is refused (TooLong) before it is built.
+
+    With `expected_replacements`, old_string must occur exactly that many times (a
+    different count is refused as Ambiguous, naming the real one), and all of them are
+    replaced; it decides alone, whatever `replace_all` says.
     """
+    if expected_replacements is not None and (
+        isinstance(expected_replacements, bool)
+        or not isinstance(expected_replacements, int)
+        or expected_replacements < 1
+    ):
+        raise InvalidEdit(
+            "expected_replacements must be a whole number of at least 1: how many times "
+            "old_string occurs in the text."
+        )
     if old_string == new_string:
         raise NoChange("old_string and new_string are identical; nothing to change.")
     if old_string == "":
         if text == "":
+            if expected_replacements not in (None, 1):
+                raise Ambiguous(
+                    f"An empty old_string fills an empty text once, not "
+                    f"{expected_replacements} times; send expected_replacements 1 or none.",
+                    count=1,
+                    lines=(1,),
+                )
             check_length(len(new_string), max_length)
             return EditApplied(text=new_string, replacements=1, lines=(1,))
         raise InvalidEdit(
@@ -78,7 +101,20 @@ def apply_edit(
             "exactly.",
             find_near_miss(document.text, needle),
         )
-    if count > 1 and not replace_all:
+    if expected_replacements is not None and count != expected_replacements:
+        located = _located(document.text, needle)
+        listed = "; ".join(occurrence.describe() for occurrence in located)
+        more = f"; and {count - len(located)} more" if count > len(located) else ""
+        raise Ambiguous(
+            f"old_string occurs {count} time{'' if count == 1 else 's'} ({listed}{more}), not "
+            f"{expected_replacements} as expected_replacements says. Nothing was replaced: "
+            f"re-read the text, then send expected_replacements {count} to replace every "
+            "occurrence, or quote more surrounding text to pick fewer.",
+            count=count,
+            lines=_distinct_lines(document.text, needle),
+            occurrences=located,
+        )
+    if count > 1 and not replace_all and expected_replacements is None:
         located = _located(document.text, needle)
         listed = "; ".join(occurrence.describe() for occurrence in located)
         more = f"; and {count - len(located)} more" if count > len(located) else ""
@@ -137,6 +173,7 @@ def apply_edits(
                 edit.old_string,
                 edit.new_string,
                 replace_all=edit.replace_all,
+                expected_replacements=edit.expected_replacements,
                 max_length=max_length,
             )
         except TooLong as error:

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from stores.models import Agent, Revision
 from stores.surfaces import SURFACES
@@ -138,6 +138,24 @@ def text_at_version(
         .first()
     )
     return None if revision is None else revision.after_text
+
+
+def text_changes_after(
+    agent: Agent, surface_key: str, record_id: int, field: str, version: int
+) -> QuerySet[Revision]:
+    """The revisions after `version` that changed the record's `field` text, oldest first:
+    what an undo of an older change is merged past. Lazy; the texts are the bulk of a row."""
+    return (
+        Revision.objects.filter(
+            agent=agent,
+            surface=surface_key,
+            record_id=record_id,
+            field=field,
+            version_after__gt=version,
+        )
+        .exclude(before_text=F("after_text"))
+        .order_by("version_after")
+    )
 
 
 def record_histories(

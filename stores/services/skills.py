@@ -79,12 +79,16 @@ def skill_replace_section(
     actor: Actor,
     heading: str,
     content: str,
+    keep_subsections: bool = False,
     expected_version: int | None = None,
     dry_run: bool = False,
 ) -> WriteResult:
     """Replace what stands under `heading`, keeping its heading line once: content that opens
-    with that same heading has it dropped, and the result says so (`dropped_heading`)."""
+    with that same heading has it dropped, and the result says so (`dropped_heading`). Its
+    subsections go too, unless `keep_subsections` keeps them and replaces only the text
+    before the first one."""
     content = validation.text(content, "content")
+    keep_subsections = validation.flag(keep_subsections, "keep_subsections")
     return _section_write(
         agent=agent,
         ref=ref,
@@ -93,6 +97,63 @@ def skill_replace_section(
         expected_version=expected_version,
         dry_run=dry_run,
         transform=lambda body: sections.replace_section(
+            body,
+            heading,
+            content,
+            keep_subsections=keep_subsections,
+            max_length=text_limit(SKILL),
+        ),
+    )
+
+
+@returns_result
+def skill_insert_before_section(
+    *,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    heading: str,
+    content: str,
+    expected_version: int | None = None,
+    dry_run: bool = False,
+) -> WriteResult:
+    """Insert `content` as whole lines just above the heading line of `heading`."""
+    content = validation.text(content, "content")
+    return _section_write(
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op="insert_before_section",
+        expected_version=expected_version,
+        dry_run=dry_run,
+        transform=lambda body: sections.insert_before_section(
+            body, heading, content, max_length=text_limit(SKILL)
+        ),
+    )
+
+
+@returns_result
+def skill_insert_after_section(
+    *,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    heading: str,
+    content: str,
+    expected_version: int | None = None,
+    dry_run: bool = False,
+) -> WriteResult:
+    """Insert `content` as whole lines just below the heading line of `heading`, before the
+    section's own text."""
+    content = validation.text(content, "content")
+    return _section_write(
+        agent=agent,
+        ref=ref,
+        actor=actor,
+        op="insert_after_section",
+        expected_version=expected_version,
+        dry_run=dry_run,
+        transform=lambda body: sections.insert_after_section(
             body, heading, content, max_length=text_limit(SKILL)
         ),
     )

@@ -23,11 +23,17 @@ from stores.editing import (
     apply_edit,
     apply_edits,
     delete_section,
+    insert_after_section,
+    insert_before_section,
+    insert_lines,
+    line_count,
     outline,
     parse_rules,
+    prepend,
     remove_rule,
     replace_rule,
     replace_section,
+    undo_change,
 )
 
 # The limits of the surfaces (memory and working memory; skills and rules).
@@ -85,6 +91,7 @@ def calls(draw: st.DrawFn, text: str, limit: int) -> Call:
     new = draw(st.one_of(st.text(max_size=20), repeated(limit)))
     headings = [section.title for section in outline(text)] or ["Steps"]
     heading = draw(st.sampled_from(headings))
+    insert_at = draw(st.integers(0, line_count(text)))
     rules = [rule.text for rule in parse_rules(text)] or ["Be brief."]
     rule = draw(st.sampled_from(rules))
     new_rule = draw(st.one_of(st.text(min_size=1, max_size=20), repeated(limit)))
@@ -119,6 +126,31 @@ def calls(draw: st.DrawFn, text: str, limit: int) -> Call:
             lambda most: replace_section(text, heading, new, max_length=most).text,
             len(new),
         ),
+        Call(
+            "replace_section keeping subsections",
+            lambda most: (
+                replace_section(text, heading, new, keep_subsections=True, max_length=most).text
+            ),
+            len(new),
+        ),
+        Call(
+            "insert_before_section",
+            lambda most: insert_before_section(text, heading, new, max_length=most),
+            len(new),
+        ),
+        Call(
+            "insert_after_section",
+            lambda most: insert_after_section(text, heading, new, max_length=most),
+            len(new),
+        ),
+        Call(
+            "insert_lines",
+            lambda most: insert_lines(text, insert_at, new, max_length=most),
+            len(new),
+        ),
+        Call("prepend", lambda most: prepend(text, new, max_length=most), len(new)),
+        # Undoing a change that wrote `text` over `new`, in today's text `text`: back to `new`.
+        Call("undo_change", lambda most: undo_change(new, text, text, max_length=most), len(new)),
         Call("delete_section", lambda most: delete_section(text, heading), 0),
         Call(
             "add_rule",
