@@ -208,7 +208,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["memoryadmin.api.throttling.CallerRateThrottle"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
-        "rest_framework.renderers.BrowsableAPIRenderer",
+        "memoryadmin.api.renderers.BrowsableAPIRenderer",
     ],
     # JSON only: nested edits and typed fields do not survive form encoding. Bounded in
     # depth (MAX_JSON_DEPTH): a body nested ~1,000 deep was a RecursionError and a 500.
