@@ -12,6 +12,7 @@ from django.utils.safestring import SafeData, SafeString
 
 from memoryadmin.web.rendering import name_controls, show_controls
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
+from stores.models import Memory
 
 register = template.Library()
 
@@ -28,6 +29,16 @@ def visible_controls(value: Any, mode: str = "html", autoescape: bool = True) ->
         named = name_controls(text)
         return SafeString(named) if isinstance(value, SafeData) else named
     return show_controls(text)
+
+
+@register.filter
+def store_word(value: str) -> str:
+    """A memory store as one plain word, from its label: "editable" for `working`, whose
+    value reads like the separate working-memory surface."""
+    try:
+        return Memory.Store(value).label.split(" (", 1)[0].lower()
+    except ValueError:
+        return value
 
 
 @register.simple_tag
