@@ -10,7 +10,7 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeData, SafeString
 
-from memoryadmin.web.rendering import name_controls, show_controls
+from memoryadmin.web.rendering import highlight, name_controls, show_controls
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
 from stores.models import Memory
 
@@ -29,6 +29,20 @@ def visible_controls(value: Any, mode: str = "html", autoescape: bool = True) ->
         named = name_controls(text)
         return SafeString(named) if isinstance(value, SafeData) else named
     return show_controls(text)
+
+
+@register.filter(name="highlight")
+def highlight_matches(value: Any, query: str) -> SafeString:
+    """`value` escaped with its direction controls visible, as `visible_controls` shows it,
+    and each match of the list's search `query` marked."""
+    return highlight("" if value is None else str(value), query or "")
+
+
+@register.filter
+def counted(number: int, ui: SurfaceUI) -> str:
+    """`number` with the surface's noun, singular or plural: "1 memory", "3 entries"."""
+    singular, plural = ui.nouns
+    return f"{number} {singular if number == 1 else plural}"
 
 
 @register.filter

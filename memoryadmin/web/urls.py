@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memoryadmin.web.views import history, home, lists, records, review, tokens
+from memoryadmin.web.views import create, history, home, lists, records, review, tokens
 
 app_name = "web"
 
@@ -24,6 +24,7 @@ urlpatterns = [
     path(agent + "rules/", records.rules_page, name="rules"),
     path(agent + "<str:surface>/", lists.record_list_view, name="record_list"),
     path(agent + "<str:surface>/bulk/", lists.record_bulk, name="record_bulk"),
+    path(agent + "<str:surface>/new/", create.record_new, name="record_new"),
     path(record, records.record_detail, name="record_detail"),
     path(record + "history/", history.record_history, name="record_history"),
     # Every op on a record, named as the service names it (web.ops), and its preview.

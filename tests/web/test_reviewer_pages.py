@@ -9,7 +9,11 @@ import re
 import pytest
 from django.urls import reverse
 
+from memoryadmin.web.surfaces import SURFACE_UI
+from stores.models import Memory, Revision, ScheduledTask
+from stores.surfaces import SURFACES
 from stores.tools import get_tool
+from tests.factories import SubjectFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -41,3 +45,137 @@ def test_the_recall_tool_says_what_the_store_values_mean():
 
     assert store["enum"] == ["working", "episodic", "fact"]
     assert "not working memory" in store["description"]
+
+
+# --- lists: words, counts, marked matches (item 11) ---------------------------------------
+
+
+def test_sorts_read_in_words_and_counts_agree_with_their_noun(staff_client, agent, make):
+    make.memory(agent, "The user lives in Paris.")
+    make.working(agent, key="topic", value="travel")
+    make.working(agent, key="mood", value="calm")
+
+    memories = staff_client.get(url("record_list", agent.name, "memory")).content.decode()
+    working = staff_client.get(url("record_list", agent.name, "working")).content.decode()
+
+    options = re.findall(r'<option value="([^"]*)"[^>]*>([^<]*)</option>', memories)
+    sorts = dict(option for option in options if option[0] in ("-updated", "importance"))
+    assert sorts == {"-updated": "Recently updated", "importance": "Least important"}
+    assert '<span class="count">1 memory</span>' in memories
+    assert '<span class="count">2 entries</span>' in working
+
+
+def test_every_sort_of_every_list_has_words():
+    for ui in SURFACE_UI.values():
+        assert all(label and label != key for key, label in ui.sort_choices)
+
+
+def test_search_matches_are_marked_and_the_text_stays_escaped(staff_client, agent, make):
+    make.memory(agent, "Ana <b>loves</b> Paris & the Seine.")
+
+    page = staff_client.get(url("record_list", agent.name, "memory") + "?q=paris+seine")
+
+    body = page.content.decode()
+    assert "Ana &lt;b&gt;loves&lt;/b&gt; <mark>Paris</mark> &amp; the <mark>Seine</mark>." in body
+
+
+# --- creating a record from the UI (item 11) ------------------------------------------------
+
+NEW = {
+    "memory": {"content": "The user keeps bees.", "store": "working", "category": "hobbies"},
+    "working": {"namespace": "session", "key": "topic", "value": "bees", "ttl": "3600"},
+    "skill": {"name": "beekeeping", "summary": "Hives.", "content": "# Bees\n\n## Hives\n"},
+    "task": {"name": "check-hives", "schedule": "0 7 * * 1", "directive": "Check the hives."},
+}
+
+
+@pytest.mark.parametrize("surface", list(NEW))
+def test_each_list_links_a_create_page_that_writes_through_the_service(
+    staff_client, staff_user, agent, surface
+):
+    listing = staff_client.get(url("record_list", agent.name, surface)).content.decode()
+    assert url("record_new", agent.name, surface) in listing
+    form = staff_client.get(url("record_new", agent.name, surface))
+    assert form.status_code == 200
+    for name in NEW[surface]:
+        assert f'name="{name}"' in form.content.decode()
+
+    created = staff_client.post(url("record_new", agent.name, surface), NEW[surface])
+
+    spec = SURFACES[surface]
+    record = spec.model.objects.get(agent=agent)
+    assert created.status_code == 302
+    assert created["Location"] == url("record_detail", agent.name, surface, record.pk)
+    assert record.version == 1
+    revision = Revision.objects.get(surface=surface, record_id=record.pk)
+    assert (revision.op, revision.actor, revision.channel) == (
+        "create",
+        f"user:{staff_user.username}",
+        "ui",
+    )
+    page = staff_client.get(created["Location"]).content.decode()
+    assert "(version 1)" in page  # the message says what was made
+
+
+def test_a_new_memory_takes_its_bank_tags_and_metadata(staff_client, agent):
+    ana = SubjectFactory(agent=agent, display_name="Ana", external_id="ana")
+
+    staff_client.post(
+        url("record_new", agent.name, "memory"),
+        {
+            "content": "Ana keeps bees.",
+            "store": "working",
+            "subject": ana.pk,
+            "tags": "bees, hobbies",
+            "importance": "0.8",
+            "metadata": '{"source": "chat"}',
+        },
+    )
+
+    memory = Memory.objects.get(agent=agent)
+    assert (memory.subject, memory.store, memory.tags) == (ana, "working", ["bees", "hobbies"])
+    assert (memory.importance, memory.metadata, memory.category) == (
+        0.8,
+        {"source": "chat"},
+        "general",
+    )
+
+
+def test_a_refused_create_shows_the_services_word_and_keeps_what_was_typed(staff_client, agent):
+    page = staff_client.post(
+        url("record_new", agent.name, "task"),
+        {"name": "brief", "schedule": "every morning", "directive": "Summarise the news."},
+    )
+
+    assert page.status_code == 400
+    body = page.content.decode()
+    assert 'data-status="invalid"' in body
+    assert "cron expression" in body
+    assert "Summarise the news." in body
+    assert not ScheduledTask.objects.filter(agent=agent).exists()
+
+
+def test_a_form_that_does_not_parse_is_refused_before_the_service(staff_client, agent):
+    page = staff_client.post(
+        url("record_new", agent.name, "memory"), {"content": "x", "metadata": "[1, 2]"}
+    )
+
+    assert page.status_code == 400
+    assert "must be a JSON object" in page.content.decode()
+    assert not Memory.objects.filter(agent=agent).exists()
+
+
+def test_a_viewer_sees_no_create_link_and_cannot_create(viewer_client, agent):
+    listing = viewer_client.get(url("record_list", agent.name, "memory")).content.decode()
+    assert url("record_new", agent.name, "memory") not in listing
+
+    refused = viewer_client.post(url("record_new", agent.name, "memory"), {"content": "x"})
+
+    assert refused.status_code == 403
+    assert not Memory.objects.filter(agent=agent).exists()
+
+
+def test_the_rules_document_is_started_by_opening_it(staff_client, agent):
+    answer = staff_client.get(url("record_new", agent.name, "rules"))
+
+    assert answer["Location"] == url("rules", agent.name)
