@@ -5,10 +5,13 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django import template
+from django.utils import timezone
 from django.utils.safestring import SafeData, SafeString
+from django.utils.timesince import timesince
 
 from memoryadmin.web.rendering import highlight, name_controls, show_controls
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
@@ -43,6 +46,16 @@ def counted(number: int, ui: SurfaceUI) -> str:
     """`number` with the surface's noun, singular or plural: "1 memory", "3 entries"."""
     singular, plural = ui.nouns
     return f"{number} {singular if number == 1 else plural}"
+
+
+@register.filter
+def ago(moment: dt.datetime | None) -> str:
+    """How long ago, in words: "just now" under a minute (timesince said "0 minutes")."""
+    if moment is None:
+        return ""
+    if timezone.now() - moment < dt.timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment)} ago"
 
 
 @register.filter

@@ -15,6 +15,7 @@ urlpatterns = [
     path("", home.agent_index, name="agents"),
     path(agent, home.dashboard, name="dashboard"),
     path(agent + "changes/", history.agent_changes, name="changes"),
+    path(agent + "changes/<int:revision_id>/", history.change_detail, name="change_detail"),
     path(agent + "review/", review.review_queue, name="review"),
     path(agent + "review/act/", review.review_act, name="review_act"),
     path(agent + "review/mode/", review.review_mode, name="review_mode"),

@@ -11,9 +11,11 @@ from django.urls import reverse
 
 from memoryadmin.web.surfaces import SURFACE_UI
 from stores.models import Memory, Revision, ScheduledTask
+from stores.services import memory_set_importance, record_edit
 from stores.surfaces import SURFACES
 from stores.tools import get_tool
 from tests.factories import SubjectFactory
+from tests.web.conftest import htmx
 
 pytestmark = pytest.mark.django_db
 
@@ -179,3 +181,60 @@ def test_the_rules_document_is_started_by_opening_it(staff_client, agent):
     answer = staff_client.get(url("record_new", agent.name, "rules"))
 
     assert answer["Location"] == url("rules", agent.name)
+
+
+# --- change rows: what changed, and when (item 10) ----------------------------------------
+
+
+def test_change_rows_show_the_text_and_when_in_words(staff_client, agent, make, agent_actor):
+    memory = make.memory(agent, "The user lives in Paris and likes tea.")
+    record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=agent_actor,
+        old_string="Paris",
+        new_string="Lyon",
+    )
+
+    for page in (url("dashboard", agent.name), url("changes", agent.name)):
+        body = staff_client.get(page).content.decode()
+        assert "The user lives in Lyon and likes tea." in text_of(body), page
+        assert "0 minutes ago" not in body and "just now" in body
+        assert re.search(
+            r'<time datetime="[^"]+" title="\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC">', body
+        )
+        edit = Revision.objects.get(record_id=memory.pk, op="edit")
+        assert url("change_detail", agent.name, edit.pk) in body
+
+
+def test_a_change_opened_in_place_shows_its_diff_and_fields(staff_client, agent, make, agent_actor):
+    memory = make.memory(agent, "The user lives in Paris.")
+    edit = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=agent_actor,
+        old_string="Paris",
+        new_string="Lyon",
+    )
+    importance = memory_set_importance(
+        agent=agent, ref=memory.pk, actor=agent_actor, importance=0.9
+    )
+
+    diff = staff_client.get(url("change_detail", agent.name, edit.revision), headers=htmx())
+    fields = staff_client.get(url("change_detail", agent.name, importance.revision))
+
+    assert "<html" not in diff.content.decode()
+    assert "<del>Paris</del>" in diff.content.decode()
+    assert "<ins>Lyon</ins>" in diff.content.decode()
+    shown = fields.content.decode()
+    assert "<td>importance</td>" in shown
+    assert re.search(r"<del>0\.50?</del>.*<ins>0\.90?</ins>", shown, re.S)
+
+
+def test_another_agents_change_is_not_found(staff_client, agent, other_agent, make):
+    theirs = make.memory(other_agent, "Someone else's memory.")
+    revision = Revision.objects.get(record_id=theirs.pk, surface="memory")
+
+    assert staff_client.get(url("change_detail", agent.name, revision.pk)).status_code == 404
