@@ -101,6 +101,39 @@
     });
   });
 
+  // Copy buttons (data-copy="ID"): the element's value or text to the clipboard. The
+  // clipboard API needs a secure context (https or localhost); elsewhere the text is
+  // selected and copied the old way.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-copy]");
+    if (!button) return;
+    var source = document.getElementById(button.dataset.copy);
+    if (!source) return;
+    var text = "value" in source ? source.value : source.textContent;
+    var done = function () {
+      button.textContent = "Copied";
+      button.classList.add("copied");
+      setTimeout(function () {
+        button.textContent = "Copy";
+        button.classList.remove("copied");
+      }, 1500);
+    };
+    var fallback = function () {
+      var range = document.createRange();
+      range.selectNodeContents(source);
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      if ("select" in source) source.select();
+      if (document.execCommand("copy")) done();
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else {
+      fallback();
+    }
+  });
+
   // A new token's secret is selected on focus, ready to copy.
   document.addEventListener("focusin", function (event) {
     if (event.target.matches && event.target.matches("[data-select-on-focus]")) event.target.select();

@@ -4,6 +4,8 @@ to paste."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
 
 import pytest
@@ -238,3 +240,57 @@ def test_another_agents_change_is_not_found(staff_client, agent, other_agent, ma
     revision = Revision.objects.get(record_id=theirs.pk, surface="memory")
 
     assert staff_client.get(url("change_detail", agent.name, revision.pk)).status_code == 404
+
+
+# --- tokens: ready to paste (item 16) -----------------------------------------------------
+
+
+def snippets(page: str) -> dict[str, str]:
+    return {
+        key: html.unescape(text)
+        for key, text in re.findall(
+            r'<pre id="snippet-([\w-]+)" class="snippet-text" hx-disable>(.*?)</pre>', page, re.S
+        )
+    }
+
+
+def test_a_new_token_comes_with_snippets_for_every_door(staff_client, agent):
+    page = staff_client.post(url("token_new", agent.name), {"name": "laptop"}).content.decode()
+
+    raw = re.search(
+        r'id="new-token" class="secret-value" type="text" readonly value="([^"]+)"', page
+    )[1]
+    assert 'data-copy="new-token"' in page
+    shown = snippets(page)
+    assert set(shown) == {"rest", "tools", "mcp-http", "mcp-stdio"}
+    assert (
+        f"curl -s -H 'Authorization: Bearer {raw}' 'http://testserver/api/v1/memories/?q=paris'"
+        == shown["rest"]
+    )
+    assert "http://testserver/api/v1/tools/recall_memories/" in shown["tools"]
+    http = json.loads(shown["mcp-http"])["mcpServers"]["memoryadmin"]
+    assert http == {
+        "type": "http",
+        "url": "http://testserver/mcp/",
+        "headers": {"Authorization": f"Bearer {raw}"},
+    }
+    stdio = json.loads(shown["mcp-stdio"])["mcpServers"]["memoryadmin"]
+    assert stdio["args"][1:] == ["mcp_stdio"] and stdio["args"][0].endswith("manage.py")
+    assert stdio["env"]["MEMORYADMIN_TOKEN"] == raw
+    for key in shown:
+        assert f'data-copy="snippet-{key}"' in page
+
+
+def test_the_rest_snippets_token_opens_the_api_and_the_tools(client, staff_client, agent):
+    page = staff_client.post(url("token_new", agent.name), {"name": "laptop"}).content.decode()
+    token = json.loads(snippets(page)["mcp-http"])["mcpServers"]["memoryadmin"]["headers"]
+
+    assert client.get("/api/v1/memories/?q=paris", headers=token).status_code == 200
+    assert client.get("/api/v1/tools/", headers=token).status_code == 200
+
+
+def test_the_tokens_page_says_tokens_serve_mcp_and_holds_no_secret(staff_client, agent):
+    page = staff_client.get(url("tokens", agent.name)).content.decode()
+
+    assert "MCP" in text_of(page)
+    assert all("PASTE_THE_TOKEN_HERE" in text for text in snippets(page).values())
