@@ -68,6 +68,15 @@ def store_word(value: str) -> str:
         return value
 
 
+@register.filter
+def store_note(value: str) -> str:
+    """What a memory store's label says in parentheses: "long-term" for `working`."""
+    try:
+        return Memory.Store(value).label.partition(" (")[2].rstrip(")")
+    except ValueError:
+        return ""
+
+
 @register.simple_tag
 def surface_uis() -> list[SurfaceUI]:
     """Every surface in registry order, for the navigation: `{% surface_uis as surfaces %}`."""

@@ -40,7 +40,7 @@ def test_the_default_store_reads_as_editable_not_as_working_memory(staff_client,
     dashboard = text_of(staff_client.get(url("dashboard", agent.name)).content.decode())
 
     assert re.search(r"The user lives in Paris\. editable ", listing), listing
-    assert "Editable (long-term)" in dashboard
+    assert "editable long-term · working" in dashboard
     assert "Working (editable)" not in dashboard
 
 
@@ -294,3 +294,11 @@ def test_the_tokens_page_says_tokens_serve_mcp_and_holds_no_secret(staff_client,
 
     assert "MCP" in text_of(page)
     assert all("PASTE_THE_TOKEN_HERE" in text for text in snippets(page).values())
+
+
+def test_a_memorys_page_names_its_store_plainly(staff_client, agent, make):
+    memory = make.memory(agent, "The user lives in Paris.")
+
+    page = staff_client.get(url("record_detail", agent.name, "memory", memory.pk)).content.decode()
+
+    assert re.search(r'<span class="badge store-working" title="[^"]*">editable</span>', page)
