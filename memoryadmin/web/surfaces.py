@@ -54,8 +54,15 @@ class SurfaceUI:
 
     @property
     def sort_choices(self) -> list[tuple[str, str]]:
-        """The list's sorts as (value, what a person reads), in the order they are offered."""
-        return [(key, SORT_LABELS[key]) for key in self.sorts]
+        """The list's sorts as (value, what a person reads), in the order they are offered;
+        first the default ("" when none is asked for), which for memories depends on
+        whether there is a search: the select is not redrawn as the person types."""
+        usual = SORT_LABELS[self.default_sort]
+        if RELEVANCE in self.sorts:
+            default = f"{SORT_LABELS[RELEVANCE]} (without a search: {usual.lower()})"
+        else:
+            default = f"{usual} (default)"
+        return [("", default), *((key, SORT_LABELS[key]) for key in self.sorts)]
 
     @property
     def listed(self) -> bool:

@@ -38,7 +38,6 @@ LABELS = {
     "ttl": "Expires after (seconds)",
     "expires_at": "Expires at (UTC)",
     "importance_floor": "Importance floor",
-    "pinned": "Pinned (does not decay)",
     "content": "Text",
 }
 HELP = {
