@@ -3,6 +3,18 @@
 (function () {
   "use strict";
 
+  // Styles that only make sense with this script running (a folding navigation) key on it.
+  document.documentElement.classList.add("js");
+
+  // The navigation's button on a phone: open and close it.
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest && event.target.closest("[data-nav-toggle]");
+    if (!toggle) return;
+    var open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    toggle.closest(".topbar").classList.toggle("nav-open", open);
+  });
+
   // htmx swaps only 2xx answers. Our refusals (no_match, conflict, forbidden, ...) answer with
   // the REST API's 4xx codes and carry a fragment written for the person: show it in place.
   var SHOWN_REFUSALS = [400, 403, 404, 409, 422, 428];
