@@ -164,13 +164,18 @@ LOGOUT_REDIRECT_URL = "login"
 # Background work: with no broker, tasks run in-process (the embedded default).
 CELERY_BROKER_URL = env("BROKER_URL")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+if CELERY_TASK_ALWAYS_EAGER:
+    # An eager task never reaches a broker, but Celery still opens a producer to learn the
+    # serializer; with no broker named, kombu logged "No hostname was supplied" at every
+    # write. The in-memory transport, named with a host, is never used and logs nothing.
+    CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_RESULT_BACKEND = env("RESULT_BACKEND", CELERY_BROKER_URL)
+CELERY_RESULT_BACKEND = env("RESULT_BACKEND", env("BROKER_URL"))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 MEMORYADMIN = {
@@ -208,7 +213,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["memoryadmin.api.throttling.CallerRateThrottle"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
-        "rest_framework.renderers.BrowsableAPIRenderer",
+        "memoryadmin.api.renderers.BrowsableAPIRenderer",
     ],
     # JSON only: nested edits and typed fields do not survive form encoding. Bounded in
     # depth (MAX_JSON_DEPTH): a body nested ~1,000 deep was a RecursionError and a 500.
@@ -401,6 +406,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {
         "request_id": {"()": "memoryadmin.ops.logs.RequestIdFilter"},
+        "client_errors": {"()": "memoryadmin.ops.logs.ClientErrorFilter"},
     },
     "formatters": {
         "json": {
@@ -417,7 +423,12 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # A 4xx is an answer (no_match, conflict, not_found are what agents act on), already
+        # logged with its status by memoryadmin.requests; django.request called each a warning.
+        "django.request": {"filters": ["client_errors"]},
+    },
 }
 
 # --- Shared cache (issue 8) ---

@@ -176,7 +176,7 @@ MEMORY = SurfaceSpec(
         Column("importance", "Importance"),
     ),
     api_path="memories",
-    tool_hint="memory (long-term)",
+    tool_hint="memory (long-term memories, in the stores working (editable), episodic or fact)",
     limit_key="memory",
     store_policy=True,
     select_related=("subject",),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from csp.decorators import csp_update
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.decorators import api_view, permission_classes, schema
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -45,6 +46,18 @@ urlpatterns = [
     path("v1/tools/", tool_list, name="tool-list"),
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    re_path(r"^(?P<rest>[\s\S]*)$", unknown_path),
+    # The split view serves Swagger UI's start-up script from its own URL (?script) instead
+    # of inline, and the template keeps its page rules in a static file, so the docs work
+    # under the strict Content-Security-Policy (no inline script or style). Swagger UI draws
+    # its icons as data: images, which this page alone may show.
+    path(
+        "docs/",
+        csp_update({"img-src": ["'self'", "data:"]})(
+            SpectacularSwaggerSplitView.as_view(
+                url_name="api:schema", template_name="api/swagger_ui.html"
+            )
+        ),
+        name="docs",
+    ),
+    re_path(r"^(?P<rest>[\s\S]*)$", unknown_path, name="unknown"),
 ]

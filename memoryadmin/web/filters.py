@@ -5,13 +5,17 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django import template
+from django.utils import timezone
 from django.utils.safestring import SafeData, SafeString
+from django.utils.timesince import timesince
 
-from memoryadmin.web.rendering import name_controls, show_controls
+from memoryadmin.web.rendering import highlight, name_controls, show_controls
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
+from stores.models import Memory
 
 register = template.Library()
 
@@ -28,6 +32,49 @@ def visible_controls(value: Any, mode: str = "html", autoescape: bool = True) ->
         named = name_controls(text)
         return SafeString(named) if isinstance(value, SafeData) else named
     return show_controls(text)
+
+
+@register.filter(name="highlight")
+def highlight_matches(value: Any, query: str) -> SafeString:
+    """`value` escaped with its direction controls visible, as `visible_controls` shows it,
+    and each match of the list's search `query` marked."""
+    return highlight("" if value is None else str(value), query or "")
+
+
+@register.filter
+def counted(number: int, ui: SurfaceUI) -> str:
+    """`number` with the surface's noun, singular or plural: "1 memory", "3 entries"."""
+    singular, plural = ui.nouns
+    return f"{number} {singular if number == 1 else plural}"
+
+
+@register.filter
+def ago(moment: dt.datetime | None) -> str:
+    """How long ago, in words: "just now" under a minute (timesince said "0 minutes")."""
+    if moment is None:
+        return ""
+    if timezone.now() - moment < dt.timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment)} ago"
+
+
+@register.filter
+def store_word(value: str) -> str:
+    """A memory store as one plain word, from its label: "editable" for `working`, whose
+    value reads like the separate working-memory surface."""
+    try:
+        return Memory.Store(value).label.split(" (", 1)[0].lower()
+    except ValueError:
+        return value
+
+
+@register.filter
+def store_note(value: str) -> str:
+    """What a memory store's label says in parentheses: "long-term" for `working`."""
+    try:
+        return Memory.Store(value).label.partition(" (")[2].rstrip(")")
+    except ValueError:
+        return ""
 
 
 @register.simple_tag

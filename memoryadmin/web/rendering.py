@@ -144,3 +144,48 @@ def render_markdown(source: str) -> SafeString:
         link_rel="noopener noreferrer nofollow",
     )
     return mark_safe(clean)
+
+
+# --- search matches in list cells ---------------------------------------------------------
+
+# Words too common to mark in a search's results; the whole query is marked wherever it
+# occurs, stopwords and all.
+COMMON_WORDS = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from",
+        "has", "have", "he", "her", "his", "how", "in", "is", "it", "its", "of", "on", "or",
+        "she", "that", "the", "their", "them", "they", "this", "to", "was", "were", "what",
+        "when", "where", "which", "who", "why", "with", "you", "your",
+    }
+)  # fmt: skip
+MIN_MARKED_WORD = 3
+MAX_MARKED_TERMS = 12
+
+
+def marked_terms(query: str) -> list[str]:
+    """What a list marks for a search: the query itself and its uncommon words, longest
+    first (so the regex prefers the whole phrase), at most MAX_MARKED_TERMS."""
+    query = " ".join(query.split())
+    words = [
+        word
+        for word in re.findall(r"\w+", query)
+        if len(word) >= MIN_MARKED_WORD and word.lower() not in COMMON_WORDS
+    ]
+    terms = list(dict.fromkeys(term.lower() for term in [query, *words] if term))
+    return sorted(terms, key=len, reverse=True)[:MAX_MARKED_TERMS]
+
+
+def highlight(text: str, query: str) -> SafeString:
+    """`text` shown as `show_controls` shows it, each match of the search in a <mark>."""
+    terms = marked_terms(query)
+    if not terms:
+        return show_controls(text)
+    pattern = re.compile("|".join(re.escape(term) for term in terms), re.IGNORECASE)
+    pieces: list[str] = []
+    last = 0
+    for match in pattern.finditer(text):
+        pieces.append(show_controls(text[last : match.start()]))
+        pieces.append(f"<mark>{show_controls(match.group())}</mark>")
+        last = match.end()
+    pieces.append(show_controls(text[last:]))
+    return mark_safe("".join(pieces))

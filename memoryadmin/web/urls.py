@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memoryadmin.web.views import history, home, lists, records, review, tokens
+from memoryadmin.web.views import create, history, home, lists, records, review, tokens
 
 app_name = "web"
 
@@ -15,6 +15,7 @@ urlpatterns = [
     path("", home.agent_index, name="agents"),
     path(agent, home.dashboard, name="dashboard"),
     path(agent + "changes/", history.agent_changes, name="changes"),
+    path(agent + "changes/<int:revision_id>/", history.change_detail, name="change_detail"),
     path(agent + "review/", review.review_queue, name="review"),
     path(agent + "review/act/", review.review_act, name="review_act"),
     path(agent + "review/mode/", review.review_mode, name="review_mode"),
@@ -24,6 +25,7 @@ urlpatterns = [
     path(agent + "rules/", records.rules_page, name="rules"),
     path(agent + "<str:surface>/", lists.record_list_view, name="record_list"),
     path(agent + "<str:surface>/bulk/", lists.record_bulk, name="record_bulk"),
+    path(agent + "<str:surface>/new/", create.record_new, name="record_new"),
     path(record, records.record_detail, name="record_detail"),
     path(record + "history/", history.record_history, name="record_history"),
     # Every op on a record, named as the service names it (web.ops), and its preview.

@@ -3,6 +3,18 @@
 (function () {
   "use strict";
 
+  // Styles that only make sense with this script running (a folding navigation) key on it.
+  document.documentElement.classList.add("js");
+
+  // The navigation's button on a phone: open and close it.
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest && event.target.closest("[data-nav-toggle]");
+    if (!toggle) return;
+    var open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    toggle.closest(".topbar").classList.toggle("nav-open", open);
+  });
+
   // htmx swaps only 2xx answers. Our refusals (no_match, conflict, forbidden, ...) answer with
   // the REST API's 4xx codes and carry a fragment written for the person: show it in place.
   var SHOWN_REFUSALS = [400, 403, 404, 409, 422, 428];
@@ -99,6 +111,39 @@
     document.querySelectorAll('input[type=checkbox][name="' + name + '"]').forEach(function (box) {
       box.checked = event.target.checked;
     });
+  });
+
+  // Copy buttons (data-copy="ID"): the element's value or text to the clipboard. The
+  // clipboard API needs a secure context (https or localhost); elsewhere the text is
+  // selected and copied the old way.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-copy]");
+    if (!button) return;
+    var source = document.getElementById(button.dataset.copy);
+    if (!source) return;
+    var text = "value" in source ? source.value : source.textContent;
+    var done = function () {
+      button.textContent = "Copied";
+      button.classList.add("copied");
+      setTimeout(function () {
+        button.textContent = "Copy";
+        button.classList.remove("copied");
+      }, 1500);
+    };
+    var fallback = function () {
+      var range = document.createRange();
+      range.selectNodeContents(source);
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      if ("select" in source) source.select();
+      if (document.execCommand("copy")) done();
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else {
+      fallback();
+    }
   });
 
   // A new token's secret is selected on focus, ready to copy.

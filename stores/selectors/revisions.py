@@ -209,10 +209,6 @@ def agent_revisions(
     return revisions.order_by(*NEWEST_FIRST)
 
 
-def recent_changes(agent: Agent, *, limit: int) -> list[Revision]:
-    return list(agent_revisions(agent, with_body=False)[:limit])
-
-
 def live_refs(agent: Agent, revisions: Iterable[Revision]) -> set[tuple[str, int]]:
     """Which (surface, record id) of `revisions` still exist, so a page links a forgotten
     record to its history instead; one query per surface present."""

@@ -279,9 +279,14 @@ def commit(
 def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, Any]) -> WriteResult:
     """Insert a new record at version 1 with its first revision."""
     now = timezone.now()
-    record = spec.model(agent=agent, version=1, **values)
-    record.created_at = record.created_at or now
-    record.updated_at = now
+    # One moment for every timestamp the record starts with: each field's own default read
+    # the clock again, so updated_at came out a few microseconds before created_at.
+    moments = {
+        field.name: now
+        for field in spec.model._meta.concrete_fields
+        if field.default is timezone.now and field.name not in values
+    }
+    record = spec.model(agent=agent, version=1, **moments, **values)
     for name in spec.text_fields:
         check_text_size(spec, getattr(record, name) or "")
     validate_fields(record)

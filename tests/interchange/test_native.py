@@ -523,3 +523,15 @@ def test_lines_nested_too_deep_are_reported_not_imported(agent, make, tmp_path):
     assert list(Memory.objects.filter(agent=copy).values_list("content", flat=True)) == [
         "The user likes tea."
     ]
+
+
+def test_export_to_a_folder_that_does_not_exist_yet_makes_it(agent, make, tmp_path, monkeypatch):
+    """`--out backups/` wrote a file named `backups` when there was no such folder."""
+    build_agent(agent, make)
+    monkeypatch.chdir(tmp_path)
+
+    call_command("export_agent", agent.name, "--out", "backups/")
+
+    assert (tmp_path / "backups").is_dir()
+    lines = (tmp_path / "backups" / f"{agent.name}.jsonl").read_text("utf-8").splitlines()
+    assert json.loads(lines[0])["format"] == native.FORMAT

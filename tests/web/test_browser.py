@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -19,9 +18,8 @@ from playwright.sync_api import expect
 from stores.models import Memory, Revision
 from stores.services import Actor, record_create, record_edit, record_replace, rules_document
 from tests.factories import AgentFactory, SubjectFactory, UserFactory, agent_token
+from tests.web.conftest import CHROMIUM
 
-CHROMIUM = Path("/usr/bin/chromium")
-README_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PASSWORD = "correct horse battery staple"
 
 pytestmark = [
@@ -35,36 +33,6 @@ pytestmark = [
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made here by the
 # test itself are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
-@pytest.fixture
-def screenshots(tmp_path) -> Path:
-    if os.environ.get("MEMORYADMIN_UPDATE_SCREENSHOTS") == "1":
-        return README_SCREENSHOTS
-    return tmp_path
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    return {
-        **browser_type_launch_args,
-        "executable_path": str(CHROMIUM),
-        "headless": True,
-        "args": [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-        ],
-    }
-
-
-@pytest.fixture(scope="session")
-def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1360, "height": 900}}
 
 
 @pytest.fixture

@@ -130,6 +130,8 @@ def test_every_surface_lists_and_searches(staff_client, agent, make, surface):
     assert fragment.status_code == 200
     body = fragment.content.decode()
     assert "<html" not in body
+    assert "<mark>note 1</mark> about tea" in body  # the search is marked where it matched
+    body = re.sub(r"</?mark>", "", body)
     assert "note 1 about tea" in body
     if surface == "memory":
         # Memory search ranks (any word may match): the full match comes first.

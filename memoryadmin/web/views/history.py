@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.rendering import diff_pieces, page_budget, state_changes
+from memoryadmin.web.selectors import with_snippets
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     flash_for,
@@ -19,7 +20,7 @@ from memoryadmin.web.views.common import (
     swap_into,
 )
 from stores.models import Channel
-from stores.selectors.revisions import agent_revisions, history_of, live_refs
+from stores.selectors.revisions import agent_revision, agent_revisions, history_of, live_refs
 from stores.services import WriteResult
 
 HISTORY_LIMIT = 200
@@ -91,12 +92,14 @@ def agent_changes(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     surface = request.GET.get("surface", "")
     channel = request.GET.get("channel", "")
     op = request.GET.get("op", "")
-    revisions = agent_revisions(
-        scope.agent,
-        surface=surface if surface in SURFACE_UI else None,
-        channel=channel if channel in Channel.values else None,
-        op=op or None,
-        with_body=False,
+    revisions = with_snippets(
+        agent_revisions(
+            scope.agent,
+            surface=surface if surface in SURFACE_UI else None,
+            channel=channel if channel in Channel.values else None,
+            op=op or None,
+            with_body=False,
+        )
     )
     page = Paginator(revisions, CHANGES_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = list(page.object_list)
@@ -114,3 +117,23 @@ def agent_changes(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         "querystring": query.urlencode(),
     }
     return render(request, "web/changes.html", context)
+
+
+@require_GET
+@agent_view
+def change_detail(request: HttpRequest, scope: AgentScope, revision_id: int) -> HttpResponse:
+    """What one change did, for a row of the dashboard or Changes opened in place: its word
+    diff and the fields it changed."""
+    revision = agent_revision(scope.agent, revision_id)
+    if revision is None:
+        raise Http404("No such change.")
+    context = {
+        "revision": revision,
+        "diff": diff_pieces(revision.before_text, revision.after_text, collapse=True)
+        if revision.before_text != revision.after_text
+        else None,
+        "fields": state_changes(revision.before_state, revision.after_state)
+        if revision.op not in ("create", "forget")
+        else [],
+    }
+    return render(request, "web/partials/_change_detail.html", context)

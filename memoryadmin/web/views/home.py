@@ -9,11 +9,11 @@ from django.views.decorators.http import require_GET
 
 from memoryadmin.web.access import AgentScope, agent_view, visible_agents
 from memoryadmin.web.forms import ReviewModeForm
-from memoryadmin.web.selectors import dashboard_counts, memory_store_counts
+from memoryadmin.web.selectors import dashboard_counts, memory_store_counts, with_snippets
 from stores.selectors.revisions import (
+    agent_revisions,
     live_refs,
     pending_revisions,
-    recent_changes,
     with_pending_counts,
 )
 
@@ -34,8 +34,8 @@ def agent_index(request: HttpRequest) -> HttpResponse:
 @agent_view
 def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     agent = scope.agent
-    recent = recent_changes(agent, limit=RECENT_CHANGES)
-    pending = list(pending_revisions(agent, with_body=False)[:REVIEW_PREVIEW])
+    recent = list(with_snippets(agent_revisions(agent, with_body=False))[:RECENT_CHANGES])
+    pending = list(with_snippets(pending_revisions(agent, with_body=False))[:REVIEW_PREVIEW])
     alive = live_refs(agent, [*recent, *pending])
     counts = dashboard_counts(agent)
     context = {

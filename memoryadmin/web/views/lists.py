@@ -61,8 +61,11 @@ def _list_context(
         "rows": [(row, pending.get(row.pk, 0)) for row in rows],
         "querystring": query.urlencode(),
         "list_url": reverse("web:record_list", args=[scope.agent.name, ui.key]),
-        "sorts": list(ui.sorts),
+        "sorts": ui.sort_choices,
+        "query": filters.get("q") or "",
         "current_sort": effective_sort(ui, filters),
+        # The sort the select shows: the one asked for, else the default choice ("").
+        "chosen_sort": filters.get("sort") if filters.get("sort") in ui.sorts else "",
         "bulk_actions": _bulk_actions(ui) if scope.can_write else [],
         "refused": refused,
     }
