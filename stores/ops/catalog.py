@@ -14,13 +14,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from stores.editing import PhraseEdit, Status
+from stores.editing import PhraseEdit, Status, TextEditError
 from stores.errors import Invalid, NotFound
 from stores.models import Agent, Memory
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param, given
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec, MemoryFilters
-from stores.selectors.records import MAX_OFFSET, only_record_id, record_data
+from stores.selectors.records import MAX_OFFSET, only_record_id, record_data, record_lines
 from stores.selectors.search import recall
 from stores.services import (
     Actor,
@@ -42,6 +42,9 @@ from stores.services import (
     skill_replace_section,
     working_set_ttl,
 )
+from stores.services.lines import record_insert, record_prepend
+from stores.services.records import record_undo
+from stores.services.skills import skill_insert_after_section, skill_insert_before_section
 from stores.surfaces import SURFACES, SurfaceSpec, surface
 
 
@@ -339,6 +342,25 @@ def _recall(*, agent: Agent, actor: Actor, **values: Any) -> dict[str, Any]:
     }
 
 
+def _view(
+    *,
+    surface_key: str,
+    agent: Agent,
+    actor: Actor,
+    ref: int | str | None,
+    field: str | None = None,
+    start: int = 1,
+    end: int | None = None,
+) -> dict[str, Any]:
+    spec = surface(surface_key)
+    record = find_record(spec, agent=agent, ref=ref or document_ref(spec, agent), actor=actor)
+    try:
+        view = record_lines(record, field=field, start=start, end=end)
+    except TextEditError as error:
+        raise Invalid(error.message, **error.details) from error
+    return {"status": str(Status.OK), **view}
+
+
 def document_ref(spec: SurfaceSpec, agent: Agent) -> int:
     """The agent's one record of `spec` (the rules document), for a door that must name it."""
     document_id = only_record_id(spec, agent)
@@ -390,6 +412,14 @@ PHRASE = (
         Kind.BOOLEAN,
         "Replace every occurrence instead of refusing when the text occurs more than once.",
         default=False,
+    ),
+    Param(
+        "expected_replacements",
+        Kind.INTEGER,
+        "How many times old_string occurs. A different count is refused as ambiguous with "
+        "the real count; more than 1 replaces them all.",
+        minimum=1,
+        maximum=10**6,
     ),
     Param(
         "edits",
@@ -643,6 +673,13 @@ OPS: tuple[OpSpec, ...] = (
         (
             replace(HEADING, required=True),
             Param("content", Kind.TEXT, "The section's new body.", required=True),
+            Param(
+                "keep_subsections",
+                Kind.BOOLEAN,
+                "true: replace only the section's own text, up to its first subheading, and "
+                "keep the subsections.",
+                default=False,
+            ),
         ),
         surfaces=("skill",),
         previews=True,
@@ -709,6 +746,135 @@ OPS: tuple[OpSpec, ...] = (
             "replace_rule",
             "Rewrite one behavioural rule in place (its bullet and position stay); every "
             "other line of the rules document stays byte for byte.",
+        ),
+    ),
+    OpSpec(
+        OpName.VIEW,
+        "Lines of a record's text, numbered as Anthropic's memory tool numbers them.",
+        _view,
+        (
+            TEXT_FIELD,
+            Param(
+                "start",
+                Kind.INTEGER,
+                "First line to show, from 1.",
+                default=1,
+                minimum=1,
+                maximum=10**7,
+            ),
+            Param(
+                "end",
+                Kind.INTEGER,
+                "Last line to show (included); -1: the last line.",
+                minimum=-1,
+                maximum=10**7,
+            ),
+        ),
+        writes=False,
+        takes_surface=True,
+        tool=ToolSpec(
+            "view_record",
+            "Read some lines of a record's text, each numbered (its number, a tab, the "
+            "line), to find the line an insert_lines call needs. The whole record with its "
+            "version is read_record's.",
+        ),
+    ),
+    OpSpec(
+        OpName.INSERT,
+        "Insert lines after line N (0: before the first).",
+        record_insert,
+        (
+            Param(
+                "insert_line",
+                Kind.INTEGER,
+                "Insert after this line; 0 puts it before the first line.",
+                required=True,
+                minimum=0,
+                maximum=10**7,
+            ),
+            Param(
+                "content",
+                Kind.TEXT,
+                "The lines to insert. One final line break is optional.",
+                required=True,
+            ),
+            TEXT_FIELD,
+        ),
+        takes_surface=True,
+        previews=True,
+        tool=ToolSpec(
+            "insert_lines",
+            "Insert lines into a record's text after a given line (0: at the very top); "
+            "every other line stays byte for byte. view_record shows the line numbers."
+            + REFUSAL_ADVICE,
+        ),
+    ),
+    OpSpec(
+        OpName.PREPEND,
+        "Add text at the start of a record's text.",
+        record_prepend,
+        (
+            Param("content", Kind.TEXT, "The text to put first.", required=True, min_length=1),
+            TEXT_FIELD,
+        ),
+        takes_surface=True,
+        previews=True,
+        tool=ToolSpec(
+            "prepend_to_record",
+            "Add text at the very start of a record's text; the rest stays as it is.",
+        ),
+    ),
+    OpSpec(
+        OpName.UNDO,
+        "Take back the change one revision made, keeping every change since.",
+        record_undo,
+        (
+            Param(
+                "revision_id",
+                Kind.INTEGER,
+                "The revision whose change to take back.",
+                required=True,
+                minimum=1,
+                maximum=2**63 - 1,
+            ),
+        ),
+        takes_surface=True,
+        previews=True,
+        tool=ToolSpec(
+            "undo_change",
+            "Take back what one revision changed in a record's text, keeping every change "
+            "made since (unlike revert_record, which restores a whole version). Refused as "
+            "conflict, naming the revisions, when a later edit touched the same lines.",
+        ),
+    ),
+    OpSpec(
+        OpName.INSERT_BEFORE_SECTION,
+        "Insert text just above a section's heading.",
+        skill_insert_before_section,
+        (
+            replace(HEADING, required=True),
+            Param("content", Kind.TEXT, "The lines to insert.", required=True, min_length=1),
+        ),
+        surfaces=("skill",),
+        previews=True,
+        tool=ToolSpec(
+            "skill_insert_before_section",
+            "Insert text as whole lines just above one section's heading line of a skill.",
+        ),
+    ),
+    OpSpec(
+        OpName.INSERT_AFTER_SECTION,
+        "Insert text just below a section's heading.",
+        skill_insert_after_section,
+        (
+            replace(HEADING, required=True),
+            Param("content", Kind.TEXT, "The lines to insert.", required=True, min_length=1),
+        ),
+        surfaces=("skill",),
+        previews=True,
+        tool=ToolSpec(
+            "skill_insert_after_section",
+            "Insert text as whole lines just below one section's heading line of a skill.",
         ),
     ),
 )

@@ -24,6 +24,12 @@ class OpName(StrEnum):
     ADD_RULE = "add_rule"
     REMOVE_RULE = "remove_rule"
     REPLACE_RULE = "replace_rule"
+    VIEW = "view"
+    INSERT = "insert"
+    PREPEND = "prepend"
+    UNDO = "undo"
+    INSERT_BEFORE_SECTION = "insert_before_section"
+    INSERT_AFTER_SECTION = "insert_after_section"
     # Bookkeeping a door never offers: an import's write, and the link a forget removes.
     IMPORT = "import"
     UNLINK = "unlink"

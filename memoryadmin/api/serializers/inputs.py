@@ -215,6 +215,24 @@ class RevisionQuery(PageQuery):
     record_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
 
 
+@cache
+def op_query(op: OpSpec, surface_key: str) -> type[QueryParameters]:
+    """The query string a read op takes on records of `surface_key`, from its params."""
+    fields: dict[str, serializers.Field] = {"agent": optional_text()}
+    for param in op.params(surface_key):
+        common: dict[str, Any] = {"required": False, "help_text": param.description}
+        if param.kind is Kind.INTEGER:
+            fields[param.name] = QueryInteger(
+                min_value=param.minimum, max_value=param.maximum, **common
+            )
+        elif param.kind is Kind.CHOICE:
+            fields[param.name] = serializers.ChoiceField(choices=list(param.choices), **common)
+        else:
+            raise ValueError(f"No query parameter for {param.name} ({param.kind}).")
+    name = "".join(part.title() for part in (surface_key, op.name)) + "Query"
+    return type(name, (QueryParameters,), {"__module__": __name__, **fields})
+
+
 class AgentQuery(QueryParameters):
     agent = optional_text()
     expected_version = serializers.IntegerField(required=False, min_value=1)

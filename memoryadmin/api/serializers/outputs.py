@@ -258,3 +258,16 @@ class RevisionDetailSerializer(RevisionSerializer):
 
 RevisionPage = page_of(RevisionSerializer, "RevisionPage")
 RevisionRead = _read(RevisionDetailSerializer, "RevisionRead")
+
+
+class LinesRead(serializers.Serializer):
+    """Some lines of a record's text, numbered: `<number right-aligned to 6>\\t<line>`."""
+
+    status = serializers.ChoiceField(choices=[Status.OK.value])
+    id = serializers.IntegerField()
+    version = serializers.IntegerField()
+    field = serializers.CharField()
+    numbered = serializers.CharField()
+    first = serializers.IntegerField()
+    last = serializers.IntegerField()
+    total = serializers.IntegerField()

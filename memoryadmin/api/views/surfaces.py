@@ -102,14 +102,30 @@ class SurfaceViewSet(AgentViewSet):
         )
         return self.render(result, condition)
 
+    def read(self, op: OpSpec, ref: str) -> Response:
+        """A read op of the record `ref`, its parameters in the query string."""
+        values = self.parse(inputs.op_query(op, self.surface_key), self.request.query_params)
+        values.pop("agent", None)
+        answer = op.call(
+            agent=self.caller.agent,
+            actor=self.caller.actor,
+            values=values,
+            surface_key=self.surface_key,
+            ref=ref,
+        )
+        return Response(answer, headers={"ETag": etag(answer["version"])})
+
 
 def _action(op: OpSpec) -> Callable[..., Response]:
     def serve(self: SurfaceViewSet, request: Request, ref: str) -> Response:
-        return self.run(op, ref)
+        if op.writes:
+            return self.run(op, ref)
+        return self.read(op, ref)
 
     serve.__name__ = serve.__qualname__ = op.name
     serve.__doc__ = op.summary
-    return action(detail=True, methods=["post"], url_path=op.name)(serve)
+    method = "post" if op.writes else "get"
+    return action(detail=True, methods=[method], url_path=op.name)(serve)
 
 
 def _viewset(spec: SurfaceSpec) -> type[SurfaceViewSet]:
@@ -142,6 +158,14 @@ def _document(viewset: type[SurfaceViewSet], spec: SurfaceSpec) -> None:
     }
     for op in ops_of(spec.key):
         if op.rest in (Rest.LIST, Rest.RETRIEVE):
+            continue
+        if not op.writes:
+            views[op.name.value] = extend_schema(
+                tags=[tag],
+                summary=op.summary,
+                parameters=[REF_PARAMETER, inputs.op_query(op, spec.key)],
+                responses=read_responses(outputs.LinesRead),
+            )
             continue
         parameters = [*WRITE_PARAMETERS]
         if op.target is not Target.SURFACE:
