@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
+from typing import Literal
 
 from stores.editing import Edited, sections
 from stores.models import Agent, VersionedRecord
@@ -107,56 +109,34 @@ def skill_replace_section(
 
 
 @returns_result
-def skill_insert_before_section(
+def skill_insert_at_section(
     *,
     agent: Agent,
     ref: RecordRef,
     actor: Actor,
     heading: str,
     content: str,
+    where: Literal["before", "after"],
     expected_version: int | None = None,
     dry_run: bool = False,
 ) -> WriteResult:
-    """Insert `content` as whole lines just above the heading line of `heading`."""
+    """Insert `content` as whole lines just above (`before`) or just below (`after`, before
+    the section's own text) the heading line of `heading`."""
+    insert = {"before": sections.insert_before_section, "after": sections.insert_after_section}
     content = validation.text(content, "content")
     return _section_write(
         agent=agent,
         ref=ref,
         actor=actor,
-        op="insert_before_section",
+        op=f"insert_{where}_section",
         expected_version=expected_version,
         dry_run=dry_run,
-        transform=lambda body: sections.insert_before_section(
-            body, heading, content, max_length=text_limit(SKILL)
-        ),
+        transform=lambda body: insert[where](body, heading, content, max_length=text_limit(SKILL)),
     )
 
 
-@returns_result
-def skill_insert_after_section(
-    *,
-    agent: Agent,
-    ref: RecordRef,
-    actor: Actor,
-    heading: str,
-    content: str,
-    expected_version: int | None = None,
-    dry_run: bool = False,
-) -> WriteResult:
-    """Insert `content` as whole lines just below the heading line of `heading`, before the
-    section's own text."""
-    content = validation.text(content, "content")
-    return _section_write(
-        agent=agent,
-        ref=ref,
-        actor=actor,
-        op="insert_after_section",
-        expected_version=expected_version,
-        dry_run=dry_run,
-        transform=lambda body: sections.insert_after_section(
-            body, heading, content, max_length=text_limit(SKILL)
-        ),
-    )
+skill_insert_before_section = partial(skill_insert_at_section, where="before")
+skill_insert_after_section = partial(skill_insert_at_section, where="after")
 
 
 @returns_result
