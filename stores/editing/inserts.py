@@ -3,7 +3,7 @@ before the first line (prepend). Everything else in the text stays byte for byte
 
 from __future__ import annotations
 
-from stores.editing.errors import InvalidEdit
+from stores.editing.errors import InvalidEdit, NoMatch
 from stores.editing.limits import check_length
 from stores.editing.lines import (
     CRLF,
@@ -36,7 +36,8 @@ def insert_lines(
     if isinstance(insert_line, bool) or not isinstance(insert_line, int):
         raise InvalidEdit(f"insert_line must be a whole number between 0 and {lines}.")
     if not 0 <= insert_line <= lines:
-        raise InvalidEdit(
+        # A line the text does not have is, like a phrase it does not hold, a miss.
+        raise NoMatch(
             f"insert_line {insert_line} is outside the text, which has {lines} line"
             f"{'' if lines == 1 else 's'}: it must be within [0, {lines}] (0 inserts before "
             f"the first line, {lines} after the last)."

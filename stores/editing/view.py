@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stores.editing.errors import InvalidEdit
+from stores.editing.errors import InvalidEdit, NoMatch
 from stores.editing.lines import LF, offset_after_lines
 
 CR = "\r"
@@ -41,13 +41,14 @@ def view_lines(text: str, start: int = 1, end: int | None = None) -> NumberedVie
     for name, value in (("start", start), ("end", last)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise InvalidEdit(f"The view's {name} must be a whole number.")
+    # Lines the text does not have are, like a phrase it does not hold, a miss.
     if not 1 <= start <= total:
-        raise InvalidEdit(
+        raise NoMatch(
             f"The view starts at line {start}, but the text has {total} line"
             f"{'' if total == 1 else 's'}: start within [1, {total}]."
         )
     if last < start:
-        raise InvalidEdit(
+        raise NoMatch(
             f"The view ends at line {last}, before its start {start}: give an end of at least "
             f"{start}, or -1 for the last line ({total})."
         )

@@ -15,7 +15,7 @@ from enum import StrEnum
 from typing import Any
 
 from stores.editing import PhraseEdit, Status, TextEditError
-from stores.errors import Invalid, NotFound
+from stores.errors import Invalid, NotFound, refusal_of
 from stores.models import Agent, Memory
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param, given
@@ -362,7 +362,7 @@ def _view(
     try:
         view = record_lines(record, field=field, start=start, end=end)
     except TextEditError as error:
-        raise Invalid(error.message, **error.details) from error
+        raise refusal_of(error) from error
     return {"status": str(Status.OK), **view}
 
 

@@ -49,10 +49,10 @@ def test_insert_at_a_line_writes_a_revision_of_op_insert(agent, make):
     assert "+Works nights." in result.diff
 
 
-def test_an_insert_line_out_of_range_is_invalid_naming_the_range(agent, make):
+def test_an_insert_line_out_of_range_is_a_miss_naming_the_range(agent, make):
     memory = make.memory(agent, "Likes tea.\nLives in Lyon.")
     result = insert(memory, insert_line=10, content="x")
-    assert result.status is Status.INVALID
+    assert result.status is Status.NO_MATCH
     assert "within [0, 2]" in result.message
     memory.refresh_from_db()
     assert memory.version == 1
@@ -250,7 +250,7 @@ def test_a_view_outside_the_text_or_of_a_field_that_is_no_text_is_refused(agent,
     assert record_lines(skill, field="summary")["numbered"] == "     1\tHow to deploy."
     with pytest.raises(TextEditError) as refused:
         record_lines(skill, start=99)
-    assert refused.value.status is Status.INVALID and "[1, " in refused.value.message
+    assert refused.value.status is Status.NO_MATCH and "[1, " in refused.value.message
     with pytest.raises(Invalid):
         record_lines(skill, field="name")
 

@@ -18,6 +18,7 @@ from rest_framework.response import Response
 from memoryadmin.api.preconditions import etag, precondition
 from memoryadmin.api.schema import (
     AGENT_PARAMETER,
+    IDEMPOTENCY_KEY,
     REF_PARAMETER,
     WRITE_PARAMETERS,
     read_responses,
@@ -88,8 +89,10 @@ class SurfaceViewSet(AgentViewSet):
     def run(self, op: OpSpec, ref: str | None = None, data: Any = None) -> Response:
         """Parse `op`'s body, take the version from it or If-Match, call the op, answer."""
         values = self.parse(inputs.op_input(op, self.surface_key), data)
-        condition = precondition(self.request, values.pop("expected_version", None))
-        values["expected_version"] = condition.expected_version
+        condition = None
+        if op.target is not Target.SURFACE:
+            condition = precondition(self.request, values.pop("expected_version", None))
+            values["expected_version"] = condition.expected_version
         if op.target is Target.DOCUMENT:
             # The op finds the agent's one document itself; the path must still name it.
             find_record(self.spec, agent=self.caller.agent, ref=ref, actor=self.caller.actor)
@@ -167,9 +170,10 @@ def _document(viewset: type[SurfaceViewSet], spec: SurfaceSpec) -> None:
                 responses=read_responses(outputs.LinesRead),
             )
             continue
-        parameters = [*WRITE_PARAMETERS]
-        if op.target is not Target.SURFACE:
-            parameters.append(REF_PARAMETER)
+        parameters = [*WRITE_PARAMETERS, REF_PARAMETER]
+        if op.target is Target.SURFACE:
+            # A create names no record, so it has no version to match.
+            parameters = [AGENT_PARAMETER, IDEMPOTENCY_KEY]
         if op.rest is Rest.DESTROY:
             parameters.append(inputs.AgentQuery)
         views[op.rest.value if op.rest is not Rest.ACTION else op.name.value] = extend_schema(
