@@ -88,6 +88,7 @@ def records(agent) -> dict[str, VersionedRecord]:
         "working": {"key": "k", "value": "A sample value."},
         "skill": {"name": "s", "content": "# Steps\n\nA sample skill.\n"},
         "task": {"name": "t", "schedule": "0 7 * * *", "directive": "A sample task."},
+        "file": {"path": "/memories/sample.md", "content": "A sample file.\n"},
     }
     found = {}
     for key, values in made.items():
