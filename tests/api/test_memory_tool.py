@@ -350,3 +350,22 @@ def test_missing_fields_of_a_command_are_refused_before_anything_runs(agent):
     listed = api.call("get", "tools/").json()
     names = [entry["function"]["name"] for entry in listed["tools"]]
     assert "memory" in names
+
+
+def test_a_read_only_token_views_but_every_write_is_refused_in_words(agent, make):
+    make("file", agent, path="/memories/kept.md", content="Kept.\n")
+    api = client_for(agent_token(agent, read_only=True)[1])
+
+    viewed = api.call("post", "tools/memory/", {"command": "view", "path": "/memories/kept.md"})
+    assert viewed.json()["is_error"] is False
+    for command in (
+        {"command": "create", "path": "/memories/new.md", "file_text": "x"},
+        {"command": "str_replace", "path": "/memories/kept.md", "old_str": "Kept", "new_str": "x"},
+        {"command": "delete", "path": "/memories/kept.md"},
+        {"command": "rename", "old_path": "/memories/kept.md", "new_path": "/memories/b.md"},
+    ):
+        answer = api.call("post", "tools/memory/", command).json()
+        assert answer["is_error"] is True, command
+        assert answer["status"] == "forbidden"
+        assert answer["content"][0]["text"]
+    assert tree(agent) == {"/memories/kept.md": "Kept.\n"}
