@@ -274,9 +274,13 @@ def _str_replace(context: ToolContext, args: dict[str, Any]) -> tuple[Status, st
             f"{lines}. Please ensure it is unique",
             Status.AMBIGUOUS,
         )
-    _settled(result)
-    text = result.record.content
-    changed = result.details["lines"][0] - 1
+    if result.status is Status.NO_CHANGE:
+        # old_str == new_str: the SDK's backend "edits" the file to the same text.
+        text = record.content
+        changed = text[: text.find(old)].count("\n")
+    else:
+        text = _settled(result).record.content
+        changed = result.details["lines"][0] - 1
     new_lines = text.split("\n")
     first = max(0, changed - SNIPPET_CONTEXT)
     last = min(len(new_lines), changed + SNIPPET_CONTEXT + 1)

@@ -155,6 +155,13 @@ def test_str_replace(memory, agent):
     assert tree(agent) == {"/memories/replace_test.txt": "Line 1\nNew Text\nLine 3"}
 
 
+def test_str_replace_with_the_same_text_answers_as_an_edit_and_writes_nothing(memory, agent):
+    memory.ok(command="create", path="/memories/same.txt", file_text="a\nb\nc")
+    text = memory.ok(command="str_replace", path="/memories/same.txt", old_str="b", new_str="b")
+    assert text.endswith("     1\ta\n     2\tb\n     3\tc")
+    assert Revision.objects.filter(agent=agent, surface="file").count() == 1
+
+
 def test_str_replace_error_when_string_not_found(memory):
     memory.ok(command="create", path="/memories/replace_test.txt", file_text="Line 1\nLine 2")
     text = memory.error(
