@@ -72,3 +72,12 @@ def test_a_rename_is_a_field_update_checked_like_a_create(agent):
     )
     assert refused.status is Status.INVALID
     assert MemoryFile.objects.get(pk=made.id).path == "/memories/new.md"
+
+
+def test_a_rename_of_any_surface_is_held_to_its_fields_length(agent, make):
+    skill = make("skill", agent, name="deploy", summary="How.", content="# Deploy\n")
+    refused = record_update(
+        surface_key="skill", agent=agent, ref=skill.pk, actor=ME, changes={"name": "x" * 201}
+    )
+    assert refused.status is Status.INVALID
+    assert "name" in refused.message
