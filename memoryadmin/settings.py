@@ -190,6 +190,7 @@ MEMORYADMIN = {
         "skill": int(env("MAX_SKILL_LENGTH", "500000") or 500000),
         "task": int(env("MAX_TASK_LENGTH", "50000") or 50000),
         "rules": int(env("MAX_RULES_LENGTH", "500000") or 500000),
+        "file": int(env("MAX_FILE_LENGTH", "500000") or 500000),
     },
 }
 

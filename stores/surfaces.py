@@ -22,6 +22,7 @@ from typing import Any
 from stores.models import (
     EmbeddedRecord,
     Memory,
+    MemoryFile,
     RulesDocument,
     ScheduledTask,
     Skill,
@@ -264,9 +265,27 @@ RULES = SurfaceSpec(
     tool_hint="rules (the rules document)",
     limit_key="rules",
 )
+FILE = SurfaceSpec(
+    key="file",
+    model=MemoryFile,
+    text_fields=("content",),
+    updatable_fields=("path",),
+    revertable_fields=("path",),
+    state_fields=(*_VERSIONED, "path"),
+    create_fields=("path", "content", "alias"),
+    create_required=("path",),
+    read_fields=("path", "content"),
+    natural_key=("path",),
+    label="Memory file",
+    plural="Memory files",
+    columns=(Column("path", "Path"), Column("content", "Content")),
+    api_path="files",
+    tool_hint="file (memory files, each named by its path under /memories)",
+    limit_key="file",
+)
 
 SURFACES: dict[str, SurfaceSpec] = {
-    spec.key: spec for spec in (MEMORY, WORKING, SKILL, TASK, RULES)
+    spec.key: spec for spec in (MEMORY, WORKING, SKILL, TASK, RULES, FILE)
 }
 
 

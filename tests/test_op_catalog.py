@@ -88,6 +88,7 @@ def records(agent) -> dict[str, VersionedRecord]:
         "working": {"key": "k", "value": "A sample value."},
         "skill": {"name": "s", "content": "# Steps\n\nA sample skill.\n"},
         "task": {"name": "t", "schedule": "0 7 * * *", "directive": "A sample task."},
+        "file": {"path": "/memories/sample.md", "content": "A sample file.\n"},
     }
     found = {}
     for key, values in made.items():
@@ -211,3 +212,10 @@ def test_the_catalog_covers_every_rest_verb_and_tool():
         assert {Rest.RETRIEVE, Rest.CREATE, Rest.PARTIAL_UPDATE, Rest.DESTROY} <= verbs
     native = {tool.name for tool in all_tools() if tool.family in ("native", "rockbot")}
     assert {op.tool.name for op in CATALOG.values() if op.tool} <= native
+
+
+def test_a_field_no_entry_declares_is_typed_from_its_model_field():
+    update = next(op for op in OPS if op.name is OpName.UPDATE)
+    path = {param.name: param for param in update.params("file")}["path"]
+    assert (path.kind, path.max_length) == (Kind.STRING, 1000)
+    assert path.description == "The file's path, e.g. /memories/projects/heron.md."

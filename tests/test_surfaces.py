@@ -31,6 +31,7 @@ EXAMPLES = {
     "skill": {"name": "deploy", "summary": "How to ship", "content": "# Deploy\n\nRun it.\n"},
     "task": {"name": "morning", "schedule": "0 7 * * *", "directive": "Summarise alerts."},
     "rules": {"content": "# Rules\n\n- Be brief.\n"},
+    "file": {"path": "/memories/projects/heron.md", "content": "# Heron\n\nShips Fridays.\n"},
 }
 
 SPECS = list(SURFACES.values())

@@ -42,6 +42,13 @@ def highlight_matches(value: Any, query: str) -> SafeString:
 
 
 @register.filter
+def field_text(record: Any, field: str) -> str:
+    """A record's field as text, for a list column no cell of its own shows."""
+    value = getattr(record, field, None)
+    return "" if value is None else str(value)
+
+
+@register.filter
 def counted(number: int, ui: SurfaceUI) -> str:
     """`number` with the surface's noun, singular or plural: "1 memory", "3 entries"."""
     singular, plural = ui.nouns

@@ -94,6 +94,7 @@ SORT_LABELS = {
     "key": "Key, A to Z",
     "expires": "Expiring soonest",
     "name": "Name, A to Z",
+    "path": "Path, A to Z",
 }
 
 _COMMON_SORTS = {
@@ -161,6 +162,14 @@ SURFACE_UI: dict[str, SurfaceUI] = {
             title=lambda record: "rules.md",
             nouns=("rules document", "rules documents"),
             text_context=_rules_text,
+        ),
+        SurfaceUI(
+            key="file",
+            search_fields=("path", "content", "alias"),
+            filters=frozenset({"stale"}),
+            sorts={**_COMMON_SORTS, "path": ("path",)},
+            title=lambda record: record.path,
+            nouns=("file", "files"),
         ),
     )
 }

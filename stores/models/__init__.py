@@ -6,6 +6,7 @@ from stores.models.base import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.files import MemoryFile
 from stores.models.idempotency import IdempotentRequest
 from stores.models.imports import ImportedSource
 from stores.models.memories import SHARED_BANK, Memory, bank_label
@@ -27,6 +28,7 @@ __all__ = [
     "IdempotentRequest",
     "ImportedSource",
     "Memory",
+    "MemoryFile",
     "Revision",
     "RulesDocument",
     "ScheduledTask",

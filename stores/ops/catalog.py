@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from django.db import models
+
 from stores.editing import PhraseEdit, Status, TextEditError
 from stores.errors import Invalid, NotFound, refusal_of
 from stores.models import Agent, Memory
@@ -192,6 +194,24 @@ FIELD_PARAMS: dict[str, Param] = {
         Param("enabled", Kind.BOOLEAN, "Whether the task runs."),
     )
 }
+
+
+def _model_field_param(spec: SurfaceSpec, name: str) -> Param:
+    """A field no entry above declares, typed from its model field, so that a new surface's
+    plain text and name fields need no entry (its help_text is what a model is told)."""
+    field = spec.model._meta.get_field(name)
+    description = str(field.help_text or field.verbose_name).rstrip(".") + "."
+    if isinstance(field, models.TextField):
+        return Param(name, Kind.TEXT, description)
+    if isinstance(field, models.CharField):
+        return Param(name, Kind.STRING, description, max_length=field.max_length)
+    raise TypeError(f"Declare {spec.key}'s field {name!r} in FIELD_PARAMS: not a text or a name.")
+
+
+for _spec in SURFACES.values():
+    for _name in (*_spec.create_fields, *_spec.updatable_fields):
+        if _name not in FIELD_PARAMS:
+            FIELD_PARAMS[_name] = _model_field_param(_spec, _name)
 
 
 def _settable(spec: SurfaceSpec) -> tuple[str, ...]:

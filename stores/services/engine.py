@@ -208,6 +208,7 @@ def commit(
     for name in spec.text_fields:
         if name in change.values:
             check_text_size(spec, change.values[name])
+    validate_changed_names(spec, record, change.values)
     if dry_run:
         return would_be(
             spec,
@@ -330,12 +331,32 @@ def validate_fields(record: VersionedRecord) -> None:
         raise Invalid(f"Invalid fields: {problems}", fields=error.message_dict) from error
 
 
+def validate_changed_names(
+    spec: SurfaceSpec, record: VersionedRecord, values: dict[str, Any]
+) -> None:
+    """A name, key or path a change sets passes its model field's checks (length, choices,
+    validators) as a create's does: a rename must not store what a create refuses."""
+    for name, value in values.items():
+        if name in spec.text_fields:
+            continue
+        field = spec.model._meta.get_field(name)
+        if isinstance(field, models.CharField) and isinstance(value, str):
+            try:
+                field.clean(value, record)
+            except ValidationError as error:
+                raise Invalid(
+                    f"Invalid fields: {name}: {' '.join(error.messages)}",
+                    fields={name: error.messages},
+                ) from error
+
+
 def integrity_message(spec: SurfaceSpec, error: IntegrityError) -> str:
     text = str(error).lower()
     if "alias" in text:
         return f"Another {spec.key} record of this agent already has that alias."
     if "unique" in text or "duplicate" in text:
-        return f"Another {spec.key} record of this agent already has that name or key."
+        named = " and ".join(spec.natural_key or ()) or "name or key"
+        return f"Another {spec.key} record of this agent already has that {named}."
     return f"The {spec.key} record breaks a database rule: {error}"
 
 

@@ -17,6 +17,7 @@ from stores.services import (
     find_record,
     memory_invalidate,
     record_edit,
+    record_update,
     rules_add,
     subject_create,
 )
@@ -50,6 +51,14 @@ def build_agent(agent, make):
     make.skill(agent, name="deploy", summary="Deploy safely")
     make.task(agent, name="morning")
     assert rules_add(agent=agent, actor=me, rule="Be brief.").ok
+    heron = make("file", agent, path="/memories/projects/heron.md", content="Ships Fri.\r\n")
+    assert record_update(
+        surface_key="file",
+        agent=agent,
+        ref=heron.pk,
+        actor=me,
+        changes={"path": "/memories/heron.md"},
+    ).ok
 
 
 def export_lines(agent, **options) -> list[str]:

@@ -90,7 +90,17 @@ NEW = {
     "working": {"namespace": "session", "key": "topic", "value": "bees", "ttl": "3600"},
     "skill": {"name": "beekeeping", "summary": "Hives.", "content": "# Bees\n\n## Hives\n"},
     "task": {"name": "check-hives", "schedule": "0 7 * * 1", "directive": "Check the hives."},
+    "file": {"path": "/memories/projects/bees.md", "content": "# Bees\n\n- two hives\n"},
 }
+
+
+def test_a_memory_file_outside_memories_is_refused_on_the_create_page(staff_client, agent):
+    refused = staff_client.post(
+        url("record_new", agent.name, "file"), {"path": "/memories/../x.md", "content": "x"}
+    )
+    assert refused.status_code == 400
+    assert "would escape /memories directory" in refused.content.decode()
+    assert not SURFACES["file"].model.objects.exists()
 
 
 @pytest.mark.parametrize("surface", list(NEW))
