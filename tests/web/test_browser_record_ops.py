@@ -202,6 +202,10 @@ def test_history_undoes_one_change_keeps_later_ones_and_names_a_clash(
     page.wait_for_selector("#timeline .flash[data-status=updated]")
     record.refresh_from_db()
     assert record.content == "Likes tea.\nLives in Lyon.\nWorks days.\n"  # "days" stays
+    expect(page.locator("#history-version")).to_have_text("now version 5")
+    expect(page.locator("#history-title")).to_have_text(
+        "History of Likes tea. Lives in Lyon. Works days."
+    )
     head = page.locator(".rev[data-version='5'] .rev-head")
     expect(head).to_contain_text("took back v1 → v2")
     assert head.locator("a.reverted-revision").get_attribute("href") == f"#rev-{tea}"

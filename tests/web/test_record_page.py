@@ -164,7 +164,11 @@ def test_an_undo_from_the_history_answers_with_the_timeline_naming_what_it_took_
         headers=htmx("revert-result"),
     )
     assert response.headers["HX-Retarget"] == "#timeline"
-    assert "took back v1 → v2" in response.content.decode()
+    body = response.content.decode()
+    assert "took back v1 → v2" in body
+    # The page's header follows the write.
+    assert 'id="history-version" hx-swap-oob="true">now version 4<' in body
+    assert 'id="history-title" hx-disable hx-swap-oob="true">History of Likes tea.' in body
     memory.refresh_from_db()
     assert memory.content == "Likes tea.\nLives in Lyon.\nWorks days.\n"
 
