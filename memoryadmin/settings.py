@@ -453,6 +453,7 @@ SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "drf_spectacular.hooks.postprocess_schema_enums",
     "memoryadmin.api.schema.add_record_links",
     "memoryadmin.api.schema.tool_call_paths",
+    "memoryadmin.api.schema.require_constrained_bodies",
 ]
 
 # --- PostgreSQL connection pool (issue 8), opt-in ---

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from drf_spectacular.extensions import (
     OpenApiAuthenticationExtension,
     OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
 )
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
@@ -38,9 +40,18 @@ class InputScheme(OpenApiSerializerExtension):
 
     def _constrain(self, schema: dict[str, Any], op: OpSpec, key: str) -> None:
         params = {param.name: param for param in op.params(key)}
+        per_surface = {param.name for param in op.parameters if param.choices_of}
         for name, param in params.items():
             if param.kind is Kind.EDITS:
                 schema["properties"][name]["minItems"] = 1
+            if name in per_surface:
+                # A choice that differs by surface is stated as a pattern: as an enum, each
+                # surface's set would be a component of its own, with a made-up name.
+                schema["properties"][name] = {
+                    "type": "string",
+                    "pattern": "^(" + "|".join(re.escape(c) for c in param.choices) + ")$",
+                    "description": param.description,
+                }
         if op.needs_version:
             schema["required"] = [*schema.get("required", []), "expected_version"]
         if op.one_of:
@@ -70,6 +81,14 @@ class InputScheme(OpenApiSerializerExtension):
 
 # PostgreSQL stores no NUL character, and the parser refuses one in any text.
 NO_NUL = "^[^\\u0000]*$"
+
+
+class QueryTextScheme(OpenApiSerializerFieldExtension):
+    target_class = "memoryadmin.api.serializers.inputs.QueryText"
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        return {**schema, "pattern": NO_NUL}
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
@@ -209,3 +228,21 @@ def openapi_schema(schema: Any) -> Any:
         del converted["type"]
         converted["anyOf"] = [{"type": name} for name in types]
     return converted
+
+
+def require_constrained_bodies(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict:
+    """A body with required fields, or fields that must go together, must be sent at all."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if body is None:
+                continue
+            schema = body.get("content", {}).get("application/json", {}).get("schema", {})
+            if "$ref" in schema:
+                schema = schemas.get(schema["$ref"].rsplit("/", 1)[-1], {})
+            if schema.get("required") or schema.get("oneOf") or schema.get("anyOf"):
+                body["required"] = True
+    return result

@@ -139,6 +139,9 @@ CRON_PATTERN = (
     + "$"
 )
 
+# The longest time to live the service takes.
+TEN_YEARS = 10 * 365 * 24 * 3600
+
 # The fields a create or a field update may set, by name, whichever surface has them.
 FIELD_PARAMS: dict[str, Param] = {
     param.name: param
@@ -172,7 +175,9 @@ FIELD_PARAMS: dict[str, Param] = {
         Param("namespace", Kind.STRING, "The entry's namespace.", max_length=100),
         Param("key", Kind.STRING, "The entry's key within its namespace.", max_length=255),
         Param("value", Kind.TEXT, "The entry's value."),
-        Param("ttl", Kind.INTEGER, "Seconds from now until it expires.", minimum=1),
+        Param(
+            "ttl", Kind.INTEGER, "Seconds from now until it expires.", minimum=1, maximum=TEN_YEARS
+        ),
         Param("expires_at", Kind.MOMENT, "When it expires."),
         Param("name", Kind.STRING, "The name.", max_length=200),
         Param("summary", Kind.TEXT, "A one-paragraph summary."),
@@ -633,7 +638,7 @@ OPS: tuple[OpSpec, ...] = (
                 Kind.INTEGER,
                 "Seconds from now.",
                 minimum=1,
-                maximum=10**9,
+                maximum=TEN_YEARS,
                 label="Expire in (seconds)",
             ),
             Param("expires_at", Kind.MOMENT, "An exact time in the future."),

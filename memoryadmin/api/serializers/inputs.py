@@ -171,8 +171,12 @@ class QueryParameters(serializers.Serializer):
         return {name: value for name, value in attrs.items() if value != ""}
 
 
+class QueryText(serializers.CharField):
+    """Text in a query string; the schema says it holds no NUL, which no text may."""
+
+
 def optional_text(**kwargs: Any) -> serializers.CharField:
-    return serializers.CharField(required=False, allow_blank=True, **kwargs)
+    return QueryText(required=False, allow_blank=True, **kwargs)
 
 
 class QueryInteger(serializers.IntegerField):
@@ -199,7 +203,7 @@ def filter_field(spec: FilterSpec) -> serializers.Field:
         return serializers.FloatField(min_value=spec.minimum, max_value=spec.maximum, **common)
     if spec.choices:
         return serializers.ChoiceField(choices=spec.choices, allow_blank=True, **common)
-    return serializers.CharField(allow_blank=True, max_length=spec.max_length, **common)
+    return QueryText(allow_blank=True, max_length=spec.max_length, **common)
 
 
 # The recall parameters: paging, then every memory filter under its query-string name.
@@ -226,7 +230,9 @@ def op_query(op: OpSpec, surface_key: str) -> type[QueryParameters]:
                 min_value=param.minimum, max_value=param.maximum, **common
             )
         elif param.kind is Kind.CHOICE:
-            fields[param.name] = serializers.ChoiceField(choices=list(param.choices), **common)
+            fields[param.name] = serializers.ChoiceField(
+                choices=list(param.choices), allow_blank=True, **common
+            )
         else:
             raise ValueError(f"No query parameter for {param.name} ({param.kind}).")
     name = "".join(part.title() for part in (surface_key, op.name)) + "Query"

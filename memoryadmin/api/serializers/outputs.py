@@ -21,7 +21,7 @@ class NearMissSerializer(serializers.Serializer):
     line = serializers.IntegerField()
     text = serializers.CharField()
     similarity = serializers.FloatField()
-    explanation = serializers.CharField()
+    explanation = serializers.CharField(allow_null=True)
 
 
 class OccurrenceSerializer(serializers.Serializer):

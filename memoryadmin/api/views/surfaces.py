@@ -130,7 +130,7 @@ def _action(op: OpSpec) -> Callable[..., Response]:
 
 def _viewset(spec: SurfaceSpec) -> type[SurfaceViewSet]:
     actions = {op.name.value: _action(op) for op in ops_of(spec.key) if op.rest is Rest.ACTION}
-    name = "".join(part.title() for part in spec.api_path.split("-")) + "ViewSet"
+    name = "".join(part.title() for part in spec.label.replace("-", " ").split()) + "ViewSet"
     viewset = type(
         name, (SurfaceViewSet,), {"__module__": __name__, "surface_key": spec.key, **actions}
     )
