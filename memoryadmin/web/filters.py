@@ -13,8 +13,16 @@ from django.utils import timezone
 from django.utils.safestring import SafeData, SafeString
 from django.utils.timesince import timesince
 
-from memoryadmin.web.rendering import highlight, name_controls, show_controls
+from memoryadmin.web.rendering import (
+    field_value,
+    highlight,
+    name_controls,
+    show_controls,
+    show_invisibles,
+)
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
+from memoryadmin.web.wording import REASON_SHOWN, sentence
+from stores.editing import line_count as count_lines
 from stores.models import Memory
 
 register = template.Library()
@@ -32,6 +40,38 @@ def visible_controls(value: Any, mode: str = "html", autoescape: bool = True) ->
         named = name_controls(text)
         return SafeString(named) if isinstance(value, SafeData) else named
     return show_controls(text)
+
+
+@register.filter
+def visible_invisibles(value: Any) -> SafeString:
+    """`value` escaped with its direction controls, invisible characters and look-alike
+    spaces drawn as marked signs (⍽ for a no-break space): for text quoted back to a person."""
+    return show_invisibles("" if value is None else str(value))
+
+
+@register.filter
+def line_count(text: str) -> int:
+    """How many lines an insert counts in `text` (the engine's count, so 'after line N'
+    offers exactly the range the op takes)."""
+    return count_lines(text or "")
+
+
+@register.filter
+def shown_value(value: Any) -> str:
+    """A field's value from a revision's snapshot as a person reads it (rendering.field_value)."""
+    return field_value(value)
+
+
+@register.filter
+def ui_sentence(status: str) -> str:
+    """The page's own sentence for a status (web.wording), not the agent's message."""
+    return sentence(status)
+
+
+@register.filter
+def reason_shown(status: str) -> bool:
+    """Whether the service's message carries the reason the person needs (web.wording)."""
+    return status in REASON_SHOWN
 
 
 @register.filter(name="highlight")

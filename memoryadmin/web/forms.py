@@ -10,6 +10,21 @@ from stores.models import Agent
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 
 
+class TypedTextField(forms.CharField):
+    """Text typed in a textarea, as the person typed it: a browser posts every line break of a
+    textarea as CRLF (the HTML form encoding), while the text it held, as htmx sends it, had
+    LF. Without this a record created or a phrase found by a plain form post would differ
+    from the same one sent by script."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("strip", False)
+        super().__init__(**kwargs)
+
+    def to_python(self, value: Any) -> Any:
+        text = super().to_python(value)
+        return text.replace("\r\n", "\n") if isinstance(text, str) else text
+
+
 def filter_field(spec: FilterSpec) -> forms.Field:
     """One memory filter as a field of the list's form, from its one declaration."""
     common = {"required": False, "label": spec.label}

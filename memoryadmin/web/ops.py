@@ -14,6 +14,7 @@ from typing import Any
 from django import forms
 
 from memoryadmin.web.access import AgentScope
+from memoryadmin.web.forms import TypedTextField
 from stores.ops.catalog import CATALOG, FIELD_PARAMS, OpSpec, Rest, ops_of
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -33,7 +34,7 @@ def param_field(param: Param) -> forms.Field | None:
             return None
         case Kind.TEXT:
             # A text may be empty, and a form always posts it: present, never "required".
-            return forms.CharField(required=False, strip=False, label=label)
+            return TypedTextField(required=False, label=label)
         case Kind.STRING | Kind.REF:
             return forms.CharField(max_length=param.max_length or 255, empty_value=None, **common)
         case Kind.BOOLEAN:

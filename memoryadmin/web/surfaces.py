@@ -70,6 +70,28 @@ class SurfaceUI:
         return not self.spec.one_per_agent
 
 
+# A title made of a text's first words: a heading to read, short enough for a tab.
+TITLE_WORDS = 8
+TITLE_CHARS = 60
+
+
+def first_words(text: str, fallback: str) -> str:
+    """The first words of `text` as a title ("Ana prefers short answers in French."),
+    cut at a word with an ellipsis; `fallback` for a text with no words."""
+    words = text.split()
+    if not words:
+        return fallback
+    title = ""
+    for word in words[:TITLE_WORDS]:
+        longer = f"{title} {word}".lstrip()
+        if len(longer) > TITLE_CHARS:
+            break
+        title = longer
+    # A first word longer than a title is cut inside it.
+    title = title or words[0][:TITLE_CHARS]
+    return title if title == " ".join(words) else f"{title}…"
+
+
 def _skill_text(text: str) -> dict[str, Any]:
     return {"rendered": render_markdown(text), "sections": outline(text)}
 
@@ -121,7 +143,7 @@ SURFACE_UI: dict[str, SurfaceUI] = {
                 "-importance": ("-importance", "-id"),
                 "importance": ("importance", "id"),
             },
-            title=lambda record: f"Memory {record.pk}",
+            title=lambda record: first_words(record.content, f"Memory {record.pk}"),
             nouns=("memory", "memories"),
             select_related=("subject",),
         ),

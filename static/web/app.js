@@ -32,7 +32,7 @@
     for (var i = 0; i < selection.rangeCount; i++) {
       holder.appendChild(selection.getRangeAt(i).cloneContents());
     }
-    holder.querySelectorAll(".bidi[data-char]").forEach(function (marker) {
+    holder.querySelectorAll(".bidi[data-char], .invisible[data-char]").forEach(function (marker) {
       marker.replaceWith(marker.dataset.char);
     });
     return holder.textContent;
@@ -61,6 +61,20 @@
   document.addEventListener("mouseup", fillFromSelection);
   document.addEventListener("keyup", function (event) {
     if (event.shiftKey) fillFromSelection();
+  });
+
+  // "Use this text" on a near miss: the closest text, as stored, becomes what the form looks
+  // for (the phrase editor's "Find exactly", or the section or rule it names), then previews.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-use-text]");
+    if (!button) return;
+    var form = button.closest("form") || document.getElementById("phrase-form");
+    if (!form) return;
+    var field = form.querySelector("[name=old_string], [name=heading], [name=rule]");
+    if (!field) return;
+    field.value = button.dataset.useText;
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    field.focus();
   });
 
   // A preview belongs to the text it was made from: typing again retires its Apply button

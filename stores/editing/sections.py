@@ -170,9 +170,32 @@ def insert_after_section(
 
 
 def delete_section(text: str, heading: str) -> str:
-    """Remove the heading and everything under it, subsections included."""
+    """Remove the heading and everything under it, subsections included.
+
+    The blank lines that set the section apart go with it: its own trailing ones always, and,
+    when it was the last section, those that separated it from the text above, so the
+    document reads as if the section had never been written.
+    """
     section = find_section(text, heading)
-    return _changed(text, text[: section.start] + text[section.end :])
+    before, after = text[: section.start], text[section.end :]
+    if not after.strip():
+        before = _without_trailing_blank_lines(before)
+        after = ""
+    return _changed(text, before + after)
+
+
+def _without_trailing_blank_lines(text: str) -> str:
+    """`text` without the blank (or whitespace-only) lines it ends with; the last line that
+    has text keeps its line ending."""
+    kept = len(text.rstrip(" \t\r\n"))
+    if kept == 0:
+        return ""
+    # Spaces after the last word stay: only whole blank lines go.
+    breaks = [at for at in (text.find("\n", kept), text.find("\r", kept)) if at != -1]
+    if not breaks:
+        return text
+    line_end = min(breaks)
+    return text[: line_end + (2 if text.startswith("\r\n", line_end) else 1)]
 
 
 def append(

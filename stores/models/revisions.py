@@ -51,6 +51,9 @@ class Revision(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
+    # The revision a revert went back to (after or before it) or an undo took back: the
+    # history names it, and a reader sees which change was taken back without diffing texts.
+    reverted_revision = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -96,6 +96,15 @@ def history_of(agent: Agent, surface_key: str, record_id: int, *, limit: int) ->
     )
 
 
+def revision_versions(agent: Agent, revision_ids: list[int]) -> dict[int, tuple[int, int]]:
+    """Each of the agent's revisions `revision_ids` as (version before, version after): how a
+    person finds a revision named by id in a record's history."""
+    rows = Revision.objects.filter(agent=agent, pk__in=revision_ids).values_list(
+        "pk", "version_before", "version_after"
+    )
+    return {pk: (before, after) for pk, before, after in rows}
+
+
 def has_history(agent: Agent, surface_key: str, record_id: int) -> bool:
     """Whether the record was ever written: a forgotten record stays findable by its history."""
     return Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id).exists()

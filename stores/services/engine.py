@@ -53,6 +53,8 @@ class Change:
     message: str = ""
     details: dict[str, Any] = field(default_factory=dict)
     touch_updated_at: bool = True
+    # A revert's or an undo's: the revision it went back to or took back.
+    reverted_revision: int | None = None
 
 
 def document_change(op: str, edited: str | Edited) -> Change:
@@ -263,6 +265,7 @@ def commit(
         before_text=before_text,
         after_text=after_text,
         before_state=before_state,
+        reverted_revision=change.reverted_revision,
     )
     if isinstance(record, EmbeddedRecord) and record.text_hash != old_hash:
         schedule_reembed(spec.key, record.pk)
@@ -456,6 +459,7 @@ def build_revision(
     after_text: str,
     before_state: dict[str, Any],
     after_state: dict[str, Any] | None = None,
+    reverted_revision: int | None = None,
 ) -> Revision:
     """The revision of one write that brought `record` to its current version, unsaved.
 
@@ -482,6 +486,7 @@ def build_revision(
         before_state=before_state,
         after_state=spec.snapshot(record) if after_state is None else after_state,
         review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,
+        reverted_revision=reverted_revision,
     )
 
 

@@ -420,7 +420,8 @@ def record_revert(
             values=changed,
             text_field=text_field,
             status=Status.REVERTED,
-            details={"reverted_to": revision.pk, "side": to},
+            details={"reverted_to": revision.pk, "reverted_revision": revision.pk, "side": to},
+            reverted_revision=revision.pk,
         )
         result = commit(spec, record, actor=actor, change=change, dry_run=dry_run)
         if not dry_run:
@@ -482,6 +483,7 @@ def record_undo(
             values={text_field: text},
             text_field=text_field,
             details={"undone_revision": revision.pk},
+            reverted_revision=revision.pk,
         )
 
     with atomic(dry_run):
@@ -595,7 +597,7 @@ def _restore_forgotten(
     if dry_run:
         # Computed against the forget's version, which a confirming restore sends back.
         record.version = last.version_after
-        details = {"reverted_to": revision.pk, "side": to, "restored": True}
+        details = _restore_details(revision, to)
         return would_be(
             spec,
             record,
@@ -627,6 +629,7 @@ def _restore_forgotten(
         before_text="",
         after_text=getattr(record, text_field),
         before_state={},
+        reverted_revision=revision.pk,
     )
     if isinstance(record, EmbeddedRecord):
         schedule_reembed(spec.key, record.pk)
@@ -637,8 +640,17 @@ def _restore_forgotten(
         new_revision,
         status=Status.REVERTED,
         diff=None,
-        details={"reverted_to": revision.pk, "side": to, "restored": True},
+        details=_restore_details(revision, to),
     )
+
+
+def _restore_details(revision: Revision, to: str) -> dict[str, Any]:
+    return {
+        "reverted_to": revision.pk,
+        "reverted_revision": revision.pk,
+        "side": to,
+        "restored": True,
+    }
 
 
 def _revision_text(spec: SurfaceSpec, revision: Revision, to: str) -> tuple[str, str]:

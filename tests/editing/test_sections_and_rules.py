@@ -309,3 +309,42 @@ def test_removing_one_rule_leaves_every_other_line_alone(lines, ending):
     assume(rules and texts.count(rules[0].text) == 1)
     removed = remove_rule(document, rules[0].text)
     assert removed == document[: rules[0].start] + document[rules[0].end :]
+
+
+# --- deleting a section leaves no blank lines behind (issue 15, item 14) -----------------
+
+_body_line = st.text(alphabet="abc xyz-.", min_size=1, max_size=12).filter(
+    lambda line: line.strip() and not line.lstrip().startswith(("-", "#"))
+)
+
+
+@given(
+    intro=st.lists(_body_line, max_size=3),
+    bodies=st.lists(st.lists(_body_line, max_size=3), min_size=1, max_size=5),
+    ending=st.sampled_from(["\n", "\r\n"]),
+    data=st.data(),
+)
+def test_deleting_a_section_reads_as_if_it_was_never_written(intro, bodies, ending, data):
+    def document(sections: list[tuple[int, list[str]]]) -> str:
+        blocks = ["# Title" + "".join(ending + ending + line for line in intro)]
+        for number, body in sections:
+            block = f"## Part {number}"
+            if body:
+                block += ending + ending + ending.join(body)
+            blocks.append(block)
+        return (ending + ending).join(blocks) + ending
+
+    sections = list(enumerate(bodies))
+    gone = data.draw(st.integers(0, len(sections) - 1))
+    result = delete_section(document(sections), f"Part {gone}")
+    assert result == document([part for part in sections if part[0] != gone])
+
+
+def test_deleting_the_last_section_takes_the_blank_line_above_it():
+    document = "# Deploy\n\nIntro.\n\n## Notes\n\nTemporary.\n"
+    assert delete_section(document, "Notes") == "# Deploy\n\nIntro.\n"
+
+
+def test_deleting_a_section_keeps_the_spaces_ending_the_line_above():
+    document = "Intro.  \r\n\r\n## Notes\r\nTemporary.\r\n\r\n"
+    assert delete_section(document, "Notes") == "Intro.  \r\n"

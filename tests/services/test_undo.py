@@ -288,3 +288,10 @@ def test_a_conflict_is_traced_through_many_later_revisions(
     assert result.status is Status.CONFLICT
     # Each neighbour's edit only borders the undone line; one revision rewrote it.
     assert result.details["revisions"] == [touching]
+
+
+def test_an_undo_records_the_revision_it_took_back(agent, make):
+    memory = make.memory(agent, NOTES)
+    tea = edit(memory, old_string="tea", new_string="mate")
+    result = undo(memory, tea)
+    assert Revision.objects.get(pk=result.revision).reverted_revision == tea

@@ -150,7 +150,7 @@ def test_no_match_is_shown_inline(page, live_server, rockbot):
     page.fill("#old_string", "lives in Pariss")
     page.fill("#new_string", "lives in Lyon")
     refusal = page.wait_for_selector("#edit-result [data-status=no_match]")
-    assert "Closest text" in refusal.inner_text()
+    assert "The closest text is on line 1" in refusal.inner_text()
 
 
 def test_a_phrase_selected_across_a_direction_marker_keeps_the_character(
@@ -240,7 +240,7 @@ def test_revert_from_history(page, live_server, rockbot, maintainer, screenshots
     page.wait_for_selector(".timeline .rev")
     page.screenshot(path=str(screenshots / "history.png"), full_page=True)
 
-    page.click(".rev[data-version='2'] >> text=Undo: back to v1")
+    page.click(".rev[data-version='1'] >> text=Restore this version (v1)")
     # The whole record as the revert would leave it, from the service's dry run.
     page.wait_for_selector("#revert-result .preview ins")
     assert "tea in the morning" in page.inner_text("#revert-result .preview ins")

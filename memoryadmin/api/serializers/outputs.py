@@ -91,6 +91,11 @@ class ResultSerializer(serializers.Serializer):
     reinforcement_count = serializers.IntegerField(required=False)
     replacement_id = serializers.IntegerField(required=False)
     reverted_to = serializers.IntegerField(required=False)
+    reverted_revision = serializers.IntegerField(
+        required=False,
+        help_text="revert, undo: the revision gone back to or taken back; its history entry "
+        "names it too.",
+    )
     unlinked = UnlinkedSerializer(
         many=True,
         required=False,

@@ -19,6 +19,7 @@ from django.utils.text import capfirst
 from django.views.decorators.http import require_http_methods
 
 from memoryadmin.web.access import AgentScope, agent_view
+from memoryadmin.web.forms import TypedTextField
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     detail_url,
@@ -82,7 +83,7 @@ def _field(spec: SurfaceSpec, name: str, agent: Agent) -> forms.Field:
     }
     if name in spec.text_fields:
         rows = 8 if name == spec.primary_text_field else 2
-        return forms.CharField(strip=False, widget=forms.Textarea(attrs={"rows": rows}), **common)
+        return TypedTextField(widget=forms.Textarea(attrs={"rows": rows}), **common)
     if model_field.choices:
         return forms.ChoiceField(choices=model_field.choices, initial=model_field.default, **common)
     if isinstance(model_field, models.ForeignKey):

@@ -19,7 +19,7 @@ from memoryadmin.web.views.common import (
     load_record,
     swap_into,
 )
-from stores.models import Channel
+from stores.models import Channel, Revision
 from stores.selectors.revisions import agent_revision, agent_revisions, history_of, live_refs
 from stores.services import WriteResult
 
@@ -33,6 +33,7 @@ def _history_context(
     record = load_record(scope, ui, pk)
     revisions = history_of(scope.agent, ui.key, pk, limit=HISTORY_LIMIT)
     budget = page_budget()
+    shown = {revision.pk: revision for revision in revisions}
     entries = [
         {
             "revision": revision,
@@ -44,6 +45,7 @@ def _history_context(
             "fields": state_changes(revision.before_state, revision.after_state)
             if revision.op not in ("create", "forget")
             else [],
+            "went_back": _went_back(revision, shown),
         }
         for revision in revisions
     ]
@@ -62,6 +64,22 @@ def _history_context(
         "truncated": len(revisions) == HISTORY_LIMIT,
         "flash": flash,
     }
+
+
+def _went_back(revision: Revision, shown: dict[int, Revision]) -> str | None:
+    """What a revert or an undo took back, in the versions the timeline shows."""
+    ref = revision.reverted_revision
+    if ref is None:
+        return None
+    target = shown.get(ref)
+    # A revision older than the page shows is named by its id.
+    if target is None:
+        return f"{'took back' if revision.op == 'undo' else 'went back to'} revision {ref}"
+    if revision.op == "undo":
+        return f"took back v{target.version_before} → v{target.version_after}"
+    # A revert went back to one side of the revision; the text it wrote tells which.
+    to_before = revision.after_text == target.before_text != target.after_text
+    return f"went back to v{target.version_before if to_before else target.version_after}"
 
 
 @require_GET

@@ -62,6 +62,12 @@ def conflict_response(
     loaded = text_at_version(scope.agent, ui.key, record.pk, loaded_version, field)
     changes = changes_since(scope.agent, ui.key, record.pk, loaded_version, limit=20)
     context = {
+        # The header's version and the text are swapped for the current ones (out of band),
+        # so what the person reads beside the conflict is what it is about.
+        "ui": ui,
+        "title": ui.title(record),
+        "field": field,
+        "current": current,
         "record": record,
         "loaded_version": loaded_version,
         "changes": changes,

@@ -35,7 +35,7 @@ from memoryadmin.web.views.previews import conflict_response, op_url, preview_re
 from stores.editing import Status
 from stores.models import Memory, RulesDocument, VersionedRecord
 from stores.ops.names import OpName
-from stores.selectors.revisions import has_history, pending_count
+from stores.selectors.revisions import has_history, pending_count, revision_versions
 from stores.services import (
     WriteResult,
     rules_document,
@@ -157,7 +157,10 @@ def record_op(
     """Guard → form → service → panel (or preview), or the refusal where the form is."""
     ui = surface_ui(surface)
     action = web_op(op, ui.key)
-    timeline = action is not None and action.shown_in_timeline
+    # An op offered in the history too (undo) answers there with the timeline.
+    timeline = action is not None and (
+        action.shown_in_timeline or request.POST.get("shown_in") == "history"
+    )
     back = history_url(scope, ui, pk) if timeline else detail_url(scope, ui, pk)
     if action is None or (preview and not action.previews):
         refused = refusal(Status.INVALID, f"{op} is not an op the page offers on a {ui.key}.")
@@ -170,12 +173,15 @@ def record_op(
     if preview and (hint := form.preview_hint()):
         return render(request, "web/partials/_hint.html", {"hint": hint})
     result = action.call(scope=scope, surface=ui.key, pk=pk, form=form, dry_run=preview)
-    if result.status == Status.CONFLICT and action.previews and request.htmx:
+    # A stale version is shown with what changed since; a conflict in the text itself (an
+    # undo that later edits overlap, naming their revisions) is a refusal like any other.
+    stale = result.status == Status.CONFLICT and not result.details.get("revisions")
+    if stale and action.previews and request.htmx:
         record = load_record(scope, ui, pk)
         if record is not None:
             return conflict_response(request, scope, ui, record, op, action, form)
     if not result.ok:
-        return outcome(request, result, back=back)
+        return outcome(request, result, back=back, extra=_clash(scope, result))
     if preview:
         return preview_response(request, scope, ui, op, result)
     if result.status == Status.DELETED:
@@ -183,6 +189,15 @@ def record_op(
     if timeline:
         return timeline_response(request, scope, ui, pk, result)
     return _render_panel(request, scope, ui, pk, result)
+
+
+def _clash(scope: AgentScope, result: WriteResult) -> dict[str, Any]:
+    """The later revisions an undo ran into, by the versions the history shows them with."""
+    named = result.details.get("revisions") if result.status == Status.CONFLICT else None
+    if not named:
+        return {}
+    versions = revision_versions(scope.agent, named)
+    return {"clash": [(pk, *versions[pk]) for pk in named if pk in versions]}
 
 
 def _forgotten(
