@@ -10,7 +10,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('stores', '0006_ui_store_labels'),
+        ('stores', '0007_revision_reverted'),
     ]
 
     operations = [
