@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from stores.models import Memory, Revision, Skill
+from stores.models import Memory, MemoryFile, Revision, Skill
 from stores.services import Actor, memory_set_importance, record_create, record_edit
 from tests.factories import AgentFactory, UserFactory, agent_token
 from tests.web.conftest import CHROMIUM
@@ -266,17 +266,16 @@ def test_the_section_form_opens_on_a_real_section_and_a_delete_leaves_no_gap(
 
 # --- issue 17: create, edit a phrase with a preview, insert a line, undo one change ------
 
-# The create page of a text surface; the memory-files surface takes the same path when it lands.
-SURFACE = "memory"
 
 
 def test_create_edit_insert_a_line_and_undo_one_change(page, live_server, agent, screenshots):
-    signed_in(page, live_server).goto(f"{live_server.url}/a/rockbot/{SURFACE}/new/")
+    signed_in(page, live_server).goto(f"{live_server.url}/a/rockbot/file/new/")
+    page.fill("#id_path", "/memories/projects/heron.md")
     page.fill("#id_content", "Heron ships in May.\nOwner: Ana.")
     page.click("form.create-form button[type=submit]")
     page.wait_for_selector("#record-text")
-    record = Memory.objects.get(content__startswith="Heron ships")
-    assert page.url.endswith(f"/a/rockbot/{SURFACE}/{record.pk}/")
+    record = MemoryFile.objects.get(path="/memories/projects/heron.md")
+    assert page.url.endswith(f"/a/rockbot/file/{record.pk}/")
 
     page.fill("#old_string", "May")
     page.fill("#new_string", "June")
@@ -301,7 +300,7 @@ def test_create_edit_insert_a_line_and_undo_one_change(page, live_server, agent,
     assert record.content == "Heron ships in June.\nBudget: 40k.\nOwner: Ana.\n"
 
     # Undo the phrase edit alone: the inserted line stays.
-    edited = Revision.objects.get(record_id=record.pk, surface="memory", version_after=2)
+    edited = Revision.objects.get(record_id=record.pk, surface="file", version_after=2)
     page.click("text=History")
     page.locator(f"#rev-{edited.pk}").locator("text=Undo this change").click()
     page.click("#revert-result [data-apply]")
