@@ -504,3 +504,12 @@ MEMORYADMIN["MAX_JSON_DEPTH"] = int(env("MAX_JSON_DEPTH", "32") or 32)
 # this many characters as compact JSON, whichever door (API, shell, importer) writes it.
 MEMORYADMIN["MAX_METADATA_DEPTH"] = int(env("MAX_METADATA_DEPTH", "20") or 20)
 MEMORYADMIN["MAX_METADATA_SIZE"] = int(env("MAX_METADATA_SIZE", "65536") or 65536)
+
+# --- Change feed (issue 16) -------------------------------------------------------------------
+MEMORYADMIN["CHANGES"] = {
+    # Longest long poll (GET /api/v1/changes/?wait=): a client asks again after it.
+    "MAX_WAIT": 30,
+    # On SQLite (no LISTEN/NOTIFY) a waiting request re-reads its agent's head this often; on
+    # PostgreSQL only while the LISTEN connection is being re-established.
+    "POLL_INTERVAL": float(env("CHANGES_POLL_INTERVAL", "0.5") or 0.5),
+}

@@ -6,6 +6,7 @@ from stores.models.base import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.changes import Change
 from stores.models.idempotency import IdempotentRequest
 from stores.models.imports import ImportedSource
 from stores.models.memories import SHARED_BANK, Memory, bank_label
@@ -21,6 +22,7 @@ __all__ = [
     "Agent",
     "AgentAccess",
     "AgentToken",
+    "Change",
     "Channel",
     "DecayPass",
     "EmbeddedRecord",

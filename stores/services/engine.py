@@ -30,6 +30,7 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.revisions import after_hash
 from stores.services import policy
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
@@ -455,6 +456,7 @@ def build_revision(
         channel=actor.channel,
         before_text=before_text,
         after_text=after_text,
+        after_hash=after_hash(op, after_text),
         before_state=before_state,
         after_state=spec.snapshot(record) if after_state is None else after_state,
         review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,

@@ -33,6 +33,7 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.revisions import after_hash
 from stores.selectors.revisions import recorded_versions
 from stores.services import policy, validation
 from stores.services.actors import Actor
@@ -627,6 +628,7 @@ def _history_rows(
             state = values.get(side) or {}
             if isinstance(state.get("superseded_by"), str):
                 values[side] = {**state, "superseded_by": resolved.get(state["superseded_by"])}
+        values["after_hash"] = after_hash(values.get("op", ""), values.get("after_text", ""))
         yield Revision(agent=agent, surface=spec.key, record_id=record.pk, **values), created_at
 
 
