@@ -14,6 +14,7 @@ from memoryadmin.api.views.changes import ChangeViewSet
 from memoryadmin.api.views.revisions import RevisionViewSet
 from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.api.views.tools import ToolViewSet
+from memoryadmin.api.views.webhooks import WebhookViewSet
 from memoryadmin.doors.errors import error_body
 from stores.editing import Status
 from stores.surfaces import SURFACES
@@ -27,6 +28,7 @@ router = Router()
 for spec in SURFACES.values():
     router.register(spec.api_path, SURFACE_VIEWSETS[spec.key], basename=spec.key)
 router.register("revisions", RevisionViewSet, basename="revision")
+router.register("webhooks", WebhookViewSet, basename="webhook")
 
 change_list = ChangeViewSet.as_view({"get": "list"})
 tool_list = ToolViewSet.as_view({"get": "list"})

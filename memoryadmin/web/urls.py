@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memoryadmin.web.views import history, home, lists, records, review, tokens
+from memoryadmin.web.views import history, home, lists, records, review, tokens, webhooks
 
 app_name = "web"
 
@@ -21,6 +21,19 @@ urlpatterns = [
     path(agent + "tokens/", tokens.token_list, name="tokens"),
     path(agent + "tokens/new/", tokens.token_new, name="token_new"),
     path(agent + "tokens/<int:token_id>/revoke/", tokens.token_revoke_view, name="token_revoke"),
+    path(agent + "webhooks/", webhooks.webhook_list, name="webhooks"),
+    path(agent + "webhooks/new/", webhooks.webhook_new, name="webhook_new"),
+    path(agent + "webhooks/<int:webhook_id>/", webhooks.webhook_detail, name="webhook_detail"),
+    path(
+        agent + "webhooks/<int:webhook_id>/enabled/",
+        webhooks.webhook_switch,
+        name="webhook_switch",
+    ),
+    path(
+        agent + "webhooks/<int:webhook_id>/delete/",
+        webhooks.webhook_remove,
+        name="webhook_remove",
+    ),
     path(agent + "rules/", records.rules_page, name="rules"),
     path(agent + "<str:surface>/", lists.record_list_view, name="record_list"),
     path(agent + "<str:surface>/bulk/", lists.record_bulk, name="record_bulk"),

@@ -14,6 +14,7 @@ from stores.models.revisions import Channel, Revision
 from stores.models.rules import RulesDocument
 from stores.models.skills import Skill
 from stores.models.tasks import ScheduledTask
+from stores.models.webhooks import Webhook, WebhookDelivery
 from stores.models.working import WorkingMemoryEntry
 
 __all__ = [
@@ -35,6 +36,8 @@ __all__ = [
     "Skill",
     "Subject",
     "VersionedRecord",
+    "Webhook",
+    "WebhookDelivery",
     "WorkingMemoryEntry",
     "bank_label",
     "text_fingerprint",

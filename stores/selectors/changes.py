@@ -34,9 +34,16 @@ _CURSOR_PREFIX = "feed:"
 @dataclass(frozen=True)
 class FeedPage:
     items: list[dict[str, Any]]
-    next: str
+    # The position of each item, and the one to read on from: for readers that keep their
+    # own cursor (webhooks).
+    positions: list[int]
+    position: int
     # The agent's head when the page was read: a waiter sleeps until it moves past this.
     head: int
+
+    @property
+    def next(self) -> str:
+        return encode_cursor(self.position)
 
 
 def encode_cursor(position: int) -> str:
@@ -121,7 +128,10 @@ def changes_after(
     full = len(page) == min(limit, MAX_PAGE)
     position = page[-1].pk if full else max(after, head)
     return FeedPage(
-        items=[change_data(row) for row in page], next=encode_cursor(position), head=head
+        items=[change_data(row) for row in page],
+        positions=[row.pk for row in page],
+        position=position,
+        head=head,
     )
 
 

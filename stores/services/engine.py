@@ -31,7 +31,7 @@ from stores.models import (
     text_fingerprint,
 )
 from stores.models.revisions import after_hash
-from stores.services import policy
+from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 from stores.surfaces import SURFACES, SurfaceSpec
@@ -489,6 +489,7 @@ def record_revision(spec: SurfaceSpec, record: VersionedRecord, **write: Any) ->
     """Build and store the revision of one write (see `build_revision` for the arguments)."""
     revision = build_revision(spec, record, **write)
     revision.save(force_insert=True)
+    webhooks.after_commit(revision.agent_id)
     return revision
 
 

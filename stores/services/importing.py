@@ -35,7 +35,7 @@ from stores.models import (
 )
 from stores.models.revisions import after_hash
 from stores.selectors.revisions import recorded_versions
-from stores.services import policy, validation
+from stores.services import policy, validation, webhooks
 from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
@@ -595,6 +595,7 @@ def _create_batch(
                 )
             )
         Revision.objects.bulk_create(revisions, batch_size=500)
+        webhooks.after_commit(agent.pk)
         _restore_revision_times(carried)
         ImportedSource.objects.bulk_create(
             [
@@ -657,6 +658,7 @@ def _add_missing_history(
     with transaction.atomic():
         rows = list(_history_rows(spec, agent, record, missing))
         Revision.objects.bulk_create([revision for revision, _ in rows])
+        webhooks.after_commit(agent.pk)
         _restore_revision_times(rows)
 
 
