@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memoryadmin.web.views import history, home, lists, records, review, tokens, webhooks
+from memoryadmin.web.views import history, home, lists, live, records, review, tokens, webhooks
 
 app_name = "web"
 
@@ -15,6 +15,7 @@ urlpatterns = [
     path("", home.agent_index, name="agents"),
     path(agent, home.dashboard, name="dashboard"),
     path(agent + "changes/", history.agent_changes, name="changes"),
+    path(agent + "changes/live/", live.changes_live, name="changes_live"),
     path(agent + "review/", review.review_queue, name="review"),
     path(agent + "review/act/", review.review_act, name="review_act"),
     path(agent + "review/mode/", review.review_mode, name="review_mode"),
@@ -39,6 +40,7 @@ urlpatterns = [
     path(agent + "<str:surface>/bulk/", lists.record_bulk, name="record_bulk"),
     path(record, records.record_detail, name="record_detail"),
     path(record + "history/", history.record_history, name="record_history"),
+    path(record + "live/", live.record_live, name="record_live"),
     # Every op on a record, named as the service names it (web.ops), and its preview.
     path(record + "ops/<slug:op>/", records.record_op, name="record_op"),
     path(

@@ -176,3 +176,23 @@ def change_data(change: Change) -> dict[str, Any]:
         "hash": revision.after_hash or None,
         "preview": getattr(change, "preview", "") or "",
     }
+
+
+def newest_changes(
+    agent: Agent, *, after: int, limit: int, surface: str | None = None
+) -> list[Change]:
+    """The agent's writes after position `after`, newest first, without their texts (one
+    indexed query): what a page shows of the changes made since it was loaded."""
+    rows = Change.objects.filter(agent=agent, id__gt=after, kind=Change.Kind.WRITE)
+    if surface is not None:
+        rows = rows.filter(revision__surface=surface)
+    return list(
+        rows.select_related("revision")
+        .defer(
+            "revision__before_text",
+            "revision__after_text",
+            "revision__before_state",
+            "revision__after_state",
+        )
+        .order_by("-id")[:limit]
+    )
