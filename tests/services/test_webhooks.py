@@ -455,3 +455,42 @@ def test_the_shell_adds_lists_logs_switches_and_deletes_webhooks(agent):
         run("add", "ftp://example.com/")
     run("delete", str(webhook.pk))
     assert "has no webhooks" in run("list")
+
+
+# --- Tomori's notice ------------------------------------------------------------------------
+
+
+def test_tomoris_update_and_delete_go_to_the_channel_as_her_notice(agent):
+    """update_long_term_memory writes like every other door, and its update and delete reach
+    a Discord channel through the agent's webhook: amber with the new text, red with the
+    deleted text, so people can confirm."""
+    from stores.tools import ToolContext, call_tool
+
+    token, _raw = agent_token(agent)
+    tomori = ToolContext(agent=agent, actor=Actor.for_token(token))
+    memory = RecordMaker().memory(agent, "The server's movie night is on Fridays.")
+    with receiver() as channel:
+        add_webhook(agent, channel.url, format="discord", events=["memory.updated", "*.deleted"])
+        content = "The server's movie night moved to Saturdays."
+        with together():
+            updated = call_tool(
+                "update_long_term_memory",
+                {"memory_id": memory.pk, "memory_content": content},
+                tomori,
+            )
+            deleted = call_tool(
+                "update_long_term_memory", {"memory_id": memory.pk, "memory_content": ""}, tomori
+            )
+        settle()
+        update_notice, delete_notice = channel.wait_for(2)
+
+    assert updated["status"] == "memory_updated_successfully"
+    assert deleted["status"] == "memory_deleted_successfully"
+    (amber,) = json.loads(update_notice.body)["embeds"]
+    assert amber["color"] == 0xFFBF00 and amber["title"] == "Memory updated"
+    assert amber["description"] == content
+    (red,) = json.loads(delete_notice.body)["embeds"]
+    assert red["color"] == 0xE74C3C and red["title"] == "Memory deleted"
+    assert red["description"] == deleted["data"]["deleted_content"] == content
+    by = {field["name"]: field["value"] for field in red["fields"]}["By"]
+    assert by == f"agent:{agent.name}/test"
