@@ -15,7 +15,7 @@ from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.asgi import get_asgi_application
 from starlette.applications import Starlette
-from starlette.routing import Mount, Route
+from starlette.routing import Route
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 # Django's ASGI handler runs each request's sync code in a thread of its own and keeps
@@ -53,14 +53,17 @@ def build_application() -> Starlette:
             finally:
                 await close_listener()
 
-    return Starlette(
+    application = Starlette(
         routes=[
             *(Route(path, door) for path in MCP_PATHS),
             Route(CHANGES_PATH, LongPoll(django_application)),
-            Mount("/", app=django_application),
         ],
         lifespan=lifespan,
     )
+    # Everything else is Django's, whatever the path holds: a mount's pattern would not
+    # match a path with a newline in it, and answer Starlette's own plain-text 404.
+    application.router.default = django_application
+    return application
 
 
 application = build_application()

@@ -441,6 +441,7 @@ if _cache_url:
 SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "drf_spectacular.hooks.postprocess_schema_enums",
     "memoryadmin.api.schema.add_record_links",
+    "memoryadmin.api.schema.tool_call_paths",
 ]
 
 # --- PostgreSQL connection pool (issue 8), opt-in ---

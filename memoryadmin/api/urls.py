@@ -51,5 +51,5 @@ urlpatterns = [
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    re_path(r"^(?P<rest>.*)$", unknown_path),
+    re_path(r"^(?P<rest>[\s\S]*)$", unknown_path),
 ]

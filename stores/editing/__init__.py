@@ -7,9 +7,11 @@ from stores.editing.errors import (
     NearMiss,
     NoChange,
     NoMatch,
+    Occurrence,
     TextEditError,
     TooLong,
 )
+from stores.editing.outcome import Edited
 from stores.editing.previews import PREVIEW_LENGTH, cut_preview, looks_truncated
 from stores.editing.rules import Rule, add_rule, parse_rules, remove_rule, replace_rule
 from stores.editing.sections import Section, append, delete_section, outline, replace_section
@@ -22,10 +24,12 @@ __all__ = [
     "DiffBudget",
     "DiffChunk",
     "EditApplied",
+    "Edited",
     "InvalidEdit",
     "NearMiss",
     "NoChange",
     "NoMatch",
+    "Occurrence",
     "PhraseEdit",
     "Rule",
     "Section",

@@ -4,11 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
+from stores.editing.errors import (
+    Ambiguous,
+    InvalidEdit,
+    NearMiss,
+    NoChange,
+    NoMatch,
+    Occurrence,
+)
 from stores.editing.limits import check_length
 from stores.editing.lines import LF, dominant_line_ending, with_line_ending
 from stores.editing.markdown import normalize_title, scan
 from stores.editing.nearmiss import closest
+from stores.editing.outcome import Edited
+from stores.editing.quotes import clip
 
 
 @dataclass(frozen=True)
@@ -60,19 +69,33 @@ def find_section(text: str, heading: str) -> Section:
             f"{', '.join(map(str, lines))}); rename one before editing it by heading.",
             count=len(found),
             lines=lines,
+            occurrences=tuple(
+                Occurrence(
+                    section.line,
+                    1,
+                    clip(text[section.start : section.body_start].rstrip("\r\n")),
+                )
+                for section in found
+            ),
         )
     close = closest(wanted, [section.title for section in sections])
     near_miss = None
     if close is not None:
-        section = sections[close[0]]
-        near_miss = NearMiss(section.line, section.title, close[1])
+        index, similarity, explanation = close
+        section = sections[index]
+        near_miss = NearMiss(section.line, section.title, similarity, explanation)
     known = ", ".join(repr(section.title) for section in sections) or "none"
     raise NoMatch(f"No section is headed {wanted!r}. Headings: {known}.", near_miss)
 
 
-def replace_section(text: str, heading: str, body: str, *, max_length: int | None = None) -> str:
-    """Replace what stands under `heading` (its subsections too), keeping the heading line."""
+def replace_section(text: str, heading: str, body: str, *, max_length: int | None = None) -> Edited:
+    """Replace what stands under `heading` (its subsections too), keeping the heading line.
+
+    A body that opens with the section's own heading (models restate it) keeps one heading:
+    that first line is dropped, and the result says so.
+    """
     section = find_section(text, heading)
+    body, dropped = _without_restated_heading(body, section.title)
     old_body = text[section.body_start : section.end]
     trailing = old_body[len(old_body.rstrip("\r\n")) :]
     if not trailing and section.end < len(text):
@@ -88,7 +111,27 @@ def replace_section(text: str, heading: str, body: str, *, max_length: int | Non
         max_length,
     )
     result = text[: section.body_start] + line_break + new_body + text[section.end :]
-    return _changed(text, result)
+    result = _changed(text, result)
+    if dropped is None:
+        return Edited(result)
+    return Edited(
+        result,
+        message=f"The new content began with the section's own heading ({dropped!r}); that "
+        "line was dropped so the section keeps one heading.",
+        details={"dropped_heading": dropped},
+    )
+
+
+def _without_restated_heading(body: str, title: str) -> tuple[str, str | None]:
+    """`body` without a first heading (at any level, in any letter case) that reads `title`,
+    and that heading line; blank lines before it go with it."""
+    for line in scan(body):
+        if line.kind == "blank":
+            continue
+        if line.kind == "heading" and line.heading_title.casefold() == title.casefold():
+            return body[line.end :], line.content.strip()
+        break
+    return body, None
 
 
 def delete_section(text: str, heading: str) -> str:

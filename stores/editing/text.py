@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from stores.editing.errors import Ambiguous, InvalidEdit, NoChange, NoMatch, TooLong
+from stores.editing.errors import Ambiguous, InvalidEdit, NoChange, NoMatch, Occurrence, TooLong
 from stores.editing.limits import check_length
 from stores.editing.lines import (
     CRLF,
@@ -15,6 +15,14 @@ from stores.editing.lines import (
     with_line_ending,
 )
 from stores.editing.nearmiss import find_near_miss
+from stores.editing.quotes import CUT, words_after, words_before
+
+# An ambiguous refusal locates this many occurrences; `count` and `lines` tell the rest.
+OCCURRENCES_SHOWN = 5
+# How far around an occurrence its context reaches (about three words each side), and how long
+# a match may be before only its ends are shown.
+CONTEXT_CHARS = 16
+LONG_MATCH = 48
 
 
 @dataclass(frozen=True)
@@ -71,12 +79,15 @@ def apply_edit(
             find_near_miss(document.text, needle),
         )
     if count > 1 and not replace_all:
-        lines = _distinct_lines(document.text, needle)
+        located = _located(document.text, needle)
+        listed = "; ".join(occurrence.describe() for occurrence in located)
+        more = f"; and {count - len(located)} more" if count > len(located) else ""
         raise Ambiguous(
-            f"old_string occurs {count} times (lines {', '.join(map(str, lines))}); "
-            "quote more surrounding text to make it unique, or set replace_all.",
+            f"old_string occurs {count} times: {listed}{more}. Quote more of the surrounding "
+            "text to make it unique, or set replace_all.",
             count=count,
-            lines=lines,
+            lines=_distinct_lines(document.text, needle),
+            occurrences=located,
         )
 
     # The replacement is written in the line ending of the span it replaces, so its two
@@ -179,3 +190,31 @@ def _distinct_lines(text: str, needle: str) -> tuple[int, ...]:
         numbers[line] = None
         previous = start
     return tuple(numbers)
+
+
+def _located(text: str, needle: str) -> tuple[Occurrence, ...]:
+    """The first OCCURRENCES_SHOWN matches, each with its line, column and the words around it."""
+    found: list[Occurrence] = []
+    line = 1
+    line_start = previous = 0
+    for start in _occurrences(text, needle):
+        breaks = text.count(LF, previous, start)
+        if breaks:
+            line += breaks
+            line_start = text.rfind(LF, previous, start) + 1
+        previous = start
+        end = start + len(needle)
+        match = needle
+        if len(match) > LONG_MATCH:
+            match = (
+                words_after(match, 0, CONTEXT_CHARS)
+                + CUT
+                + words_before(match, len(match), CONTEXT_CHARS)
+            )
+        context = (
+            words_before(text, start, CONTEXT_CHARS) + match + words_after(text, end, CONTEXT_CHARS)
+        )
+        found.append(Occurrence(line=line, column=start - line_start + 1, context=context))
+        if len(found) == OCCURRENCES_SHOWN:
+            break
+    return tuple(found)

@@ -20,7 +20,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from stores.editing import Status, TextEditError, TooLong, unified_diff
+from stores.editing import Edited, Status, TextEditError, unified_diff
 from stores.errors import ApplicationError, Conflict, Invalid, NotFound
 from stores.models import (
     Agent,
@@ -44,14 +44,30 @@ RecordRef = int | str
 
 @dataclass
 class Change:
-    """What one op wants to write: new field values, and which text field it touched."""
+    """What one op wants to write: new field values, and which text field it touched; a
+    `message` when the op chose something the caller did not spell out."""
 
     op: str
     values: dict[str, Any]
     text_field: str | None = None
     status: Status = Status.UPDATED
+    message: str = ""
     details: dict[str, Any] = field(default_factory=dict)
     touch_updated_at: bool = True
+
+
+def document_change(op: str, edited: str | Edited) -> Change:
+    """The change of an op on a markdown document (`content`), with what the engine reported
+    it chose (where a rule went, a restated heading dropped)."""
+    if isinstance(edited, str):
+        return Change(op=op, values={"content": edited}, text_field="content")
+    return Change(
+        op=op,
+        values={"content": edited.text},
+        text_field="content",
+        message=edited.message,
+        details=dict(edited.details),
+    )
 
 
 def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResult]:
@@ -67,32 +83,12 @@ def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResul
             )
         except TextEditError as error:
             result = WriteResult(
-                status=error.status, message=error.message, details=_edit_details(error)
+                status=error.status, message=error.message, details=dict(error.details)
             )
         _log(function.__name__, kwargs, result)
         return result
 
     return wrapper
-
-
-def _edit_details(error: TextEditError) -> dict[str, Any]:
-    details: dict[str, Any] = {}
-    near_miss = getattr(error, "near_miss", None)
-    if near_miss is not None:
-        details["near_miss"] = {
-            "line": near_miss.line,
-            "text": near_miss.text,
-            "similarity": near_miss.similarity,
-            "explanation": near_miss.explanation,
-        }
-    if hasattr(error, "count"):
-        details["count"] = error.count
-        details["lines"] = list(error.lines)
-    if isinstance(error, TooLong):
-        # The same details as check_text_size's refusal: the limit and the would-be length.
-        details["limit"] = error.limit
-        details["length"] = error.length
-    return details
 
 
 def _log(operation: str, kwargs: dict[str, Any], result: WriteResult) -> None:
@@ -221,6 +217,7 @@ def commit(
             text_field=text_field,
             before_text=before_text,
             after_text=change.values.get(text_field, before_text),
+            message=change.message,
             details=change.details,
         )
     before_state = spec.snapshot(record)
@@ -247,7 +244,7 @@ def commit(
     except IntegrityError as error:
         # A rename onto another record's name or alias is a refusal, not a crash; the caller's
         # atomic block rolls back as the refusal leaves it.
-        raise Invalid(integrity_message(spec, error)) from error
+        raise Conflict(integrity_message(spec, error)) from error
     if written != 1:
         current = spec.model.objects.filter(pk=record.pk).values_list("version", flat=True).first()
         raise Conflict(
@@ -274,6 +271,7 @@ def commit(
         record,
         revision,
         status=change.status,
+        message=change.message,
         details=change.details,
         diff=_diff(spec, record, before_text, after_text),
     )
@@ -294,7 +292,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
         with transaction.atomic():
             record.save(force_insert=True)
     except IntegrityError as error:
-        raise Invalid(integrity_message(spec, error)) from error
+        raise Conflict(integrity_message(spec, error)) from error
     text_field = spec.primary_text_field
     revision = record_revision(
         spec,
@@ -500,10 +498,12 @@ def success(
     *,
     status: Status,
     diff: str | None,
+    message: str = "",
     details: dict[str, Any] | None = None,
 ) -> WriteResult:
     return WriteResult(
         status=status,
+        message=message,
         surface=spec.key,
         id=record.pk,
         version=record.version,
@@ -524,6 +524,7 @@ def would_be(
     text_field: str,
     before_text: str,
     after_text: str,
+    message: str = "",
     details: dict[str, Any] | None = None,
 ) -> WriteResult:
     """What a write would answer, written nothing: a dry run's result.
@@ -534,6 +535,7 @@ def would_be(
     """
     return WriteResult(
         status=status,
+        message=message,
         surface=spec.key,
         id=record.pk,
         version=record.version,

@@ -91,7 +91,7 @@ def memory_invalidate(
             try:
                 replacement = find_record(MEMORY, agent=agent, ref=replacement_ref, actor=actor)
             except NotFound:
-                raise Invalid(
+                raise NotFound(
                     f"replacement_id {replacement_ref} is not a memory of this agent.",
                 ) from None
 

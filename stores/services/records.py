@@ -100,6 +100,8 @@ def record_create(
     spec = surface(surface_key)
     if not actor.can_see(agent):
         raise NotFound(f"No agent {agent.name!r}.")
+    if isinstance(values.get("subject"), str):
+        values = {**values, "subject": _subject_of(agent, values["subject"])}
     cleaned = clean_values(spec, values, spec.create_fields)
     clamped = False
     if "importance" in values:
@@ -117,6 +119,13 @@ def record_create(
     if clamped:
         result.details["clamped"] = True
     return result
+
+
+def _subject_of(agent: Agent, external_id: str) -> Subject:
+    subject = Subject.objects.filter(agent=agent, external_id=external_id).first()
+    if subject is None:
+        raise NotFound(f"No subject {external_id!r} among this agent's people.")
+    return subject
 
 
 @returns_result

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from stores.editing import sections
+from stores.editing import Edited, sections
 from stores.models import Agent, VersionedRecord
 from stores.services import validation
 from stores.services.actors import Actor
-from stores.services.engine import Change, RecordRef, returns_result, text_limit, write
+from stores.services.engine import (
+    Change,
+    RecordRef,
+    document_change,
+    returns_result,
+    text_limit,
+    write,
+)
 from stores.services.results import WriteResult
 from stores.surfaces import SKILL
 
@@ -20,11 +27,11 @@ def _section_write(
     actor: Actor,
     op: str,
     expected_version: int | None,
-    transform: Callable[[str], str],
+    transform: Callable[[str], str | Edited],
     dry_run: bool,
 ) -> WriteResult:
     def build(record: VersionedRecord) -> Change:
-        return Change(op=op, values={"content": transform(record.content)}, text_field="content")
+        return document_change(op, transform(record.content))
 
     return write(
         SKILL,
@@ -75,6 +82,8 @@ def skill_replace_section(
     expected_version: int | None = None,
     dry_run: bool = False,
 ) -> WriteResult:
+    """Replace what stands under `heading`, keeping its heading line once: content that opens
+    with that same heading has it dropped, and the result says so (`dropped_heading`)."""
     content = validation.text(content, "content")
     return _section_write(
         agent=agent,

@@ -272,3 +272,23 @@ def test_edit_working_memory_defaults_to_the_session_namespace(api, agent, make)
     assert answer.json()["status"] == "updated"
     entry.refresh_from_db()
     assert entry.value == "Reviewing the patrol log."
+
+
+def test_rockbot_add_rule_goes_after_the_last_rule_and_skips_a_case_duplicate(api, agent):
+    from stores.models import RulesDocument
+    from stores.services import Actor, record_create
+
+    document = "# Rules\n\n- Be brief.\n\n## Why\nAgreed with Ann.\n"
+    record_create(
+        surface_key="rules",
+        agent=agent,
+        actor=Actor.maintainer("tests"),
+        values={"content": document},
+    )
+    added = api.call("post", "tools/add_rule/", {"rule": "Cite sources."}).json()
+    assert (added["status"], added["placed"], added["lines"]) == ("updated", "after_last_rule", [4])
+    again = api.call("post", "tools/add_rule/", {"rule": "CITE SOURCES."}).json()
+    assert again["status"] == "no_change" and again["existing_rule"]["line"] == 4
+    assert RulesDocument.objects.get(agent=agent).content == document.replace(
+        "- Be brief.\n", "- Be brief.\n- Cite sources.\n"
+    )

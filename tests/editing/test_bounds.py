@@ -116,11 +116,15 @@ def calls(draw: st.DrawFn, text: str, limit: int) -> Call:
         ),
         Call(
             "replace_section",
-            lambda most: replace_section(text, heading, new, max_length=most),
+            lambda most: replace_section(text, heading, new, max_length=most).text,
             len(new),
         ),
         Call("delete_section", lambda most: delete_section(text, heading), 0),
-        Call("add_rule", lambda most: add_rule(text, new_rule, max_length=most), len(new_rule)),
+        Call(
+            "add_rule",
+            lambda most: add_rule(text, new_rule, max_length=most).text,
+            len(new_rule),
+        ),
         Call("remove_rule", lambda most: remove_rule(text, rule), len(rule)),
         Call(
             "replace_rule",
@@ -194,8 +198,13 @@ def test_a_refusal_names_the_exact_length_and_nothing_within_the_limit_is_refuse
     try:
         bounded = call.run(limit)
     except TooLong as refused:
-        assert len(unbounded) > limit
-        assert refused.length == len(unbounded), call.name
+        if call.name == "apply_edits":
+            # A batch is checked step by step (apply_edits): the refusal names the step that
+            # crosses the limit, which a later edit of the batch may have shrunk again.
+            assert refused.length > limit
+        else:
+            assert len(unbounded) > limit
+            assert refused.length == len(unbounded), call.name
     else:
         assert bounded == unbounded
         # delete and remove only shrink what is stored; the stored text's own check applies.

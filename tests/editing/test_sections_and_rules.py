@@ -48,7 +48,7 @@ def test_outline_lists_headings_outside_code_fences():
 
 
 def test_replace_section_keeps_heading_and_following_sections():
-    result = replace_section(SKILL, "Prepare", "Check the branch and the CI status.")
+    result = replace_section(SKILL, "Prepare", "Check the branch and the CI status.").text
     assert "## Prepare\nCheck the branch and the CI status.\n\n## Release" in result
     assert "Secrets" not in result
     assert result.endswith("git push --tags\n```\n")
@@ -109,7 +109,7 @@ def test_rules_are_parsed_with_their_markers_and_continuations():
 
 
 def test_add_rule_in_a_section_uses_its_numbering_and_leaves_the_rest():
-    result = add_rule(RULES, "Answer in the user's language.", section="Tone")
+    result = add_rule(RULES, "Answer in the user's language.", section="Tone").text
     assert result == RULES.replace(
         "2. Avoid jargon.\n", "2. Avoid jargon.\n3. Answer in the user's language.\n"
     )
@@ -146,8 +146,10 @@ def test_rules_in_comments_and_code_are_not_rules():
     [
         lambda limit: append(SKILL, "More steps.\n" * 5, max_length=limit),
         lambda limit: append(SKILL, "Rotate them yearly.", heading="Secrets", max_length=limit),
-        lambda limit: replace_section(SKILL, "Release", "Tag, push, announce.", max_length=limit),
-        lambda limit: add_rule(RULES, "Answer in\nthe user's language.", max_length=limit),
+        lambda limit: (
+            replace_section(SKILL, "Release", "Tag, push, announce.", max_length=limit).text
+        ),
+        lambda limit: add_rule(RULES, "Answer in\nthe user's language.", max_length=limit).text,
         lambda limit: replace_rule(RULES, "Be brief.", "Be brief\nand kind.", max_length=limit),
     ],
 )
@@ -188,8 +190,14 @@ blocks = st.lists(
 def test_add_then_remove_a_rule_restores_the_document_byte_for_byte(lines, ending, rule):
     document = ending.join(lines) + ending
     existing = parse_rules(document)
-    assume(existing and all(" ".join(r.text.split()) != " ".join(rule.split()) for r in existing))
-    added = add_rule(document, rule)
+    assume(
+        existing
+        and all(
+            " ".join(r.text.split()).casefold() != " ".join(rule.split()).casefold()
+            for r in existing
+        )
+    )
+    added = add_rule(document, rule).text
     assert [r.text for r in parse_rules(added)] == [r.text for r in existing] + [rule]
     assert remove_rule(added, rule) == document
 

@@ -159,7 +159,7 @@ def test_invalidated_memories_are_hidden_unless_asked(staff_client, agent, make)
     gone = make.memory(agent, "Old address.")
     make.memory(agent, "New address.")
     staff_client.post(
-        url("record_op", agent.name, "memory", gone.pk, "memory_invalidate"),
+        url("record_op", agent.name, "memory", gone.pk, "invalidate"),
         {"expected_version": 1},
         headers=htmx(),
     )
@@ -366,7 +366,7 @@ def test_direction_controls_are_shown_as_markers_never_raw(staff_client, agent, 
     )
     skill = make.skill(agent, content='# Steps\u202e\n\n[a link](https://x.test "ti\u202etle")\n')
     preview = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_preview", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "bold", "new_string": "\u2068bolder", "expected_version": 2},
         headers=htmx(),
     )

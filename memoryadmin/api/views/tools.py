@@ -96,6 +96,7 @@ class ToolViewSet(AgentViewSet):
                     (401, "not authenticated"),
                     (403, "forbidden"),
                     (404, "no such tool"),
+                    (409, "this Idempotency-Key was used for another request"),
                     (429, "rate limited"),
                 )
             },

@@ -8,8 +8,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from memoryadmin.web.access import AgentScope
-from memoryadmin.web.forms import OpForm
-from memoryadmin.web.ops import WebOp
+from memoryadmin.web.ops import OpForm, WebOp
 from memoryadmin.web.rendering import diff_pieces, hx_vals
 from memoryadmin.web.surfaces import SurfaceUI
 from memoryadmin.web.views.common import detail_url

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from memoryadmin.web.access import AgentScope, agent_view
-from memoryadmin.web.ops import WEB_OPS, ops_of, web_op
+from memoryadmin.web.ops import page_ops, web_op
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     detail_url,
@@ -34,6 +34,7 @@ from memoryadmin.web.views.history import timeline_response
 from memoryadmin.web.views.previews import conflict_response, op_url, preview_response
 from stores.editing import Status
 from stores.models import Memory, RulesDocument, VersionedRecord
+from stores.ops.names import OpName
 from stores.selectors.revisions import has_history, pending_count
 from stores.services import (
     WriteResult,
@@ -49,7 +50,14 @@ STORE_NOTES = {
     "they are not rewritten, re-weighted or deleted.",
 }
 # The policy's op words the page asks about, to offer a form or say why it is absent.
-POLICY_OPS = ("edit", "update", "set_importance", "invalidate", "reinforce", "forget")
+POLICY_OPS = (
+    OpName.EDIT,
+    OpName.UPDATE,
+    OpName.SET_IMPORTANCE,
+    OpName.INVALIDATE,
+    OpName.REINFORCE,
+    OpName.FORGET,
+)
 
 
 def record_context(
@@ -89,11 +97,11 @@ def record_context(
         "can": can,
         "expired": expired,
         "flash": flash,
-        "op_url": {name: op_url(scope, ui, record.pk, name) for name in ops_of(ui.key)},
+        "op_url": {op.name: op_url(scope, ui, record.pk, op.name) for op in page_ops(ui.key)},
         "preview_url": {
-            name: op_url(scope, ui, record.pk, name, preview=True)
-            for name in ops_of(ui.key)
-            if WEB_OPS[name].previews
+            op.name: op_url(scope, ui, record.pk, op.name, preview=True)
+            for op in page_ops(ui.key)
+            if op.previews
         },
         "pending": pending_count(scope.agent, ui.key, record.pk),
     }
@@ -149,14 +157,14 @@ def record_op(
     """Guard → form → service → panel (or preview), or the refusal where the form is."""
     ui = surface_ui(surface)
     action = web_op(op, ui.key)
-    timeline = action is not None and action.shown_in == "timeline"
+    timeline = action is not None and action.shown_in_timeline
     back = history_url(scope, ui, pk) if timeline else detail_url(scope, ui, pk)
     if action is None or (preview and not action.previews):
         refused = refusal(Status.INVALID, f"{op} is not an op the page offers on a {ui.key}.")
         return outcome(request, refused, back=back)
     if not scope.can_write:
         return outcome(request, read_only_refusal(), back=back)
-    form = action.form(request.POST)
+    form = action.form(request.POST, ui.key)
     if not form.is_valid():
         return outcome(request, form_refusal(form), back=back)
     if preview and (hint := form.preview_hint()):
