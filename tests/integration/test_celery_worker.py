@@ -19,6 +19,7 @@ from pathlib import Path
 import kombu.pools
 import pytest
 import redis
+from celery._state import _set_task_join_will_block
 from django.conf import settings
 from django.db import connections
 from django.db.utils import load_backend
@@ -145,6 +146,10 @@ def switch_celery(**conf: object) -> None:
         app.amqp._producer_pool = None
     # kombu's own pools, one per broker URL: the next test's broker has the same URL.
     kombu.pools.reset()
+    # Celery's process-wide "joining would block" flag: an eager task sets it while it runs
+    # and puts back what it found, so two eager tasks overlapping in two threads of earlier
+    # tests (a live server's and the test's own) can leave it set, and .get() then refuses.
+    _set_task_join_will_block(False)
     # The result backend, cached from the result URL on first use.
     app._backend_cache = None
     vars(app._local).pop("backend", None)
