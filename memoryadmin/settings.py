@@ -518,3 +518,42 @@ MEMORYADMIN["MAX_JSON_DEPTH"] = int(env("MAX_JSON_DEPTH", "32") or 32)
 # this many characters as compact JSON, whichever door (API, shell, importer) writes it.
 MEMORYADMIN["MAX_METADATA_DEPTH"] = int(env("MAX_METADATA_DEPTH", "20") or 20)
 MEMORYADMIN["MAX_METADATA_SIZE"] = int(env("MAX_METADATA_SIZE", "65536") or 65536)
+
+# --- Change feed (issue 16) -------------------------------------------------------------------
+MEMORYADMIN["CHANGES"] = {
+    # Longest long poll (GET /api/v1/changes/?wait=): a client asks again after it.
+    "MAX_WAIT": 30,
+    # On SQLite (no LISTEN/NOTIFY) a waiting request re-reads its agent's head this often; on
+    # PostgreSQL only while the LISTEN connection is being re-established.
+    "POLL_INTERVAL": float(env("CHANGES_POLL_INTERVAL", "0.5") or 0.5),
+}
+
+# --- Webhooks (issue 16) ------------------------------------------------------------------------
+MEMORYADMIN["WEBHOOKS"] = {
+    # How deliveries leave after a write commits: "task" enqueues a Celery task; "thread"
+    # sends from a background thread of the writing process (the default without a broker,
+    # where a Celery task would run inside the request).
+    "DELIVERY": env("WEBHOOK_DELIVERY", "task" if CELERY_BROKER_URL else "thread") or "thread",
+    # Seconds to connect and for each read of one delivery.
+    "TIMEOUT": float(env("WEBHOOK_TIMEOUT", "10") or 10),
+    # Tries of one change (network errors, 5xx, 408, 429) before it is given up on; the wait
+    # after try n is BACKOFF_SECONDS * 2**(n-1), at most MAX_BACKOFF_SECONDS.
+    "MAX_ATTEMPTS": int(env("WEBHOOK_MAX_ATTEMPTS", "8") or 8),
+    "BACKOFF_SECONDS": float(env("WEBHOOK_BACKOFF_SECONDS", "10") or 10),
+    "MAX_BACKOFF_SECONDS": float(env("WEBHOOK_MAX_BACKOFF_SECONDS", "3600") or 3600),
+    # A webhook is disabled after this many changes in a row were given up on.
+    "MAX_FAILURES": int(env("WEBHOOK_MAX_FAILURES", "5") or 5),
+    # Loopback, private and link-local addresses are refused unless this is set (tests, or a
+    # receiver on the same private network, on purpose).
+    "ALLOW_PRIVATE": env_bool("WEBHOOK_ALLOW_PRIVATE", False),
+    # Attempts kept in each webhook's delivery log.
+    "LOG_KEEP": int(env("WEBHOOK_LOG_KEEP", "500") or 500),
+}
+if MEMORYADMIN["WEBHOOKS"]["DELIVERY"] not in ("task", "thread"):
+    raise ImproperlyConfigured("MEMORYADMIN_WEBHOOK_DELIVERY must be 'task' or 'thread'.")
+# What a write's commit did not get out (a stopped worker or process, a lost retry) goes out
+# at the next sweep.
+CELERY_BEAT_SCHEDULE["deliver-webhooks"] = {
+    "task": "stores.tasks.sweep_webhooks",
+    "schedule": float(env("WEBHOOK_SWEEP_INTERVAL", "60") or 60),
+}

@@ -11,9 +11,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
+from memoryadmin.api.views.changes import ChangeViewSet
 from memoryadmin.api.views.revisions import RevisionViewSet
 from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.api.views.tools import ToolViewSet
+from memoryadmin.api.views.webhooks import WebhookViewSet
 from memoryadmin.doors.errors import error_body
 from stores.editing import Status
 from stores.surfaces import SURFACES
@@ -27,7 +29,9 @@ router = Router()
 for spec in SURFACES.values():
     router.register(spec.api_path, SURFACE_VIEWSETS[spec.key], basename=spec.key)
 router.register("revisions", RevisionViewSet, basename="revision")
+router.register("webhooks", WebhookViewSet, basename="webhook")
 
+change_list = ChangeViewSet.as_view({"get": "list"})
 tool_list = ToolViewSet.as_view({"get": "list"})
 tool_detail = ToolViewSet.as_view({"get": "retrieve", "post": "create_call"})
 
@@ -43,6 +47,7 @@ def unknown_path(request: Request, rest: str = "") -> Response:
 app_name = "api"
 urlpatterns = [
     path("v1/", include(router.urls)),
+    path("v1/changes/", change_list, name="change-list"),
     path("v1/tools/", tool_list, name="tool-list"),
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -6,6 +6,7 @@ from stores.models.base import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.changes import Change
 from stores.models.files import MemoryFile
 from stores.models.idempotency import IdempotentRequest
 from stores.models.imports import ImportedSource
@@ -14,6 +15,7 @@ from stores.models.revisions import Channel, Revision
 from stores.models.rules import RulesDocument
 from stores.models.skills import Skill
 from stores.models.tasks import ScheduledTask
+from stores.models.webhooks import Webhook, WebhookDelivery
 from stores.models.working import WorkingMemoryEntry
 
 __all__ = [
@@ -22,6 +24,7 @@ __all__ = [
     "Agent",
     "AgentAccess",
     "AgentToken",
+    "Change",
     "Channel",
     "DecayPass",
     "EmbeddedRecord",
@@ -35,6 +38,8 @@ __all__ = [
     "Skill",
     "Subject",
     "VersionedRecord",
+    "Webhook",
+    "WebhookDelivery",
     "WorkingMemoryEntry",
     "bank_label",
     "text_fingerprint",

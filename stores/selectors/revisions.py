@@ -79,6 +79,16 @@ def last_revision(agent: Agent, surface_key: str, record_id: int) -> Revision | 
     )
 
 
+def latest_version_of(agent: Agent, surface_key: str, record_id: int) -> int | None:
+    """The version the record's latest revision produced (one indexed query, no row read)."""
+    return (
+        Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id)
+        .order_by("-version_after")
+        .values_list("version_after", flat=True)
+        .first()
+    )
+
+
 def revision_texts(revision_id: int) -> Revision | None:
     """Only the texts before and after of a revision: what a write's diff is drawn from."""
     return Revision.objects.filter(pk=revision_id).only("before_text", "after_text").first()

@@ -30,7 +30,8 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
-from stores.services import policy
+from stores.models.revisions import after_hash
+from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 from stores.surfaces import SURFACES, SurfaceSpec
@@ -483,6 +484,7 @@ def build_revision(
         channel=actor.channel,
         before_text=before_text,
         after_text=after_text,
+        after_hash=after_hash(op, after_text),
         before_state=before_state,
         after_state=spec.snapshot(record) if after_state is None else after_state,
         review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,
@@ -516,6 +518,7 @@ def record_revision(spec: SurfaceSpec, record: VersionedRecord, **write: Any) ->
     """Build and store the revision of one write (see `build_revision` for the arguments)."""
     revision = build_revision(spec, record, **write)
     revision.save(force_insert=True)
+    webhooks.after_commit(revision.agent_id)
     return revision
 
 

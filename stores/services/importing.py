@@ -33,8 +33,9 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.revisions import after_hash
 from stores.selectors.revisions import recorded_versions
-from stores.services import policy, validation
+from stores.services import policy, validation, webhooks
 from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
@@ -594,6 +595,7 @@ def _create_batch(
                 )
             )
         Revision.objects.bulk_create(revisions, batch_size=500)
+        webhooks.after_commit(agent.pk)
         _restore_revision_times(carried)
         ImportedSource.objects.bulk_create(
             [
@@ -627,6 +629,7 @@ def _history_rows(
             state = values.get(side) or {}
             if isinstance(state.get("superseded_by"), str):
                 values[side] = {**state, "superseded_by": resolved.get(state["superseded_by"])}
+        values["after_hash"] = after_hash(values.get("op", ""), values.get("after_text", ""))
         yield Revision(agent=agent, surface=spec.key, record_id=record.pk, **values), created_at
 
 
@@ -655,6 +658,7 @@ def _add_missing_history(
     with transaction.atomic():
         rows = list(_history_rows(spec, agent, record, missing))
         Revision.objects.bulk_create([revision for revision, _ in rows])
+        webhooks.after_commit(agent.pk)
         _restore_revision_times(rows)
 
 

@@ -267,7 +267,6 @@ def test_the_section_form_opens_on_a_real_section_and_a_delete_leaves_no_gap(
 # --- issue 17: create, edit a phrase with a preview, insert a line, undo one change ------
 
 
-
 def test_create_edit_insert_a_line_and_undo_one_change(page, live_server, agent, screenshots):
     signed_in(page, live_server).goto(f"{live_server.url}/a/rockbot/file/new/")
     page.fill("#id_path", "/memories/projects/heron.md")

@@ -10,6 +10,7 @@ from django.views.decorators.http import require_GET
 from memoryadmin.web.access import AgentScope, agent_view, visible_agents
 from memoryadmin.web.forms import ReviewModeForm
 from memoryadmin.web.selectors import dashboard_counts, memory_store_counts, with_snippets
+from stores.selectors.changes import change_head
 from stores.selectors.revisions import (
     agent_revisions,
     live_refs,
@@ -48,5 +49,7 @@ def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         "recent": [(row, (row.surface, row.record_id) in alive) for row in recent],
         "pending": [(row, (row.surface, row.record_id) in alive) for row in pending],
         "mode_form": ReviewModeForm(initial={"review_mode": agent.review_mode}),
+        # Where the agent's feed stood as the page was made: newer changes are announced.
+        "live_after": change_head(agent),
     }
     return render(request, "web/dashboard.html", context)

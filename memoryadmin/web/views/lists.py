@@ -21,6 +21,7 @@ from memoryadmin.web.views.common import (
     read_only_refusal,
 )
 from stores.models import Subject
+from stores.selectors.changes import change_head
 from stores.selectors.filters import SHARED_SUBJECT
 from stores.selectors.revisions import pending_counts, pending_ids
 from stores.services import (
@@ -68,6 +69,8 @@ def _list_context(
         "chosen_sort": filters.get("sort") if filters.get("sort") in ui.sorts else "",
         "bulk_actions": _bulk_actions(ui) if scope.can_write else [],
         "refused": refused,
+        # Where the agent's feed stood as the page was made: newer changes are announced.
+        "live_after": change_head(scope.agent),
     }
     if ui.key == "memory":
         context["categories"] = memory_categories(scope.agent)
