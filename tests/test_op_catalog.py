@@ -15,6 +15,8 @@ from typing import Any
 import pytest
 from django.urls import reverse
 from django.utils import timezone
+from hypothesis import find
+from hypothesis import strategies as st
 
 from memoryadmin.mcp.server import _call, tool_definitions
 from memoryadmin.web.ops import web_op
@@ -63,7 +65,10 @@ def _sample(param: Param, record: VersionedRecord) -> Any:
             return {}
         case Kind.EDITS:
             return [{"old_string": "sample", "new_string": "example"}]
-    return "0 7 * * *" if param.pattern else "sample text"
+    if param.pattern:
+        # The simplest text of the declared form (a cron line, a memory path, ...).
+        return find(st.from_regex(param.pattern, fullmatch=True), lambda text: True)
+    return "sample text"
 
 
 def arguments(op: OpSpec, key: str, record: VersionedRecord) -> dict[str, Any]:

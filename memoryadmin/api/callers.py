@@ -38,7 +38,7 @@ def caller_for(request: Request) -> Caller:
     if not user.is_staff:
         visible = visible.filter(grants__user=user)
     if requested:
-        lookup = {"pk": int(requested)} if requested.isdigit() else {"name": requested}
+        lookup = {"pk": int(requested)} if requested.isdecimal() else {"name": requested}
         agent = visible.filter(**lookup).first()
         if agent is None:
             raise _unknown_agent(requested)

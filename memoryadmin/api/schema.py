@@ -32,8 +32,9 @@ class InputScheme(OpenApiSerializerExtension):
         schema = auto_schema._map_basic_serializer(self.target, direction)
         schema["additionalProperties"] = False
         for prop in schema["properties"].values():
-            if prop.get("type") == "string" and not {"format", "enum", "pattern"} & set(prop):
-                prop["pattern"] = NO_NUL
+            for text in (prop, prop.get("items", {})):
+                if text.get("type") == "string" and not {"format", "enum", "pattern"} & set(text):
+                    text["pattern"] = NO_NUL
         if hasattr(self.target, "op"):
             self._constrain(schema, self.target.op, self.target.surface_key)
         return schema

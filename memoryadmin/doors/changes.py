@@ -142,7 +142,7 @@ class PostgresListener:
                     # What committed while we were not listening is in the head: wake all.
                     self._wake()
                     async for notice in listener.notifies():
-                        if notice.payload.isdigit():
+                        if notice.payload.isdecimal():
                             self._wake(int(notice.payload))
             except asyncio.CancelledError:
                 raise

@@ -126,7 +126,7 @@ async def _read_body(headers: Headers, receive: Receive) -> bytes | JSONResponse
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     too_large = JSONResponse(too_large_body(), status_code=statuses.REQUEST_TOO_LARGE)
     declared = headers.get("content-length", "")
-    if limit is not None and declared.isdigit() and int(declared) > limit:
+    if limit is not None and declared.isdecimal() and int(declared) > limit:
         return too_large
     chunks: list[bytes] = []
     size = 0

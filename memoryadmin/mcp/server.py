@@ -149,7 +149,7 @@ def _list_memories(
     context = _context(identify, request)
     if context is None:
         return types.ListResourcesResult(resources=[])
-    offset = int(cursor) if cursor and cursor.isdigit() else 0
+    offset = int(cursor) if cursor and cursor.isdecimal() else 0
     page = recall(
         agent=context.agent, filters=MemoryFilters(), limit=RESOURCES_PER_PAGE, offset=offset
     )

@@ -68,7 +68,7 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
         match = Q()
         for name in ui.search_fields:
             match |= Q(**{f"{name}__icontains": query})
-        if query.isdigit():
+        if query.isdecimal():
             match |= Q(pk=int(query))
         if ranked:
             match |= Q(pk__in=ranked)

@@ -71,7 +71,7 @@ def ref_of(record: VersionedRecord) -> str:
 
 
 def _ref_order(ref: str) -> tuple[int, int, str]:
-    return (0, int(ref), "") if ref.isdigit() else (1, 0, ref)
+    return (0, int(ref), "") if ref.isdecimal() else (1, 0, ref)
 
 
 # --- writing ---------------------------------------------------------------------------
@@ -438,7 +438,7 @@ def _incoming(
         version=version,
         superseded_by=successor,
         successor_stated=spec is MEMORY,
-        same_record_if=(int(ref), created_at) if ref.isdigit() and created_at else None,
+        same_record_if=(int(ref), created_at) if ref.isdecimal() and created_at else None,
     )
 
 

@@ -59,6 +59,15 @@ def validate_memory_path(path: object) -> None:
         raise ValidationError(problem, code="path")
 
 
+# The same rules as one regular expression (ECMA and Python alike), for the doors' schemas:
+# segments of 1 to 255 characters, none "." or "..", no control character, backslash or
+# percent-encoding.
+validate_memory_path.pattern = (  # type: ignore[attr-defined]
+    r"^/memories(?:/(?!\.{1,2}(?:/|$))"
+    r"(?:[^/\\%\u0000-\u001f\u007f]|%(?![0-9A-Fa-f]{2})){1,255})+$"
+)
+
+
 class MemoryFile(EmbeddedRecord):
     """A memory file. Its vector reads the path and the text: both say what it is about."""
 

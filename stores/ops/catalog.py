@@ -204,7 +204,10 @@ def _model_field_param(spec: SurfaceSpec, name: str) -> Param:
     if isinstance(field, models.TextField):
         return Param(name, Kind.TEXT, description)
     if isinstance(field, models.CharField):
-        return Param(name, Kind.STRING, description, max_length=field.max_length)
+        # A validator may say its rules as a pattern, for the schemas to state them.
+        patterns = [getattr(v, "pattern", None) for v in field.validators]
+        pattern = next((p for p in patterns if isinstance(p, str)), None)
+        return Param(name, Kind.STRING, description, max_length=field.max_length, pattern=pattern)
     raise TypeError(f"Declare {spec.key}'s field {name!r} in FIELD_PARAMS: not a text or a name.")
 
 

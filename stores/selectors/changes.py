@@ -60,7 +60,7 @@ def decode_cursor(cursor: str, agent: Agent) -> int:
     except (binascii.Error, UnicodeDecodeError, ValueError):
         decoded = ""
     number = decoded.removeprefix(_CURSOR_PREFIX)
-    if not decoded.startswith(_CURSOR_PREFIX) or not number.isdigit() or len(number) > 18:
+    if not decoded.startswith(_CURSOR_PREFIX) or not number.isdecimal() or len(number) > 18:
         raise Invalid(
             "after must be a cursor this feed gave (a `cursor` or `next` value), or 'now'; "
             "leave it out to read the feed from its start."

@@ -130,7 +130,7 @@ def _log(operation: str, kwargs: dict[str, Any], result: WriteResult) -> None:
 def lookup_filter(ref: RecordRef) -> Q:
     """A record is found by its id or by the alias it had in the store it came from."""
     text = str(ref).strip()
-    if text.isdigit() and int(text) > 0:
+    if text.isdecimal() and int(text) > 0:
         return Q(pk=int(text)) | Q(alias=text)
     return Q(alias=text)
 

@@ -792,7 +792,7 @@ def _resolve_memory_refs(agent: Agent, refs: set[str]) -> dict[str, int]:
     resolved: dict[str, int] = {}
     found = Memory.objects.filter(agent=agent, alias__in=refs).values_list("alias", "pk")
     resolved.update(dict(found))
-    ids = [int(ref) for ref in refs - set(resolved) if ref.isdigit()]
+    ids = [int(ref) for ref in refs - set(resolved) if ref.isdecimal()]
     for pk in Memory.objects.filter(agent=agent, pk__in=ids).values_list("pk", flat=True):
         resolved[str(pk)] = pk
     return resolved

@@ -557,7 +557,7 @@ def _restore_forgotten(
     expected_version: int | None,
     dry_run: bool = False,
 ) -> WriteResult:
-    if not actor.can_see(agent) or not str(ref).strip().isdigit():
+    if not actor.can_see(agent) or not str(ref).strip().isdecimal():
         raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
     record_id = int(str(ref).strip())
     last = last_revision(agent, spec.key, record_id)

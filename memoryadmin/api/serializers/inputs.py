@@ -102,7 +102,8 @@ def param_field(param: Param) -> serializers.Field:
         if value is not None
     }
     if param.pattern:
-        common["validators"] = [RegexValidator(param.pattern, f"Not {param.description}")]
+        message = f"{param.name} is not in its form: {param.description}"
+        common["validators"] = [RegexValidator(param.pattern, message)]
     match param.kind:
         case Kind.TEXT:
             return StrictText(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from drf_spectacular.utils import extend_schema, extend_schema_view
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -167,7 +167,10 @@ def _document(viewset: type[SurfaceViewSet], spec: SurfaceSpec) -> None:
                 tags=[tag],
                 summary=op.summary,
                 parameters=[REF_PARAMETER, inputs.op_query(op, spec.key)],
-                responses=read_responses(outputs.LinesRead),
+                responses={
+                    **read_responses(outputs.LinesRead),
+                    422: OpenApiResponse(outputs.ResultSerializer, "no_match: no such lines"),
+                },
             )
             continue
         parameters = [*WRITE_PARAMETERS, REF_PARAMETER]

@@ -27,7 +27,7 @@ SHOWN = 10
 
 def _number(request: HttpRequest, name: str, default: int | None = None) -> int | None:
     value = request.GET.get(name, "")
-    return int(value) if value.isdigit() and len(value) <= 18 else default
+    return int(value) if value.isdecimal() and len(value) <= 18 else default
 
 
 def nothing_new() -> HttpResponse:
