@@ -306,8 +306,13 @@ MEMORYADMIN["SEARCH"] = {
     # ranks past 40 add little to reciprocal rank fusion.
     "CANDIDATES": int(env("SEARCH_CANDIDATES", "100") or 100),
     "VECTOR_CANDIDATES": int(env("SEARCH_VECTOR_CANDIDATES", "40") or 40),
-    # The k of reciprocal rank fusion: larger flattens the advantage of the very top ranks.
-    "RRF_K": int(env("SEARCH_RRF_K", "60") or 60),
+    # The relevance cut-off: recall lists only memories whose fused score (0..1, the mean of
+    # the lexical and the vector strength; see stores/selectors/search.py) reaches it, and
+    # counts only those; 0 lists every candidate either side gives some strength. At 0.35 a
+    # memory holding every word of the query passes on its words alone, and one holding
+    # none passes when its vector stands out about 3 standard deviations above the store's
+    # typical memory for the query.
+    "MIN_SCORE": float(env("SEARCH_MIN_SCORE", "0.35") or 0.35),
     # pgvector HNSW search breadth: higher finds more true neighbours, slower.
     "HNSW_EF_SEARCH": int(env("SEARCH_HNSW_EF_SEARCH", "100") or 100),
     # The vector side ignores neighbours at or under this cosine similarity. 0 drops only

@@ -53,7 +53,8 @@ def summary(answer: dict[str, Any]) -> str:
     if isinstance(answer.get("results"), list):
         shown = len(answer["results"])
         return (
-            f"{status}: {answer.get('count', shown)} memories match, {shown} shown. Texts are "
+            f"{status}: {answer.get('count', shown)} memories match the query and filters "
+            f"(a query lists only memories relevant to it), {shown} shown. Texts are "
             "previews: read_record (or the resource memory://<id>) gives a full text."
         )
     facts = [" ".join(str(answer[key]) for key in ("surface", "id") if key in answer)]

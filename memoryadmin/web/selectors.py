@@ -21,9 +21,6 @@ from stores.selectors.revisions import pending_by_surface, pending_record_ids
 # The record views read a past version's text from here, beside the other page reads.
 from stores.selectors.search import search_memories
 
-# How many nearest vectors a list search adds beside its word matches.
-SEMANTIC_NEIGHBOURS = 5
-
 
 def effective_sort(ui: SurfaceUI, params: dict[str, Any]) -> str:
     """The sort asked for; else relevance for a memory search; else the surface's default."""
@@ -95,16 +92,13 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
 
 
 def _relevant(agent: Agent, filters: MemoryFilters) -> list[int]:
-    """Ids recall ranks for the search, best first: word-form matches and the closest
-    paraphrases. Only the nearest few vectors come in, so a search does not list every
-    loosely related memory."""
+    """Ids recall finds for the search, best first: the memories relevant enough to pass
+    its cut-off, as the REST recall and the recall tool list and count them."""
     return [
         hit.record.pk
         for hit in search_memories(
             agent=agent, filters=filters, limit=settings.MEMORYADMIN["SEARCH"]["CANDIDATES"]
         )
-        if hit.lexical_rank is not None
-        or (hit.vector_rank is not None and hit.vector_rank <= SEMANTIC_NEIGHBOURS)
     ]
 
 

@@ -1,18 +1,32 @@
-"""Recall: hybrid search over long-term memory, lexical and vector ranks fused.
+"""Recall: hybrid search over long-term memory, each side's strength fused into one score.
 
 Two candidate lists are drawn from the same filtered memories:
 
-- lexical: PostgreSQL full-text search (`to_tsvector('english', content)`, GIN index,
-  `ts_rank`), or on SQLite an FTS5 index with BM25; any query word may match.
+- lexical (`stores.selectors.lexical`): the memories holding the query's words, stopwords
+  left out, each word weighed by how rare it is among them; its score is the share of the
+  query's weight a memory covers (0..1).
 - vector: cosine similarity between the query's embedding and each memory's vector
   (pgvector HNSW index on PostgreSQL; an exact numpy scan on SQLite).
 
-They are fused by reciprocal rank fusion, score = sum over lists of 1 / (k + rank), which
-needs no calibration between BM25/ts_rank and cosine scales. Only fresh vectors take part
-in the vector side: a record whose vector was computed from an older text, or by another
-model, is left out of it (never ranked as if fresh) and can still be found lexically;
-its hit says `vector_fresh=False`. If the embedding service cannot answer, search falls
-back to the lexical side alone rather than failing.
+Each side's score becomes a strength in 0..1, and the fused score is their mean:
+
+- lexical strength: the share covered, cubed. Holding every word of "Biscuit vet
+  appointment" is strong evidence; holding only "user" of "which animal does the user own"
+  is almost none (0.33 covered, 0.04 strong).
+- vector strength: how many standard deviations the memory's similarity stands above a
+  typical memory's for this query, measured on the store itself (`stores.selectors.vectors`
+  explains how): 1 or less is nothing, 4 or more is full strength, linear between.
+
+A result needs a fused score of at least `MEMORYADMIN_SEARCH_MIN_SCORE`: a query nothing
+answers ("Lyon" when no memory mentions it) finds nothing or the few memories that stand
+out most. Equal scores go to the memory whose stronger side is stronger, then the older.
+The constants were chosen on the recall set of `bench/recall_quality.py`, whose figures are
+in docs/BENCHMARKS.md.
+
+Only fresh vectors take part in the vector side: a record whose vector was computed from
+an older text, or by another model, is left out of it (never ranked as if fresh) and can
+still be found lexically; its hit says `vector_fresh=False`. If the embedding service
+cannot answer, search falls back to the lexical side alone rather than failing.
 
 `recall` is what the doors (REST, tools, MCP) call: the same ranking as one page of
 previews with a total, and with an empty query the filtered memories newest first.
@@ -21,30 +35,28 @@ previews with a total, and with an empty query the filtered memories newest firs
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 from django.conf import settings
-from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
-from django.db import connection, transaction
-from django.db.models import F, Func, QuerySet
-from pgvector.django import CosineDistance
 
-from stores.dbops import MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
 from stores.embeddings import EmbeddingError, EmbeddingUnavailable, get_backend
 from stores.errors import Invalid
 from stores.models import Agent, Memory
 from stores.selectors.embeddings import fresh_filter
 from stores.selectors.filters import MemoryFilters, filtered_memories, max_query_length
+from stores.selectors.lexical import lexical_candidates, query_terms, query_words
 from stores.selectors.records import preview
+from stores.selectors.vectors import nearest, vector_side
 
 logger = logging.getLogger("memoryadmin.search")
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-# The largest hnsw.ef_search pgvector accepts; a larger value is an error, not a wider search.
-HNSW_MAX_EF_SEARCH = 1000
+# Lexical strength = share covered ** LEXICAL_POWER: a partial match counts for much less.
+LEXICAL_POWER = 3
+# A memory holding more than this share of the query's weight answers it in words: it is
+# not a typical memory for this query and stays out of the typical level. (In a small store
+# one such memory would otherwise raise the level and the spread enough to hide the others.)
+ANSWERS_SHARE = 0.5
 
 
 def _check_query(query: str) -> None:
@@ -58,20 +70,28 @@ def _check_query(query: str) -> None:
         )
 
 
+def min_score() -> float:
+    """The relevance cut-off: the least fused score a recall result may have."""
+    return settings.MEMORYADMIN["SEARCH"]["MIN_SCORE"]
+
+
 @dataclass(frozen=True)
 class SearchHit:
     """One result: the memory, its fused score, and what each side thought of it.
 
-    `lexical_score` is the text-search relevance (ts_rank on PostgreSQL, -BM25 on SQLite;
-    0.0 when no query word matched); `vector_score` the cosine similarity, or None when
-    the record has no fresh vector or was not among the nearest. The ranks (1-based)
-    explain the fusion.
+    `score` (0..1) is the mean of `lexical_strength` and `vector_strength`.
+    `lexical_score` is the share of the query's weight the memory's words cover (0.0 when
+    none matched); `vector_score` the cosine similarity, or None when the record has no
+    fresh vector or the embedding service did not answer. The ranks (1-based) are the
+    memory's places on each side's own list, None when it was not on it.
     """
 
     record: Memory
     score: float
     lexical_score: float
     vector_score: float | None
+    lexical_strength: float = 0.0
+    vector_strength: float = 0.0
     lexical_rank: int | None = None
     vector_rank: int | None = None
     vector_fresh: bool = True
@@ -81,8 +101,10 @@ class SearchHit:
             "score": self.score,
             "lexical_rank": self.lexical_rank,
             "lexical_score": self.lexical_score,
+            "lexical_strength": self.lexical_strength,
             "vector_rank": self.vector_rank,
             "vector_score": self.vector_score,
+            "vector_strength": self.vector_strength,
             "vector_fresh": self.vector_fresh,
         }
 
@@ -93,18 +115,11 @@ class SimilarMemory:
     similarity: float
 
 
-class MemoryDocument(Func):
-    """The memory's text-search document, written exactly as the GIN index expression."""
-
-    template = f"to_tsvector('{MEMORY_TEXT_SEARCH_CONFIG}'::regconfig, %(expressions)s)"
-    output_field = SearchVectorField()
-
-
 def search_memories(
     *, agent: Agent, filters: MemoryFilters, limit: int = 20, offset: int = 0
 ) -> list[SearchHit]:
-    """Memories of `agent` passing `filters`, best first by fused lexical + vector rank of
-    `filters.query`.
+    """Memories of `agent` passing `filters` and relevant to `filters.query` (a fused score
+    of at least `min_score()`), best first.
 
     An empty query (no words) finds nothing. The caller checks who may see `agent`.
     A query longer than `max_query_length()` is refused (Invalid).
@@ -147,16 +162,16 @@ class RecallPage:
 def recall(*, agent: Agent, filters: MemoryFilters, limit: int = 20, offset: int = 0) -> RecallPage:
     """One page of recall results for the doors.
 
-    - `filters.query`: free text, ranked as `search_memories` ranks it; `score` is the
-      fused score scaled so the best possible (first on both sides) is 1. With no words in
-      it, every memory passing the filters, newest first, with `score` None.
-    - `RecallPage.total`: how many ranked results there are (for a query, among the
-      candidates both sides brought; otherwise every memory passing the filters).
+    - `filters.query`: free text, ranked as `search_memories` ranks it, with its fused
+      `score` (0..1). With no words in it, every memory passing the filters, newest first,
+      with `score` None.
+    - `RecallPage.total`: how many memories match: for a query, those passing the filters
+      whose score reaches the relevance cut-off; otherwise every memory passing the filters.
 
     A query longer than `max_query_length()` is refused (Invalid).
     """
     _check_query(filters.query)
-    if not _WORD.findall(filters.query):
+    if not query_words(filters.query):
         memories = (
             filtered_memories(agent=agent, filters=filters)
             .select_related("subject")
@@ -168,102 +183,90 @@ def recall(*, agent: Agent, filters: MemoryFilters, limit: int = 20, offset: int
             hits=[RecallHit(memory, None) for memory in memories[offset : offset + limit]],
         )
     total, hits = _ranked(agent=agent, filters=filters, limit=limit, offset=offset)
-    best = 2.0 / (settings.MEMORYADMIN["SEARCH"]["RRF_K"] + 1)
     return RecallPage(
-        total=total,
-        hits=[RecallHit(hit.record, round(min(1.0, hit.score / best), 4)) for hit in hits],
+        total=total, hits=[RecallHit(hit.record, round(hit.score, 4)) for hit in hits]
     )
+
+
+@dataclass
+class _Candidate:
+    lexical_score: float = 0.0
+    lexical_rank: int | None = None
+    similarity: float | None = None
+    vector_rank: int | None = None
 
 
 def _ranked(
     *, agent: Agent, filters: MemoryFilters, limit: int, offset: int
 ) -> tuple[int, list[SearchHit]]:
-    """(how many fused results there are, the page of them) for `filters.query`."""
+    """(how many results reach the cut-off, the page of them) for `filters.query`."""
     query = filters.query
-    words = _WORD.findall(query)
-    if not words or limit <= 0:
+    if not query_words(query) or limit <= 0:
         return 0, []
     memories = filtered_memories(agent=agent, filters=filters)
     config = settings.MEMORYADMIN["SEARCH"]
     wanted = offset + limit
-    lexical = _lexical_candidates(memories, words, max(config["CANDIDATES"], wanted))
-    vector = _vector_candidates(memories, query, max(config["VECTOR_CANDIDATES"], wanted))
-    everything = _fuse(lexical, vector, k=config["RRF_K"])
-    fused = everything[offset : offset + limit]
+    candidates: dict[int, _Candidate] = {}
+    lexical = lexical_candidates(memories, query_terms(query), max(config["CANDIDATES"], wanted))
+    for rank, (record_id, share) in enumerate(lexical, 1):
+        candidates[record_id] = _Candidate(lexical_score=share, lexical_rank=rank)
+    query_vector = _query_vector(query)
+    baseline = None
+    if query_vector is not None:
+        vectors = vector_side(
+            memories.filter(fresh_filter()),
+            query_vector,
+            depth=max(config["VECTOR_CANDIDATES"], wanted),
+            also=list(candidates),
+            leave_out={pk for pk, share in lexical if share > ANSWERS_SHARE},
+        )
+        for rank, (record_id, _) in enumerate(vectors.neighbours, 1):
+            candidates.setdefault(record_id, _Candidate()).vector_rank = rank
+        for record_id, similarity in vectors.similarity.items():
+            candidates[record_id].similarity = similarity
+        baseline = vectors.baseline
+    scored = []
+    cut_off = min_score()
+    for record_id, candidate in candidates.items():
+        lexical_strength = candidate.lexical_score**LEXICAL_POWER
+        vector_strength = (
+            baseline.strength(record_id, candidate.similarity)
+            if baseline is not None and candidate.similarity is not None
+            else 0.0
+        )
+        score = (lexical_strength + vector_strength) / 2
+        if score >= cut_off and score > 0:
+            scored.append((record_id, score, lexical_strength, vector_strength))
+    scored.sort(key=lambda item: (-item[1], -max(item[2], item[3]), item[0]))
+    page = scored[offset : offset + limit]
     records = (
         Memory.objects.select_related("subject")
         .defer("embedding")
-        .in_bulk([record_id for record_id, _ in fused])
+        .in_bulk([record_id for record_id, *_ in page])
     )
     model_name = get_backend().model_name
-    lexical_by_id = {record_id: (rank, score) for rank, (record_id, score) in enumerate(lexical, 1)}
-    vector_by_id = {record_id: (rank, score) for rank, (record_id, score) in enumerate(vector, 1)}
     hits = []
-    for record_id, score in fused:
+    for record_id, score, lexical_strength, vector_strength in page:
         record = records.get(record_id)
-        if record is None:  # forgotten between the two queries
+        if record is None:  # forgotten between the queries
             continue
-        lexical_rank, lexical_score = lexical_by_id.get(record_id, (None, 0.0))
-        vector_rank, vector_score = vector_by_id.get(record_id, (None, None))
+        candidate = candidates[record_id]
         hits.append(
             SearchHit(
                 record=record,
                 score=score,
-                lexical_score=lexical_score,
-                vector_score=vector_score,
-                lexical_rank=lexical_rank,
-                vector_rank=vector_rank,
+                lexical_score=candidate.lexical_score,
+                vector_score=candidate.similarity,
+                lexical_strength=lexical_strength,
+                vector_strength=vector_strength,
+                lexical_rank=candidate.lexical_rank,
+                vector_rank=candidate.vector_rank,
                 vector_fresh=bool(record.embedding_hash)
                 and record.embedding_hash == record.text_hash
                 and record.embedding_model == model_name,
             )
         )
-    return len(everything), hits
-
-
-# --- lexical ---------------------------------------------------------------------------
-
-
-def _lexical_candidates(
-    memories: QuerySet[Memory], words: list[str], depth: int
-) -> list[tuple[int, float]]:
-    if connection.vendor == "postgresql":
-        return _postgres_lexical(memories, words, depth)
-    return _sqlite_lexical(memories, words, depth)
-
-
-def _postgres_lexical(
-    memories: QuerySet[Memory], words: list[str], depth: int
-) -> list[tuple[int, float]]:
-    # Any word may match (OR); ts_rank rewards documents matching more and rarer words.
-    text_query = SearchQuery(
-        " OR ".join(words), config=MEMORY_TEXT_SEARCH_CONFIG, search_type="websearch"
-    )
-    document = MemoryDocument(F("content"))
-    rows = (
-        memories.annotate(document=document)
-        .filter(document=text_query)
-        .annotate(rank=SearchRank(document, text_query))
-        .order_by("-rank", "pk")
-        .values_list("pk", "rank")[:depth]
-    )
-    return [(record_id, float(rank)) for record_id, rank in rows]
-
-
-def _sqlite_lexical(
-    memories: QuerySet[Memory], words: list[str], depth: int
-) -> list[tuple[int, float]]:
-    # Each word quoted: FTS5 then treats it as a plain term, never as query syntax.
-    match = " OR ".join(f'"{word}"' for word in words)
-    allowed_sql, allowed_params = memories.values("pk").query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT rowid, -bm25({SQLITE_MEMORY_FTS}) FROM {SQLITE_MEMORY_FTS} "
-            f"WHERE {SQLITE_MEMORY_FTS} MATCH %s AND rowid IN ({allowed_sql}) "
-            f"ORDER BY bm25({SQLITE_MEMORY_FTS}), rowid LIMIT %s",
-            [match, *allowed_params, depth],
-        )
-        return [(record_id, float(score)) for record_id, score in cursor.fetchall()]
+    return len(scored), hits
 
 
 # --- vector ----------------------------------------------------------------------------
@@ -275,66 +278,6 @@ def _query_vector(query: str) -> list[float] | None:
     except (EmbeddingUnavailable, EmbeddingError) as error:
         logger.warning("search without vectors: %s", error)
         return None
-
-
-def _vector_candidates(
-    memories: QuerySet[Memory], query: str, depth: int
-) -> list[tuple[int, float]]:
-    query_vector = _query_vector(query)
-    if query_vector is None:
-        return []
-    floor = settings.MEMORYADMIN["SEARCH"]["VECTOR_MIN_SIMILARITY"]
-    neighbours = nearest(memories.filter(fresh_filter()), query_vector, depth)
-    return [(record_id, similarity) for record_id, similarity in neighbours if similarity > floor]
-
-
-def nearest(
-    memories: QuerySet[Memory], query_vector: list[float], depth: int
-) -> list[tuple[int, float]]:
-    """(id, cosine similarity) of the `depth` memories nearest the vector, nearest first."""
-    if connection.vendor == "postgresql":
-        with transaction.atomic(), connection.cursor() as cursor:
-            # Iterative scans let the HNSW index keep searching when filters (agent, fresh,
-            # category, ...) reject the first neighbours it finds (pgvector >= 0.8), and
-            # past the breadth: a deep page needs no breadth beyond pgvector's maximum.
-            breadth = max(settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"], depth)
-            cursor.execute(
-                "SELECT set_config('hnsw.ef_search', %s, true), "
-                "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-                [str(min(breadth, HNSW_MAX_EF_SEARCH))],
-            )
-            rows = list(
-                memories.annotate(distance=CosineDistance("embedding", query_vector))
-                .order_by("distance")
-                .values_list("pk", "distance")[:depth]
-            )
-        # relaxed_order may return neighbours slightly out of order: put them back in order.
-        rows.sort(key=lambda row: (row[1], row[0]))
-        return [(record_id, 1.0 - float(distance)) for record_id, distance in rows]
-    rows = list(memories.values_list("pk", "embedding"))
-    if not rows:
-        return []
-    ids = np.fromiter((record_id for record_id, _ in rows), dtype=np.int64, count=len(rows))
-    matrix = np.vstack([np.asarray(vector, dtype=np.float32) for _, vector in rows])
-    target = np.asarray(query_vector, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(target) or 1.0)
-    similarities = matrix @ target / np.where(norms == 0, 1.0, norms)
-    order = np.lexsort((ids, -similarities))[:depth]
-    return [(int(ids[i]), float(similarities[i])) for i in order]
-
-
-def _fuse(
-    lexical: list[tuple[int, float]], vector: list[tuple[int, float]], *, k: int
-) -> list[tuple[int, float]]:
-    scores: dict[int, float] = {}
-    lexical_scores = dict(lexical)
-    for ranked in (lexical, vector):
-        for rank, (record_id, _) in enumerate(ranked, 1):
-            scores[record_id] = scores.get(record_id, 0.0) + 1.0 / (k + rank)
-    # Ties (same fused score) go to the better lexical match, then the older record.
-    return sorted(
-        scores.items(), key=lambda item: (-item[1], -lexical_scores.get(item[0], 0.0), item[0])
-    )
 
 
 # --- similar memories --------------------------------------------------------------------

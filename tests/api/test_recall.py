@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stores.models import Memory
+from stores.services.embeddings import reembed_sweep
 from tests.factories import SubjectFactory
 
 LONG = "The user's travel plans. " + "They visit Lisbon every spring. " * 40 + "TAIL: allergic."
@@ -11,7 +12,11 @@ LONG = "The user's travel plans. " + "They visit Lisbon every spring. " * 40 + "
 def test_recall_ranks_by_words_and_returns_previews_only(api, agent, make):
     best = make.memory(agent, "Alice likes green tea in the morning.", importance=0.2)
     weaker = make.memory(agent, "Bob drinks tea.", importance=0.9)
-    make.memory(agent, "Unrelated note about cars.")
+    # Unrelated memories give the typical level a partial match stands out from: holding
+    # only "tea" of "green tea" is relevant when its meaning is closer than theirs.
+    for text in ("Unrelated note about cars.", "The garage door sticks.", "Bins go out Monday."):
+        make.memory(agent, text)
+    reembed_sweep()
     answer = api.call("get", "memories/?q=green tea")
     assert answer.status_code == 200
     body = answer.json()

@@ -156,3 +156,43 @@ def test_empty_filters_are_no_filters_at_every_door(agent, memories):
     revisions = api.get("/api/v1/revisions/", {"surface": ""})
     assert revisions.status_code == 200
     assert revisions.json()["count"] == api.get("/api/v1/revisions/").json()["count"] > 0
+
+
+RECALLED = [
+    "The user is allergic to peanuts and carries an EpiPen.",
+    "Biscuit is the user's golden retriever.",
+    "Deploys to production happen on Tuesdays after the standup.",
+    "The user's daughter plays violin in the school orchestra.",
+    "The office wifi password rotates every month.",
+    "The courier code word is zanzibarite.",
+]
+
+
+def test_every_door_counts_only_the_memories_relevant_to_the_query(agent, make, settings):
+    """Regression (issue 15, item 8): the vector side ranked every memory, so the MCP recall
+    said "6 memories match" for "Lyon", the REST count was 6 and the web list showed the
+    nearest five. Now each door lists and counts the memories passing the cut-off."""
+    from memoryadmin.mcp.results import summary
+    from stores.services.embeddings import reembed_sweep
+
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "EMBEDDINGS": {"BACKEND": "stores.embeddings.local.LocalE5Backend", "OPTIONS": {}},
+    }
+    for text in RECALLED:
+        make.memory(agent, text)
+    reembed_sweep()
+    api = client_for(agent_token(agent)[1])
+    staff = Client()
+    staff.force_login(UserFactory(is_staff=True))
+    for query in ("Lyon", "golden retriever", "peanuts allergy"):
+        rest = api.get("/api/v1/memories/", {"q": query}).json()
+        tool = api.post("/api/v1/tools/recall_memories/", {"query": query}, format="json").json()
+        page = staff.get(reverse("web:record_list", args=[agent.name, "memory"]), {"q": query})
+        counts = {rest["count"], tool["count"], page.context["page"].paginator.count}
+        assert counts == {len(rest["results"])}, (query, counts)
+        assert summary(tool).startswith(f"ok: {tool['count']} memories match the query")
+        if query == "Lyon":
+            assert counts == {0}
+        else:
+            assert rest["results"][0]["preview"] in RECALLED[:2]

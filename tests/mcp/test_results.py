@@ -31,8 +31,9 @@ from memoryadmin.mcp.results import tool_result
         ),
         (
             {"status": "ok", "count": 12, "results": [{"id": 1}, {"id": 2}]},
-            "ok: 12 memories match, 2 shown. Texts are previews: read_record (or the "
-            "resource memory://<id>) gives a full text.",
+            "ok: 12 memories match the query and filters (a query lists only memories "
+            "relevant to it), 2 shown. Texts are previews: read_record (or the resource "
+            "memory://<id>) gives a full text.",
             False,
         ),
         (

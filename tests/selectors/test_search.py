@@ -10,6 +10,7 @@ from stores.embeddings.fake import FakeBackend
 from stores.errors import Invalid
 from stores.models import Memory
 from stores.selectors.filters import MemoryFilters
+from stores.selectors.lexical import query_terms
 from stores.selectors.search import recall as recall_page
 from stores.selectors.search import search_memories, similar_memories
 from stores.services import Actor, memory_invalidate, record_edit, record_forget
@@ -71,7 +72,8 @@ def test_a_memory_found_by_both_sides_ranks_first(agent, recall):
 
     assert hits[0].record.pk == recall[2].pk
     assert hits[0].lexical_rank == 1 and hits[0].vector_rank == 1
-    assert hits[0].score == pytest.approx(2 / 61)
+    # Every word matched and the vector far above the others': both sides at full strength.
+    assert hits[0].lexical_strength == hits[0].vector_strength == hits[0].score == 1.0
     assert hits[0].explain()["lexical_rank"] == 1
 
 
@@ -194,7 +196,7 @@ def test_postgres_uses_the_gin_and_hnsw_indexes(postgres_only, agent, recall):
     from django.db.models import F
     from pgvector.django import CosineDistance
 
-    from stores.selectors.search import MemoryDocument
+    from stores.selectors.lexical import MemoryDocument
 
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
@@ -222,3 +224,88 @@ def test_a_deep_page_of_a_search_answers_on_postgres(postgres_only, agent, recal
     assert (page.total, page.hits) == (1, [])
     deep = search_memories(agent=agent, filters=MemoryFilters(query="zanzibarite"), limit=2000)
     assert [hit.record.pk for hit in deep][:1] == [recall[4].pk]
+
+
+BISCUIT = "Biscuit is the user's golden retriever."
+
+
+def test_stopwords_make_no_lexical_match(agent, recall):
+    """Regression (issue 15, item 7): on SQLite every query word was a term, so "the" or
+    "which" made memories lexical matches; PostgreSQL's english configuration drops the
+    same words, and now both do."""
+    assert query_terms("Which animal does THE user own?") == ["animal", "user"]
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="which of the does"))
+    assert [hit.lexical_rank for hit in hits] == [None] * len(hits)
+
+
+def test_a_question_ranks_its_answer_above_a_memory_sharing_only_common_words(
+    local_model, agent, make, recall
+):
+    """Regression (issue 15, item 7): both memories hold "the user"; PostgreSQL's lexical
+    side put the allergy first, the vector side the dog, and the reciprocal-rank tie went
+    to the lexical side (SQLite's BM25 happened to favour the shorter text). Now a word
+    most memories hold weighs little, and the vector side's clear lead counts for what it
+    is."""
+    biscuit = make.memory(agent, BISCUIT)
+    reembed_sweep()
+
+    hits = search_memories(
+        agent=agent, filters=MemoryFilters(query="which animal does the user own")
+    )
+
+    assert hits[0].record.pk == biscuit.pk
+    peanuts = {hit.record.pk: hit for hit in hits}.get(recall[0].pk)
+    assert peanuts is None or peanuts.score < hits[0].score / 2
+
+
+def test_the_score_says_how_much_of_the_query_a_memory_holds(agent, make, recall):
+    """Regression (issue 15, item 7): a fused score of 1/(k + rank) per side gave a memory
+    holding one word of three 98% of the score of the one holding all three."""
+    partial = make.memory(agent, "The orchestra tours in May.")
+    reembed_sweep()
+
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="violin orchestra daughter"))
+
+    assert [hit.record.pk for hit in hits[:2]] == [recall[2].pk, partial.pk]
+    assert hits[0].score == 1.0
+    assert hits[1].lexical_strength < 0.05  # a quarter of the query's weight, cubed
+    assert hits[1].score < 0.75 * hits[0].score
+
+
+def test_a_query_no_memory_answers_finds_nothing(local_model, agent, make, recall, settings):
+    """Regression (issue 15, item 8): the vector side ranks every memory, so "Lyon" found
+    all of them and recall counted them all; the relevance cut-off leaves them out."""
+    make.memory(agent, BISCUIT)
+    reembed_sweep()
+
+    assert search_memories(agent=agent, filters=MemoryFilters(query="Lyon")) == []
+    assert recall_page(agent=agent, filters=MemoryFilters(query="Lyon")).total == 0
+    biscuit = recall_page(agent=agent, filters=MemoryFilters(query="golden retriever"))
+    assert biscuit.hits[0].score == 1.0 and biscuit.hits[0].memory.content == BISCUIT
+    assert biscuit.total == len(biscuit.hits) < len(MEMORIES)
+
+    # The cut-off is the setting: at 0 every candidate with some strength is listed.
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "SEARCH": {**settings.MEMORYADMIN["SEARCH"], "MIN_SCORE": 0.0},
+    }
+    assert recall_page(agent=agent, filters=MemoryFilters(query="Lyon")).total > 0
+
+
+def test_a_search_runs_a_few_queries_whatever_its_words_and_rows(agent, make, recall):
+    """Each side's cost is a fixed number of queries: not one per term, nor per memory."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries(text: str) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            search_memories(agent=agent, filters=MemoryFilters(query=text))
+        return len(captured)
+
+    few = queries("violin")
+    many = queries(" ".join(f"word{n}" for n in range(40)) + " violin orchestra daughter")
+    for n in range(30):
+        make.memory(agent, f"Patrol note {n} about the harbour and the violin.")
+    reembed_sweep()
+    # PostgreSQL: 3 lexical, the HNSW search in its savepoint, 2 more vector reads, the page.
+    assert max(few, many, queries("violin")) <= 10

@@ -1,0 +1,150 @@
+"""The lexical side of recall: which memories hold the query's words, and how much of it.
+
+A query's words are its terms, stopwords left out ("which", "does", "the" say nothing about
+what is asked; PostgreSQL's `english` configuration drops the same words, so both databases
+agree). Each term weighs its inverse document frequency among the memories searched, so a
+word most memories hold ("user" in an agent's notes about its user) counts for little and a
+rare one ("zanzibarite", an invoice number) for much. A memory's lexical score is the share
+of the query's weight its words cover: 1.0 when it holds every term, 0.0 when it holds none.
+Terms no memory holds keep their weight: the memory does not answer that part of the query.
+
+PostgreSQL matches through the GIN index on `to_tsvector('english', content)` (stemmed);
+SQLite through its FTS5 index (Porter stemmer). Either way three or fewer queries, however
+many terms: the memories counted, the memories holding each term, the best candidates.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import operator
+import re
+
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
+from django.db import connection
+from django.db.models import Case, Count, F, FloatField, Func, Q, QuerySet, Value, When
+
+from stores.dbops import MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
+from stores.models import Memory
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+# PostgreSQL's english.stop, word for word, so SQLite drops what PostgreSQL drops.
+_ENGLISH_STOP = """
+i me my myself we our ours ourselves you your yours yourself yourselves he him his
+himself she her hers herself it its itself they them their theirs themselves what which
+who whom this that these those am is are was were be been being have has had having do
+does did doing a an the and but if or because as until while of at by for with about
+against between into through during before after above below to from up down in out on
+off over under again further then once here there when where why how all any both each
+few more most other some such no nor not only own same so than too very s t can will
+just don should now
+"""
+STOPWORDS = frozenset(_ENGLISH_STOP.split())
+
+# A query's first this many distinct terms are matched: the cost of the lexical side grows
+# with its terms, and a question rarely has more content words than this.
+MAX_TERMS = 32
+
+
+def query_words(query: str) -> list[str]:
+    """Every word of the query, stopwords included (an empty list: nothing to search)."""
+    return _WORD.findall(query or "")
+
+
+def query_terms(query: str) -> list[str]:
+    """The query's distinct content words, lower-cased, in the order written."""
+    terms: list[str] = []
+    for word in _WORD.findall(query or ""):
+        term = word.casefold()
+        if term not in STOPWORDS and term not in terms:
+            terms.append(term)
+    return terms[:MAX_TERMS]
+
+
+def term_weight(memories: int, holding: int) -> float:
+    """BM25's inverse document frequency: always positive, highest for a word nobody has."""
+    return math.log(1.0 + (memories - holding + 0.5) / (holding + 0.5))
+
+
+class MemoryDocument(Func):
+    """The memory's text-search document, written exactly as the GIN index expression."""
+
+    template = f"to_tsvector('{MEMORY_TEXT_SEARCH_CONFIG}'::regconfig, %(expressions)s)"
+    output_field = SearchVectorField()
+
+
+def lexical_candidates(
+    memories: QuerySet[Memory], terms: list[str], depth: int
+) -> list[tuple[int, float]]:
+    """(id, share of the query's weight matched) of the `depth` memories covering most of
+    `terms`, best first; ties go to the denser match (ts_rank, BM25), then the older id."""
+    if not terms or depth <= 0:
+        return []
+    if connection.vendor == "postgresql":
+        return _postgres(memories, terms, depth)
+    return _sqlite(memories, terms, depth)
+
+
+def _postgres(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[tuple[int, float]]:
+    document = MemoryDocument(F("content"))
+    queries = [
+        SearchQuery(term, config=MEMORY_TEXT_SEARCH_CONFIG, search_type="plain") for term in terms
+    ]
+    anything = functools.reduce(operator.or_, queries)
+    matching = memories.annotate(document=document).filter(document=anything)
+    holding = matching.aggregate(
+        **{f"t{i}": Count("pk", filter=Q(document=query)) for i, query in enumerate(queries)}
+    )
+    total = memories.count()
+    weights = [term_weight(total, holding[f"t{i}"]) for i in range(len(terms))]
+    matched = functools.reduce(
+        operator.add,
+        [
+            Case(
+                When(document=query, then=Value(weight)),
+                default=Value(0.0),
+                output_field=FloatField(),
+            )
+            for query, weight in zip(queries, weights, strict=True)
+        ],
+    )
+    rows = (
+        matching.annotate(matched=matched, rank=SearchRank(document, anything))
+        .order_by("-matched", "-rank", "pk")
+        .values_list("pk", "matched")[:depth]
+    )
+    whole = sum(weights)
+    return [(record_id, float(score) / whole) for record_id, score in rows]
+
+
+def _sqlite(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[tuple[int, float]]:
+    allowed_sql, allowed_params = memories.order_by().values("pk").query.sql_with_params()
+    table = Memory._meta.db_table
+    # Each term quoted: FTS5 then reads it as a plain term (or a phrase of its parts), never
+    # as query syntax. A word holds no double quote.
+    matches = [f'"{term}"' for term in terms]
+    holds = f"IN (SELECT rowid FROM {SQLITE_MEMORY_FTS} WHERE {SQLITE_MEMORY_FTS} MATCH %s)"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT count(*), {', '.join(f'total({table}.id {holds})' for _ in terms)} "
+            f"FROM {table} WHERE {table}.id IN ({allowed_sql})",
+            [*allowed_params, *matches],
+        )
+        total, *holding = cursor.fetchone()
+        weights = [term_weight(total, int(count)) for count in holding]
+        matched = " + ".join(f"%s * (rowid {holds})" for _ in terms)
+        cursor.execute(
+            f"SELECT rowid, {matched} AS matched FROM {SQLITE_MEMORY_FTS} "
+            f"WHERE {SQLITE_MEMORY_FTS} MATCH %s AND rowid IN ({allowed_sql}) "
+            f"ORDER BY matched DESC, bm25({SQLITE_MEMORY_FTS}), rowid LIMIT %s",
+            [
+                *(value for pair in zip(weights, matches, strict=True) for value in pair),
+                " OR ".join(matches),
+                *allowed_params,
+                depth,
+            ],
+        )
+        rows = cursor.fetchall()
+    whole = sum(weights)
+    return [(record_id, float(score) / whole) for record_id, score in rows]

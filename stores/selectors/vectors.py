@@ -1,0 +1,169 @@
+"""The vector side of recall: nearest memories, similarities, and how far one stands out.
+
+A cosine similarity means little alone: e5 models score unrelated pairs around 0.75 and
+answers around 0.85, other models elsewhere. So `Baseline` measures, for each query, how
+similar a typical memory of the store is: the mean and standard deviation of the
+similarities of the 512 most recently updated fresh memories passing the filters (all of
+them in a small store), the memory being judged left out, and so are the memories that hold
+most of the query's words (they are not typical of the store for this query, and in a small
+store one of them would raise the level enough to hide the others). A memory's strength is
+then how many standard deviations it stands above: 1 or less is nothing, 4 or more is full,
+linear between. With fewer than 3 memories to measure against there is no typical level,
+and a vector has no strength.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import QuerySet
+from pgvector.django import CosineDistance
+
+from stores.models import Memory
+
+# The largest hnsw.ef_search pgvector accepts; a larger value is an error, not a wider search.
+HNSW_MAX_EF_SEARCH = 1000
+# Vector strength: 0 up to Z_UNRELATED standard deviations above the typical memory, 1 from
+# Z_FULL on.
+Z_UNRELATED = 1.0
+Z_FULL = 4.0
+# The typical similarity is measured on at most this many memories (the most recently
+# updated): enough for a steady mean and spread, one index range scan on PostgreSQL.
+BASELINE_SAMPLE = 512
+# Fewer other memories than this give no typical level to stand out from.
+BASELINE_MINIMUM = 3
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """How similar a typical memory of the store is to the query: the similarities of a
+    sample of its memories, with their count, sum and sum of squares."""
+
+    sample: dict[int, float]
+    count: int
+    total: float
+    squares: float
+
+    @classmethod
+    def of(cls, sample: dict[int, float]) -> Baseline:
+        values = np.fromiter(sample.values(), dtype=np.float64, count=len(sample))
+        return cls(sample, len(values), float(values.sum()), float((values * values).sum()))
+
+    def strength(self, record_id: int, similarity: float) -> float:
+        """0..1: how far `similarity` stands above the others' (the memory left out)."""
+        count, total, squares = self.count, self.total, self.squares
+        own = self.sample.get(record_id)
+        if own is not None:
+            count, total, squares = count - 1, total - own, squares - own * own
+        if count < BASELINE_MINIMUM:
+            return 0.0
+        mean = total / count
+        spread = math.sqrt(max(squares / count - mean * mean, 0.0))
+        if spread < 1e-9:  # every other memory alike: above them is all there is to know
+            return 1.0 if similarity > mean else 0.0
+        z = (similarity - mean) / spread
+        return min(1.0, max(0.0, (z - Z_UNRELATED) / (Z_FULL - Z_UNRELATED)))
+
+
+def similarities(memories: QuerySet[Memory], query_vector: list[float]) -> dict[int, float]:
+    """{id: cosine similarity to the vector} of every memory in `memories` (a small set)."""
+    if connection.vendor == "postgresql":
+        rows = memories.annotate(distance=CosineDistance("embedding", query_vector)).values_list(
+            "pk", "distance"
+        )
+        return {record_id: 1.0 - float(distance) for record_id, distance in rows}
+    ids, values = _cosines(list(memories.values_list("pk", "embedding")), query_vector)
+    return {int(record_id): float(value) for record_id, value in zip(ids, values, strict=True)}
+
+
+def _cosines(
+    rows: list[tuple[int, Any]], query_vector: list[float]
+) -> tuple[np.ndarray, np.ndarray]:
+    if not rows:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
+    ids = np.fromiter((record_id for record_id, _ in rows), dtype=np.int64, count=len(rows))
+    matrix = np.vstack([np.asarray(vector, dtype=np.float32) for _, vector in rows])
+    target = np.asarray(query_vector, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1) * (np.linalg.norm(target) or 1.0)
+    return ids, matrix @ target / np.where(norms == 0, 1.0, norms)
+
+
+def nearest(
+    memories: QuerySet[Memory], query_vector: list[float], depth: int
+) -> list[tuple[int, float]]:
+    """(id, cosine similarity) of the `depth` memories nearest the vector, nearest first."""
+    if connection.vendor == "postgresql":
+        with transaction.atomic(), connection.cursor() as cursor:
+            # Iterative scans let the HNSW index keep searching when filters (agent, fresh,
+            # category, ...) reject the first neighbours it finds (pgvector >= 0.8), and
+            # past the breadth: a deep page needs no breadth beyond pgvector's maximum.
+            breadth = max(settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"], depth)
+            cursor.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true), "
+                "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+                [str(min(breadth, HNSW_MAX_EF_SEARCH))],
+            )
+            rows = list(
+                memories.annotate(distance=CosineDistance("embedding", query_vector))
+                .order_by("distance")
+                .values_list("pk", "distance")[:depth]
+            )
+        # relaxed_order may return neighbours slightly out of order: put them back in order.
+        rows.sort(key=lambda row: (row[1], row[0]))
+        return [(record_id, 1.0 - float(distance)) for record_id, distance in rows]
+    ids, values = _cosines(list(memories.values_list("pk", "embedding")), query_vector)
+    order = np.lexsort((ids, -values))[:depth]
+    return [(int(ids[i]), float(values[i])) for i in order]
+
+
+@dataclass(frozen=True)
+class VectorSide:
+    """What the vector side knows of one query: its nearest memories, nearest first (above
+    the similarity floor), the similarity of every memory asked about, and the baseline."""
+
+    neighbours: list[tuple[int, float]]
+    similarity: dict[int, float]
+    baseline: Baseline
+
+
+def vector_side(
+    fresh: QuerySet[Memory],
+    query_vector: list[float],
+    *,
+    depth: int,
+    also: Collection[int],
+    leave_out: Collection[int],
+) -> VectorSide:
+    """The `depth` nearest of the `fresh` memories, the similarities of those and of `also`
+    (the lexical candidates), and the baseline measured without `leave_out`.
+
+    PostgreSQL asks the HNSW index for the neighbours, then reads the few other similarities
+    and the sample; SQLite scans every vector once (it has no index) and takes all three
+    from that scan.
+    """
+    floor = settings.MEMORYADMIN["SEARCH"]["VECTOR_MIN_SIMILARITY"]
+    recent = fresh.order_by("-updated_at", "-id")
+    if connection.vendor == "postgresql":
+        neighbours = nearest(fresh, query_vector, depth)
+        known = dict(neighbours)
+        others = similarities(
+            fresh.filter(pk__in=[pk for pk in also if pk not in known]), query_vector
+        )
+        sample = similarities(recent[:BASELINE_SAMPLE], query_vector)
+    else:
+        known = similarities(recent, query_vector)  # newest first, as the sample is taken
+        ranked = sorted(known.items(), key=lambda item: (-item[1], item[0]))
+        neighbours, others = ranked[:depth], {pk: known[pk] for pk in also if pk in known}
+        sample = dict(list(known.items())[:BASELINE_SAMPLE])
+    similarity = {pk: value for pk, value in (*neighbours, *others.items()) if value > floor}
+    return VectorSide(
+        neighbours=[(pk, value) for pk, value in neighbours if value > floor],
+        similarity=similarity,
+        baseline=Baseline.of({pk: value for pk, value in sample.items() if pk not in leave_out}),
+    )
