@@ -56,6 +56,7 @@ def test_switching_models_marks_every_vector_stale(agent, make, settings):
         "working": (1, 1),
         "skill": (1, 1),
         "task": (0, 0),
+        "file": (0, 0),
     }
     assert statuses["memory"].model_name == "fake/another-model"
     assert reembed_sweep()["memory"].stored == 1
