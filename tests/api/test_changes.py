@@ -193,7 +193,7 @@ def test_a_read_only_token_reads_the_feed(read_only_api, agent, make):
     "query",
     [
         "?after=not-a-cursor",
-        "?after=ZmVlZDotMQ",  # "feed:-1"
+        "?after=c-1",
         "?limit=0",
         "?limit=501",
         "?wait=31",

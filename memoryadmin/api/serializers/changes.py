@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from memoryadmin.api.serializers.inputs import QueryParameters, optional_text
 from stores.editing import Status
-from stores.selectors.changes import MAX_PAGE, NOW, PREVIEW_CHARS
+from stores.selectors.changes import CURSOR_PATTERN, MAX_PAGE, NOW, PREVIEW_CHARS
 from stores.surfaces import SURFACES
 
 INCLUDE_DECAY = "decay"
@@ -20,6 +21,7 @@ class ChangeQuery(QueryParameters):
         required=False,
         allow_blank=True,
         max_length=64,
+        validators=[RegexValidator(CURSOR_PATTERN, "Not a cursor of this feed, nor 'now'.")],
         help_text="The `next` of your last page (or any item's `cursor`): the changes after "
         f"it. '{NOW}' starts at the end (only what is committed from now on). Leave it out "
         "to read the feed from its start. Cursors stay valid across restarts.",

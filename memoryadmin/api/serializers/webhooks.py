@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
@@ -18,6 +19,7 @@ EVENTS_HELP = (
 class WebhookInput(serializers.Serializer):
     url = serializers.CharField(
         max_length=MAX_URL,
+        validators=[RegexValidator(r"^https?://[^/?#\s]+", "Give an http or https URL.")],
         help_text="http or https; it must resolve to a public address.",
     )
     events = serializers.ListField(
@@ -37,7 +39,8 @@ class WebhookInput(serializers.Serializer):
 
 class WebhookChange(serializers.Serializer):
     enabled = serializers.BooleanField(
-        help_text="false switches it off; true switches it on again, resuming where it stopped."
+        required=False,
+        help_text="false switches it off; true switches it on again, resuming where it stopped.",
     )
 
 

@@ -129,6 +129,9 @@ class WebhookViewSet(AgentViewSet):
     )
     def partial_update(self, request: Request, pk: str) -> Response:
         values = self.parse(WebhookChange)
+        if "enabled" not in values:
+            # Nothing to change: the webhook as it is.
+            return self.retrieve(request, pk)
         return self.render(
             webhook_set_enabled(
                 actor=self.caller.actor,
