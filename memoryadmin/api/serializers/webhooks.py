@@ -6,9 +6,19 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
+from memoryadmin.api.serializers.inputs import StrictText
 from stores.editing import Status
 from stores.models import Webhook, WebhookDelivery
-from stores.services.webhooks import MAX_EVENTS, MAX_NAME, MAX_URL
+from stores.services.webhooks import EVENT_STATUSES, MAX_EVENTS, MAX_NAME, MAX_URL
+from stores.surfaces import SURFACES
+
+# The events a webhook may hear, as `clean_events` takes them: *, or <surface>.<status>.
+_ANY = r"\*"
+EVENT_PATTERN = "^({any}|({surfaces})\\.({statuses}))$".format(
+    any=_ANY,
+    surfaces="|".join([*SURFACES, _ANY]),
+    statuses="|".join([*EVENT_STATUSES, _ANY]),
+)
 
 EVENTS_HELP = (
     "Which changes go out: '*' (all), or '<surface>.<status>' patterns where either part may "
@@ -23,7 +33,10 @@ class WebhookInput(serializers.Serializer):
         help_text="http or https; it must resolve to a public address.",
     )
     events = serializers.ListField(
-        child=serializers.CharField(max_length=40),
+        child=serializers.CharField(
+            max_length=40,
+            validators=[RegexValidator(EVENT_PATTERN, "Not an event pattern (see events).")],
+        ),
         max_length=MAX_EVENTS,
         required=False,
         help_text=EVENTS_HELP,
@@ -34,7 +47,7 @@ class WebhookInput(serializers.Serializer):
         help_text="standard: signed JSON per the Standard Webhooks specification (the "
         "answer carries the secret, once). discord: a Discord webhook URL, one embed per change.",
     )
-    name = serializers.CharField(max_length=MAX_NAME, required=False, allow_blank=True)
+    name = StrictText(max_length=MAX_NAME, required=False, allow_blank=True)
 
 
 class WebhookChange(serializers.Serializer):
