@@ -12,6 +12,13 @@ from stores.models import Webhook, WebhookDelivery
 from stores.services.webhooks import EVENT_STATUSES, MAX_EVENTS, MAX_NAME, MAX_URL
 from stores.surfaces import SURFACES
 
+# An http(s) URL with a host name or IPv4 address and a port that exists.
+URL_PATTERN = (
+    r"^https?://[^/?#\s\[\]:@]+"
+    r"(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
+    r"([/?#]\S*)?$"
+)
+
 # The events a webhook may hear, as `clean_events` takes them: *, or <surface>.<status>.
 _ANY = r"\*"
 EVENT_PATTERN = "^({any}|({surfaces})\\.({statuses}))$".format(
@@ -29,7 +36,7 @@ EVENTS_HELP = (
 class WebhookInput(serializers.Serializer):
     url = serializers.CharField(
         max_length=MAX_URL,
-        validators=[RegexValidator(r"^https?://[^/?#\s]+", "Give an http or https URL.")],
+        validators=[RegexValidator(URL_PATTERN, "Give an http or https URL.")],
         help_text="http or https; it must resolve to a public address.",
     )
     events = serializers.ListField(
