@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from argparse import ArgumentParser
-from typing import Any
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any, ClassVar
 
 from django.core.management.base import BaseCommand, CommandError
 
@@ -14,7 +16,7 @@ from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, stale_records
 from stores.services import Actor, agent_get_or_create
 from stores.services.embeddings import reembed_sweep
-from stores.services.importing import ImportReport
+from stores.services.importing import ImportReport, import_records
 
 
 def find_agent(name: str) -> Agent:
@@ -90,3 +92,30 @@ class ImportCommand(BaseCommand):
                 continue
             with progress_bar(console, "embedding") as bar:
                 reembed_sweep(surfaces=[surface_key], agent=agent, progress=bar.report)
+
+
+class DirectoryImportCommand(ImportCommand):
+    """An import of one directory into an agent: its format says how to count and read it."""
+
+    count_files: ClassVar[Callable[[Path], int]]
+    read_files: ClassVar[Callable[..., Iterable[Any]]]
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("directory", type=Path)
+        parser.add_argument("--agent", required=True, help="Agent name (slug).")
+        self.add_import_arguments(parser)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        root: Path = options["directory"]
+        if not root.is_dir():
+            raise CommandError(f"{root} is not a directory.")
+        agent = target_agent(options["agent"], dry_run=options["dry_run"])
+        total = self.count_files(root)
+        with progress_bar(console_for(self.stderr), "importing files", total=total) as bar:
+            report = import_records(
+                agent=agent,
+                items=self.read_files(root, on_file=bar.advance),
+                actor=self.actor(options),
+                dry_run=options["dry_run"],
+            )
+        self.finish(agent, report, options)
