@@ -703,7 +703,7 @@ def _preview(b: Bench, user: str, lines: int) -> Reply:
     return b.ui(
         user,
         "POST",
-        f"/a/nearmiss/memory/{record_id}/ops/record_edit/preview/",
+        f"/a/nearmiss/memory/{record_id}/ops/edit/preview/",
         data={
             "old_string": near_miss_phrase(lines),
             "new_string": "replaced",
