@@ -22,7 +22,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 # found by the list-append checker at full size). Django's advice: no persistent
 # connections under ASGI; MEMORYADMIN_DATABASE_POOL=true reuses them through a pool.
 os.environ.setdefault("MEMORYADMIN_CONN_MAX_AGE", "0")
-MCP_PATHS = ("/mcp", "/mcp/")
 
 
 def build_application() -> Starlette:
@@ -35,7 +34,7 @@ def build_application() -> Starlette:
         django_application = ASGIStaticFilesHandler(django_application)
 
     # Imported once get_asgi_application has set Django up: it reaches the models.
-    from memoryadmin.mcp.http import McpHttpDoor
+    from memoryadmin.mcp.http import MCP_PATHS, McpHttpDoor
 
     door = McpHttpDoor()
     return Starlette(
