@@ -286,11 +286,15 @@ MEMORYADMIN["DECAY"] = {
 }
 MEMORYADMIN["EXPIRY_BATCH_SIZE"] = int(env("EXPIRY_BATCH_SIZE", "500") or 500)
 MEMORYADMIN["REEMBED_BATCH_SIZE"] = int(env("REEMBED_BATCH_SIZE", "64") or 64)
-# How a write's new text gets its vector: "task" enqueues a Celery task after commit (run
-# in-process, inside the request, when there is no broker); "thread" embeds in a background
-# thread of the writing process, so no answer waits for the model. bin/serve sets "thread"
-# on the embedded default; the periodic sweep embeds whatever a stopped process left stale.
-MEMORYADMIN["REEMBED_AFTER_WRITE"] = env("REEMBED_AFTER_WRITE", "task") or "task"
+# How a write's new text gets its vector, after commit: "task" sends a Celery task to the
+# broker (from a background thread, off the request); "thread" embeds in a background thread
+# of the writing process. Either way no answer waits for the model. Without a broker the
+# default is "thread", for the server, the shell and commands alike ("task" there would run
+# the model inside the write, eagerly: the tests ask for that); the periodic sweep embeds
+# whatever a stopped process left stale.
+MEMORYADMIN["REEMBED_AFTER_WRITE"] = env(
+    "REEMBED_AFTER_WRITE", "task" if CELERY_BROKER_URL else "thread"
+)
 if MEMORYADMIN["REEMBED_AFTER_WRITE"] not in ("task", "thread"):
     raise ImproperlyConfigured("MEMORYADMIN_REEMBED_AFTER_WRITE must be 'task' or 'thread'.")
 MEMORYADMIN["SEARCH"] = {
@@ -431,7 +435,8 @@ _cache_url = env("CACHE_URL") or (
 if _cache_url:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Django's own, with its Redis client kept (memoryadmin/ops/cache.py).
+            "BACKEND": "memoryadmin.ops.cache.ReusedClientRedisCache",
             "LOCATION": _cache_url,
             "KEY_PREFIX": "memoryadmin",
         }
