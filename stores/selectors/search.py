@@ -29,10 +29,10 @@ import numpy as np
 from django.conf import settings
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
 from django.db import connection, transaction
-from django.db.models import F, Func, QuerySet
+from django.db.models import Func, QuerySet
 from pgvector.django import CosineDistance
 
-from stores.dbops import MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
+from stores.dbops import MEMORY_SEARCH_DOCUMENT, MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
 from stores.embeddings import EmbeddingError, EmbeddingUnavailable, get_backend
 from stores.errors import Invalid
 from stores.models import Agent, Memory
@@ -94,9 +94,11 @@ class SimilarMemory:
 
 
 class MemoryDocument(Func):
-    """The memory's text-search document, written exactly as the GIN index expression."""
+    """The memory's text-search document: its stored column, which the GIN index covers
+    (`to_tsvector('english', content)`, kept by a trigger: stores/dbops.py)."""
 
-    template = f"to_tsvector('{MEMORY_TEXT_SEARCH_CONFIG}'::regconfig, %(expressions)s)"
+    template = f'"{Memory._meta.db_table}"."{MEMORY_SEARCH_DOCUMENT}"'
+    arity = 0
     output_field = SearchVectorField()
 
 
@@ -239,7 +241,7 @@ def _postgres_lexical(
     text_query = SearchQuery(
         " OR ".join(words), config=MEMORY_TEXT_SEARCH_CONFIG, search_type="websearch"
     )
-    document = MemoryDocument(F("content"))
+    document = MemoryDocument()
     rows = (
         memories.annotate(document=document)
         .filter(document=text_query)
