@@ -125,6 +125,19 @@ def memory_substring_indexes() -> list[PostgresOnlySQL]:
     return operations
 
 
+def memory_fresh_statistics() -> PostgresOnlySQL:
+    """Statistics on how many memories have the vector of their text, for the planner.
+
+    Without them PostgreSQL guesses 0.5% for any comparison of two columns, so the vector
+    side of recall looked like a few hundred rows to sort exactly; it read every vector of
+    the agent instead of asking the HNSW index (stores.selectors.embeddings.fresh_filter).
+    """
+    return PostgresOnlySQL(
+        "CREATE STATISTICS memory_fresh ON ((embedding_hash = text_hash)) FROM stores_memory",
+        "DROP STATISTICS IF EXISTS memory_fresh",
+    )
+
+
 # SQLite: an FTS5 index over memory content, kept in step by triggers. It is (re)made after
 # every migrate rather than in one migration, because Django rebuilds a SQLite table to
 # alter it, and dropping the old table drops its triggers with it.

@@ -21,4 +21,5 @@ class Migration(migrations.Migration):
         ),
         *stores.dbops.memory_search_document(),
         *stores.dbops.memory_substring_indexes(),
+        stores.dbops.memory_fresh_statistics(),
     ]

@@ -406,6 +406,9 @@ def _match_existing(
     records = spec.model.objects.filter(agent=agent)
     if spec.select_related:
         records = records.select_related(*spec.select_related)
+    if spec.embedded:
+        # Never compared (NOT_SYNCED): 384 floats a record parsed for nothing.
+        records = records.defer("embedding")
     by_alias = {r.alias: r for r in records.filter(alias__in=[e.ref for e in entries])}
     matches: dict[str, VersionedRecord] = {}
     by_id: dict[int, VersionedRecord] = {}

@@ -14,6 +14,7 @@ from pgvector.django import CosineDistance
 
 from memoryadmin.web.selectors import memory_categories, record_list
 from memoryadmin.web.surfaces import surface_ui
+from stores.embeddings.fake import FakeBackend
 from stores.models import Memory
 from stores.selectors.embeddings import fresh_filter
 from stores.selectors.filters import MemoryFilters, filtered_memories
@@ -124,3 +125,18 @@ _captured: list[str] = []
 def _capture(execute, sql, params, many, context):
     _captured.append(sql)
     return execute(sql, params, many, context)
+
+
+def test_the_planner_knows_how_many_vectors_are_fresh(postgres_only, agent):
+    seed(agent, 5000)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE stores_memory SET embedding = array_fill(0.1, ARRAY[384])::vector, "
+            "embedding_hash = text_hash, embedding_model = %s",
+            [FakeBackend.model_name],
+        )
+        cursor.execute("ANALYZE stores_memory")
+    plan = Memory.objects.filter(fresh_filter(FakeBackend.model_name)).explain()
+    estimated = int(plan.split("rows=", 1)[1].split()[0])
+    # It guessed 25 (0.5%) and so sorted an agent's vectors exactly instead of asking HNSW.
+    assert estimated > 4000, plan
