@@ -739,8 +739,9 @@ def table(results: dict, keys: dict) -> str:
             f"p95 {d['list']['p95']:.1f} / {d['search']['p95']:.1f} / {d['detail']['p95']:.1f}; "
             f"list at page 500: {d['list, page 500']['p50']:.1f}",
             "≤ 50 / 150 / 30 ms",
-            verdict(
-                d["list"]["p50"] <= 50 and d["search"]["p50"] <= 150 and d["detail"]["p50"] <= 30
+            " / ".join(
+                verdict(d[page]["p50"] <= limit)
+                for page, limit in (("list", 50), ("search", 150), ("detail", 30))
             ),
         ),
         (
@@ -749,7 +750,8 @@ def table(results: dict, keys: dict) -> str:
             "last answer",
             f"the fake model: {e['fake']['p50']:.2f} ms",
             "≤ 1.5x; fresh within 5 s",
-            f"{e['ratio']:.2f}x: " + verdict(e["ratio"] <= 1.5 and e["local_fresh_s"] <= 5),
+            f"{e['ratio']:.2f}x: {verdict(e['ratio'] <= 1.5)}; fresh in "
+            f"{e['local_fresh_s']:.1f} s: {verdict(e['local_fresh_s'] <= 5)}",
         ),
         (
             f"hybrid search at {options['recall_rows']:,}, p50 / p95",
@@ -789,11 +791,9 @@ def table(results: dict, keys: dict) -> str:
             f"no-op re-import {h['re-import']['per_s']:,.0f}/s, "
             f"{h['re-import']['peak_mib']:.0f} MiB",
             "≥ 2,000/s, ≤ 300 MiB; re-import ≥ 10,000/s",
-            verdict(
-                h["import"]["per_s"] >= 2000
-                and h["import"]["peak_mib"] <= 300
-                and h["re-import"]["per_s"] >= 10000
-            ),
+            f"rate {verdict(h['import']['per_s'] >= 2000)}, memory "
+            f"{verdict(h['import']['peak_mib'] <= 300)}, re-import "
+            f"{verdict(h['re-import']['per_s'] >= 10000)}",
         )
     )
     lines = ["| measure | this run | floor / peer in the same run | target | verdict |"]
