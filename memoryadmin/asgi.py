@@ -8,12 +8,14 @@ door is stateless, so any worker answers any request.
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 from django.conf import settings
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
 from django.core.asgi import get_asgi_application
 from starlette.applications import Starlette
-from starlette.routing import Mount, Route
+from starlette.routing import Route
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 # Django's ASGI handler runs each request's sync code in a thread of its own and keeps
@@ -22,6 +24,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 # found by the list-append checker at full size). Django's advice: no persistent
 # connections under ASGI; MEMORYADMIN_DATABASE_POOL=true reuses them through a pool.
 os.environ.setdefault("MEMORYADMIN_CONN_MAX_AGE", "0")
+# The change feed, whose long polls wait here rather than in a Django view (api/longpoll.py).
+CHANGES_PATH = "/api/v1/changes/"
 
 
 def build_application() -> Starlette:
@@ -34,16 +38,31 @@ def build_application() -> Starlette:
         django_application = ASGIStaticFilesHandler(django_application)
 
     # Imported once get_asgi_application has set Django up: it reaches the models.
+    from memoryadmin.api.longpoll import LongPoll
+    from memoryadmin.doors.changes import close_listener
     from memoryadmin.mcp.http import MCP_PATHS, McpHttpDoor
 
     door = McpHttpDoor()
-    return Starlette(
+
+    @asynccontextmanager
+    async def lifespan(_app: Starlette) -> AsyncIterator[None]:
+        async with door.lifespan():
+            try:
+                yield
+            finally:
+                await close_listener()
+
+    application = Starlette(
         routes=[
             *(Route(path, door) for path in MCP_PATHS),
-            Mount("/", app=django_application),
+            Route(CHANGES_PATH, LongPoll(django_application)),
         ],
-        lifespan=lambda _app: door.lifespan(),
+        lifespan=lifespan,
     )
+    # Everything else is Django's, whatever the path holds: a mount's pattern would not
+    # match a path with a newline in it, and answer Starlette's own plain-text 404.
+    application.router.default = django_application
+    return application
 
 
 application = build_application()

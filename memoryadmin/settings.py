@@ -164,13 +164,18 @@ LOGOUT_REDIRECT_URL = "login"
 # Background work: with no broker, tasks run in-process (the embedded default).
 CELERY_BROKER_URL = env("BROKER_URL")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+if CELERY_TASK_ALWAYS_EAGER:
+    # An eager task never reaches a broker, but Celery still opens a producer to learn the
+    # serializer; with no broker named, kombu logged "No hostname was supplied" at every
+    # write. The in-memory transport, named with a host, is never used and logs nothing.
+    CELERY_BROKER_URL = "memory://localhost/"
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_TIME_LIMIT = 300
 CELERY_TASK_SOFT_TIME_LIMIT = 240
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
-CELERY_RESULT_BACKEND = env("RESULT_BACKEND", CELERY_BROKER_URL)
+CELERY_RESULT_BACKEND = env("RESULT_BACKEND", env("BROKER_URL"))
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 
 MEMORYADMIN = {
@@ -185,6 +190,7 @@ MEMORYADMIN = {
         "skill": int(env("MAX_SKILL_LENGTH", "500000") or 500000),
         "task": int(env("MAX_TASK_LENGTH", "50000") or 50000),
         "rules": int(env("MAX_RULES_LENGTH", "500000") or 500000),
+        "file": int(env("MAX_FILE_LENGTH", "500000") or 500000),
     },
 }
 
@@ -208,7 +214,7 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_CLASSES": ["memoryadmin.api.throttling.CallerRateThrottle"],
     "DEFAULT_RENDERER_CLASSES": [
         "rest_framework.renderers.JSONRenderer",
-        "rest_framework.renderers.BrowsableAPIRenderer",
+        "memoryadmin.api.renderers.BrowsableAPIRenderer",
     ],
     # JSON only: nested edits and typed fields do not survive form encoding. Bounded in
     # depth (MAX_JSON_DEPTH): a body nested ~1,000 deep was a RecursionError and a 500.
@@ -293,7 +299,7 @@ MEMORYADMIN["REEMBED_BATCH_SIZE"] = int(env("REEMBED_BATCH_SIZE", "64") or 64)
 # the model inside the write, eagerly: the tests ask for that); the periodic sweep embeds
 # whatever a stopped process left stale.
 MEMORYADMIN["REEMBED_AFTER_WRITE"] = env(
-    "REEMBED_AFTER_WRITE", "task" if CELERY_BROKER_URL else "thread"
+    "REEMBED_AFTER_WRITE", "thread" if CELERY_TASK_ALWAYS_EAGER else "task"
 )
 if MEMORYADMIN["REEMBED_AFTER_WRITE"] not in ("task", "thread"):
     raise ImproperlyConfigured("MEMORYADMIN_REEMBED_AFTER_WRITE must be 'task' or 'thread'.")
@@ -408,6 +414,7 @@ LOGGING = {
     "disable_existing_loggers": False,
     "filters": {
         "request_id": {"()": "memoryadmin.ops.logs.RequestIdFilter"},
+        "client_errors": {"()": "memoryadmin.ops.logs.ClientErrorFilter"},
     },
     "formatters": {
         "json": {
@@ -424,7 +431,12 @@ LOGGING = {
         }
     },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {
+        "django.db.backends": {"level": "INFO"},
+        # A 4xx is an answer (no_match, conflict, not_found are what agents act on), already
+        # logged with its status by memoryadmin.requests; django.request called each a warning.
+        "django.request": {"filters": ["client_errors"]},
+    },
 }
 
 # --- Shared cache (issue 8) ---
@@ -449,6 +461,8 @@ if _cache_url:
 SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "drf_spectacular.hooks.postprocess_schema_enums",
     "memoryadmin.api.schema.add_record_links",
+    "memoryadmin.api.schema.tool_call_paths",
+    "memoryadmin.api.schema.require_constrained_bodies",
 ]
 
 # --- PostgreSQL connection pool (issue 8), opt-in ---
@@ -512,3 +526,44 @@ MEMORYADMIN["MAX_JSON_DEPTH"] = int(env("MAX_JSON_DEPTH", "32") or 32)
 # this many characters as compact JSON, whichever door (API, shell, importer) writes it.
 MEMORYADMIN["MAX_METADATA_DEPTH"] = int(env("MAX_METADATA_DEPTH", "20") or 20)
 MEMORYADMIN["MAX_METADATA_SIZE"] = int(env("MAX_METADATA_SIZE", "65536") or 65536)
+
+# --- Change feed (issue 16) -------------------------------------------------------------------
+MEMORYADMIN["CHANGES"] = {
+    # Longest long poll (GET /api/v1/changes/?wait=): a client asks again after it.
+    "MAX_WAIT": 30,
+    # On SQLite (no LISTEN/NOTIFY) a waiting request re-reads its agent's head this often; on
+    # PostgreSQL only while the LISTEN connection is being re-established.
+    "POLL_INTERVAL": float(env("CHANGES_POLL_INTERVAL", "0.5") or 0.5),
+}
+
+# --- Webhooks (issue 16) ------------------------------------------------------------------------
+MEMORYADMIN["WEBHOOKS"] = {
+    # How deliveries leave after a write commits: "task" enqueues a Celery task; "thread"
+    # sends from a background thread of the writing process (the default without a broker,
+    # where a Celery task would run inside the request).
+    # (CELERY_BROKER_URL names the unused in-memory transport when there is no broker.)
+    "DELIVERY": env("WEBHOOK_DELIVERY", "thread" if CELERY_TASK_ALWAYS_EAGER else "task")
+    or "thread",
+    # Seconds to connect and for each read of one delivery.
+    "TIMEOUT": float(env("WEBHOOK_TIMEOUT", "10") or 10),
+    # Tries of one change (network errors, 5xx, 408, 429) before it is given up on; the wait
+    # after try n is BACKOFF_SECONDS * 2**(n-1), at most MAX_BACKOFF_SECONDS.
+    "MAX_ATTEMPTS": int(env("WEBHOOK_MAX_ATTEMPTS", "8") or 8),
+    "BACKOFF_SECONDS": float(env("WEBHOOK_BACKOFF_SECONDS", "10") or 10),
+    "MAX_BACKOFF_SECONDS": float(env("WEBHOOK_MAX_BACKOFF_SECONDS", "3600") or 3600),
+    # A webhook is disabled after this many changes in a row were given up on.
+    "MAX_FAILURES": int(env("WEBHOOK_MAX_FAILURES", "5") or 5),
+    # Loopback, private and link-local addresses are refused unless this is set (tests, or a
+    # receiver on the same private network, on purpose).
+    "ALLOW_PRIVATE": env_bool("WEBHOOK_ALLOW_PRIVATE", False),
+    # Attempts kept in each webhook's delivery log.
+    "LOG_KEEP": int(env("WEBHOOK_LOG_KEEP", "500") or 500),
+}
+if MEMORYADMIN["WEBHOOKS"]["DELIVERY"] not in ("task", "thread"):
+    raise ImproperlyConfigured("MEMORYADMIN_WEBHOOK_DELIVERY must be 'task' or 'thread'.")
+# What a write's commit did not get out (a stopped worker or process, a lost retry) goes out
+# at the next sweep.
+CELERY_BEAT_SCHEDULE["deliver-webhooks"] = {
+    "task": "stores.tasks.sweep_webhooks",
+    "schedule": float(env("WEBHOOK_SWEEP_INTERVAL", "60") or 60),
+}

@@ -24,6 +24,7 @@ from stores.models import (
     Channel,
     DecayPass,
     Memory,
+    MemoryFile,
     Revision,
     RulesDocument,
     ScheduledTask,
@@ -225,6 +226,14 @@ class ScheduledTaskAdmin(SurfaceAdmin):
 @admin.register(RulesDocument)
 class RulesDocumentAdmin(SurfaceAdmin):
     list_display = ["id", "agent", "version", "updated_at"]
+
+
+@admin.register(MemoryFile)
+class MemoryFileAdmin(SurfaceAdmin):
+    list_display = ["id", "agent", "path", "version", "updated_at"]
+    list_filter = ["agent"]
+    search_fields = ["path", "content"]
+    exclude = ["embedding"]
 
 
 @admin.register(Revision)

@@ -10,12 +10,13 @@ class StoresConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        post_migrate.connect(_ensure_fulltext, sender=self)
+        post_migrate.connect(_ensure_triggers, sender=self)
 
 
-def _ensure_fulltext(sender, using: str = "default", **kwargs) -> None:
+def _ensure_triggers(sender, using: str = "default", **kwargs) -> None:
     from django.db import connections
 
-    from stores.dbops import ensure_sqlite_memory_fulltext
+    from stores.dbops import ensure_sqlite_feed_trigger, ensure_sqlite_memory_fulltext
 
     ensure_sqlite_memory_fulltext(connections[using])
+    ensure_sqlite_feed_trigger(connections[using])

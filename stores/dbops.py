@@ -211,3 +211,125 @@ def memory_room_for_in_place_updates() -> PostgresOnlySQL:
         "ALTER TABLE stores_memory SET (fillfactor = 50)",
         "ALTER TABLE stores_memory RESET (fillfactor)",
     )
+
+
+# --- The change feed: a position taken when the write commits ---------------------------
+#
+# A revision's id is taken when it is inserted, and transactions commit in any order, so a
+# feed read by revision id could hand out id 11 while 10 was still uncommitted, and then
+# never hand out 10. The feed's rows (stores_change) are added instead by the database as
+# the write commits:
+# - PostgreSQL: a deferred constraint trigger fires at commit, takes a per-agent advisory
+#   lock (held until the commit is visible) and inserts the transaction's changes for that
+#   agent. Two commits of one agent take their ids one after the other, in commit order; the
+#   NOTIFY it sends is delivered only if the transaction commits. Each revision carries the
+#   id of the transaction that wrote it (`txid`, a column of the database only), so the
+#   trigger finds its transaction's rows through an index whatever wrote them (the engine,
+#   the importer's batches, restores).
+# - SQLite: one writer at a time (immediate transactions), so the order of insertion is the
+#   order of commit; a plain trigger adds the row. Like the full-text triggers it is made
+#   again after every migrate, as rebuilding a SQLite table drops its triggers.
+CHANGES_CHANNEL = "memoryadmin_changes"
+# The first key of the feed's advisory locks ('mafd'), so they never collide with other
+# advisory locks of the database; the second is derived from the agent id.
+FEED_LOCK_CLASS = 0x6D616664
+FEED_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, mod(%s::bigint, 2147483647)::int)"
+
+_POSTGRES_FEED_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION stores_feed_commit() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    tx bigint := pg_current_xact_id()::text::bigint;
+    feed_agent bigint;
+    upto bigint := 0;
+BEGIN
+    -- The first of the transaction's deferred triggers to fire does every row of it; the
+    -- others only check that they were covered (a row inserted after SET CONSTRAINTS ALL
+    -- IMMEDIATE fired the first ones is not, and is added by its own).
+    IF current_setting('memoryadmin.feed_tx', true) = tx::text THEN
+        IF NEW.id <= current_setting('memoryadmin.feed_upto')::bigint THEN
+            RETURN NULL;
+        END IF;
+    END IF;
+    -- Agents in id order: two transactions writing for the same agents lock them alike.
+    FOR feed_agent IN
+        SELECT DISTINCT r.agent_id FROM stores_revision r WHERE r.txid = tx ORDER BY 1
+    LOOP
+        PERFORM pg_advisory_xact_lock({FEED_LOCK_CLASS}, mod(feed_agent, 2147483647)::int);
+        INSERT INTO stores_change (agent_id, revision_id, kind, memories)
+        SELECT r.agent_id, r.id, 'write', 0
+        FROM stores_revision r
+        WHERE r.txid = tx AND r.agent_id = feed_agent
+          AND NOT EXISTS (SELECT 1 FROM stores_change c WHERE c.revision_id = r.id)
+        ORDER BY r.id;
+        PERFORM pg_notify('{CHANGES_CHANNEL}', feed_agent::text);
+    END LOOP;
+    SELECT coalesce(max(r.id), 0) INTO upto FROM stores_revision r WHERE r.txid = tx;
+    PERFORM set_config('memoryadmin.feed_tx', tx::text, true);
+    PERFORM set_config('memoryadmin.feed_upto', upto::text, true);
+    RETURN NULL;
+END
+$$;
+"""
+
+
+def postgres_feed_trigger() -> PostgresOnlySQL:
+    """The transaction id column of revisions, its index, and the commit trigger."""
+    return PostgresOnlySQL(
+        # 0 for the revisions written before the feed existed (they were backfilled in id
+        # order); every later insert takes its own transaction's id.
+        "ALTER TABLE stores_revision ADD COLUMN txid bigint NOT NULL DEFAULT 0;"
+        "ALTER TABLE stores_revision ALTER COLUMN txid "
+        "SET DEFAULT (pg_current_xact_id()::text::bigint);"
+        "CREATE INDEX stores_revision_txid ON stores_revision (txid, agent_id, id);"
+        + _POSTGRES_FEED_FUNCTION
+        + "CREATE CONSTRAINT TRIGGER stores_revision_feed AFTER INSERT ON stores_revision "
+        "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION stores_feed_commit();",
+        "DROP TRIGGER IF EXISTS stores_revision_feed ON stores_revision;"
+        "DROP FUNCTION IF EXISTS stores_feed_commit();"
+        "DROP INDEX IF EXISTS stores_revision_txid;"
+        "ALTER TABLE stores_revision DROP COLUMN IF EXISTS txid;",
+    )
+
+
+SQLITE_FEED_TRIGGER = "stores_revision_feed"
+_SQLITE_FEED_TRIGGER_BODY = (
+    "AFTER INSERT ON stores_revision BEGIN "
+    "INSERT INTO stores_change (agent_id, revision_id, kind, memories) "
+    "VALUES (new.agent_id, new.id, 'write', 0); END"
+)
+
+
+def ensure_sqlite_feed_trigger(connection) -> bool:
+    """Create the SQLite trigger that adds a revision's feed row, if missing."""
+    if connection.vendor != "sqlite":
+        return False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' "
+            "AND name IN ('stores_revision', 'stores_change')"
+        )
+        if len(cursor.fetchall()) < 2:
+            return False
+        cursor.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'trigger' AND name = %s",
+            [SQLITE_FEED_TRIGGER],
+        )
+        if cursor.fetchone() is not None:
+            return False
+        cursor.execute(f"CREATE TRIGGER {SQLITE_FEED_TRIGGER} {_SQLITE_FEED_TRIGGER_BODY}")
+    return True
+
+
+def lock_feed(connection, agent_ids: list[int]) -> None:
+    """Take the feed's commit locks of `agent_ids` (PostgreSQL), in the trigger's order.
+
+    For change rows Python writes (a decay pass's): inserted while the locks are held to the
+    commit, their ids fall among each agent's commits as the trigger's rows do; the agents'
+    listeners are notified when the transaction commits.
+    """
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        for agent_id in sorted(set(agent_ids)):
+            cursor.execute(FEED_LOCK_SQL, [FEED_LOCK_CLASS, agent_id])
+            cursor.execute("SELECT pg_notify(%s, %s)", [CHANGES_CHANNEL, str(agent_id)])

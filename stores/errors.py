@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from stores.editing import Status
+from stores.editing import Status, TextEditError
 
 
 class ApplicationError(Exception):
@@ -14,6 +14,14 @@ class ApplicationError(Exception):
         super().__init__(message)
         self.message = message
         self.details = details
+
+
+def refusal_of(error: TextEditError) -> ApplicationError:
+    """The text engine's refusal as a service's, its status word kept (for reads, which
+    raise rather than answer a WriteResult)."""
+    refused = ApplicationError(error.message, **error.details)
+    refused.status = error.status
+    return refused
 
 
 class NotFound(ApplicationError):

@@ -22,6 +22,7 @@ from typing import Any
 from stores.models import (
     EmbeddedRecord,
     Memory,
+    MemoryFile,
     RulesDocument,
     ScheduledTask,
     Skill,
@@ -50,8 +51,9 @@ class SurfaceSpec:
     revertable_fields: tuple[str, ...]
     # Everything needed to bring a forgotten record back.
     state_fields: tuple[str, ...]
-    # Fields a create may set (the text fields among them).
+    # Fields a create may set (the text fields among them), and those it must.
     create_fields: tuple[str, ...]
+    create_required: tuple[str, ...]
     # Fields a full read returns after id, alias, version, created_at and updated_at, in order.
     # A relation reads as its id, except a subject, which reads as the subject's own data.
     read_fields: tuple[str, ...]
@@ -145,6 +147,7 @@ MEMORY = SurfaceSpec(
         "subject",
         "alias",
     ),
+    create_required=("content",),
     read_fields=(
         "bank",
         "subject",
@@ -174,7 +177,7 @@ MEMORY = SurfaceSpec(
         Column("importance", "Importance"),
     ),
     api_path="memories",
-    tool_hint="memory (long-term)",
+    tool_hint="memory (long-term memories, in the stores working (editable), episodic or fact)",
     limit_key="memory",
     store_policy=True,
     select_related=("subject",),
@@ -187,6 +190,7 @@ WORKING = SurfaceSpec(
     revertable_fields=("category", "tags"),
     state_fields=(*_VERSIONED, "namespace", "key", "stored_at", "expires_at", "category", "tags"),
     create_fields=("namespace", "key", "value", "expires_at", "ttl", "category", "tags", "alias"),
+    create_required=("key", "value"),
     read_fields=("namespace", "key", "value", "stored_at", "expires_at", "category", "tags"),
     natural_key=("namespace", "key"),
     label="Working-memory entry",
@@ -210,6 +214,7 @@ SKILL = SurfaceSpec(
     revertable_fields=("name",),
     state_fields=(*_VERSIONED, "name", "summary"),
     create_fields=("name", "summary", "content", "alias"),
+    create_required=("name",),
     read_fields=("name", "summary", "content"),
     natural_key=("name",),
     label="Skill",
@@ -227,6 +232,7 @@ TASK = SurfaceSpec(
     revertable_fields=("name", "schedule", "enabled"),
     state_fields=(*_VERSIONED, "name", "schedule", "enabled", "last_run_at"),
     create_fields=("name", "schedule", "directive", "enabled", "alias"),
+    create_required=("name", "schedule", "directive"),
     read_fields=("name", "schedule", "directive", "enabled", "last_run_at"),
     natural_key=("name",),
     label="Scheduled task",
@@ -249,6 +255,7 @@ RULES = SurfaceSpec(
     revertable_fields=(),
     state_fields=_VERSIONED,
     create_fields=("content", "alias"),
+    create_required=(),
     read_fields=("content",),
     natural_key=(),
     label="Rules",
@@ -258,9 +265,27 @@ RULES = SurfaceSpec(
     tool_hint="rules (the rules document)",
     limit_key="rules",
 )
+FILE = SurfaceSpec(
+    key="file",
+    model=MemoryFile,
+    text_fields=("content",),
+    updatable_fields=("path",),
+    revertable_fields=("path",),
+    state_fields=(*_VERSIONED, "path"),
+    create_fields=("path", "content", "alias"),
+    create_required=("path",),
+    read_fields=("path", "content"),
+    natural_key=("path",),
+    label="Memory file",
+    plural="Memory files",
+    columns=(Column("path", "Path"), Column("content", "Content")),
+    api_path="files",
+    tool_hint="file (memory files, each named by its path under /memories)",
+    limit_key="file",
+)
 
 SURFACES: dict[str, SurfaceSpec] = {
-    spec.key: spec for spec in (MEMORY, WORKING, SKILL, TASK, RULES)
+    spec.key: spec for spec in (MEMORY, WORKING, SKILL, TASK, RULES, FILE)
 }
 
 

@@ -11,14 +11,17 @@ import atexit
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 
 from celery import shared_task
 from django.conf import settings
 from django.db import connection
+from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
-from stores.services import decay, embeddings, expiry
+from stores.selectors.webhooks import enabled_webhook_ids
+from stores.services import decay, embeddings, expiry, webhooks
 
 logger = logging.getLogger("memoryadmin.tasks")
 
@@ -55,6 +58,46 @@ def decay_memories() -> dict[str, float]:
 def purge_expired_working_memory() -> dict[str, int]:
     outcome = expiry.working_purge_expired()
     return {"purged": outcome.purged, "batches": outcome.batches}
+
+
+@shared_task(ignore_result=True)
+def deliver_webhook(webhook_id: int, retry: bool = False) -> None:
+    """Send the webhook's undelivered changes; schedule itself again for a retry or the rest.
+
+    A run that finds a retry not due yet schedules it only if it is that retry's own task
+    (`retry`), come a moment early: writes meanwhile must not pile up tasks for one retry.
+    """
+    run = webhooks.webhook_deliver(webhook_id)
+    if run.more:
+        deliver_webhook.delay(webhook_id)
+    elif run.retry_at is not None and (retry or not run.busy):
+        wait = max(0.0, (run.retry_at - timezone.now()).total_seconds())
+        deliver_webhook.apply_async((webhook_id, True), countdown=wait)
+
+
+@shared_task
+def sweep_webhooks() -> dict[str, int]:
+    return webhooks.webhooks_sweep()
+
+
+def enqueue_webhooks(agent_id: int) -> None:
+    """After a write's commit: deliver to the agent's webhooks, without waiting for them.
+
+    If the broker is down the changes wait in the feed and the sweep delivers them.
+    """
+    webhook_ids = enabled_webhook_ids(agent_id)
+    if not webhook_ids:
+        return
+    if settings.MEMORYADMIN["WEBHOOKS"]["DELIVERY"] == "thread":
+        background_deliverer.submit(webhook_ids)
+        return
+    for webhook_id in webhook_ids:
+        try:
+            deliver_webhook.delay(webhook_id)
+        except BrokerUnavailable as error:
+            logger.warning(
+                "broker unavailable (%s); webhook %s left for the sweep", error, webhook_id
+            )
 
 
 def enqueue_reembed(surface_key: str, record_id: int) -> None:
@@ -157,3 +200,84 @@ EXIT_WAIT_SECONDS = 30.0
 background_reembedder = AfterWriteQueue("memoryadmin-reembed", _embed)
 # With a broker: the task is sent from here, off the request (about 1 ms of an edit).
 background_sender = AfterWriteQueue("memoryadmin-reembed-sender", _send_reembed)
+
+
+class BackgroundDeliverer:
+    """Delivers webhooks from a thread of the writing process (the embedded default).
+
+    Without a broker, a Celery task would send inside the request; here a write only adds
+    ids to a set. A retry waits for its time in `_timers` (one per webhook); what a stopped
+    process had not sent stays in the feed, and the periodic sweep sends it.
+    """
+
+    def __init__(self) -> None:
+        self._pending: set[int] = set()
+        self._timers: dict[int, float] = {}
+        self._condition = threading.Condition()
+        self._busy = False
+        self._thread: threading.Thread | None = None
+
+    def submit(self, webhook_ids: list[int]) -> None:
+        with self._condition:
+            self._pending.update(webhook_ids)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="memoryadmin-webhooks", daemon=True
+                )
+                self._thread.start()
+            self._condition.notify_all()
+
+    def _later(self, webhook_id: int, seconds: float) -> None:
+        with self._condition:
+            self._timers[webhook_id] = time.monotonic() + seconds
+            self._condition.notify_all()
+
+    def _due(self) -> bool:
+        now = time.monotonic()
+        for webhook_id, due in list(self._timers.items()):
+            if due <= now:
+                del self._timers[webhook_id]
+                self._pending.add(webhook_id)
+        return bool(self._pending)
+
+    def drain(self, timeout: float) -> bool:
+        """Wait until everything submitted, and every retry scheduled, has been tried."""
+        deadline = time.monotonic() + timeout
+        with self._condition:
+            while self._due() or self._busy or self._timers:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    return False
+                self._condition.wait(min(remaining, 0.05))
+            return True
+
+    def _run(self) -> None:
+        while True:
+            with self._condition:
+                while not self._due():
+                    soonest = min(self._timers.values(), default=None)
+                    self._condition.wait(None if soonest is None else soonest - time.monotonic())
+                batch, self._pending = sorted(self._pending), set()
+                self._busy = True
+            try:
+                for webhook_id in batch:
+                    self._deliver(webhook_id)
+            finally:
+                connection.close()
+                with self._condition:
+                    self._busy = False
+                    self._condition.notify_all()
+
+    def _deliver(self, webhook_id: int) -> None:
+        try:
+            run = webhooks.webhook_deliver(webhook_id)
+        except Exception:  # the changes stay in the feed: the next write or the sweep retries
+            logger.exception("webhook %s: delivery failed", webhook_id)
+            return
+        if run.more:
+            self._later(webhook_id, 0)
+        elif run.retry_at is not None:
+            self._later(webhook_id, max(0.0, (run.retry_at - timezone.now()).total_seconds()))
+
+
+background_deliverer = BackgroundDeliverer()

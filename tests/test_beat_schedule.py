@@ -16,6 +16,7 @@ def test_every_scheduled_pass_names_a_registered_task():
         "stores.tasks.sweep_stale_embeddings",
         "stores.tasks.decay_memories",
         "stores.tasks.purge_expired_working_memory",
+        "stores.tasks.sweep_webhooks",
     }
     assert scheduled <= set(app.tasks)
     assert all(entry["schedule"] > 0 for entry in settings.CELERY_BEAT_SCHEDULE.values())

@@ -31,6 +31,7 @@ EXAMPLES = {
     "skill": {"name": "deploy", "summary": "How to ship", "content": "# Deploy\n\nRun it.\n"},
     "task": {"name": "morning", "schedule": "0 7 * * *", "directive": "Summarise alerts."},
     "rules": {"content": "# Rules\n\n- Be brief.\n"},
+    "file": {"path": "/memories/projects/heron.md", "content": "# Heron\n\nShips Fridays.\n"},
 }
 
 SPECS = list(SURFACES.values())
@@ -107,7 +108,7 @@ def test_the_web_shows_every_surface_with_its_labels_and_columns(client, staff_u
     client.force_login(staff_user)
     records = {spec.key: make(spec.key, agent, **EXAMPLES[spec.key]) for spec in SPECS}
     dashboard = client.get(reverse("web:dashboard", args=[agent.name])).content.decode()
-    nav = dashboard.split('<nav class="agent-nav"', 1)[1].split("</nav>", 1)[0]
+    nav = dashboard.split('class="agent-nav"', 1)[1].split("</nav>", 1)[0]
     for spec in SPECS:
         assert f">{spec.plural}</a>" in nav
         page = client.get(

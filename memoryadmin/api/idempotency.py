@@ -65,7 +65,7 @@ def begin(request: Request, owner: str) -> Reservation | Response | None:
         return begin(request, owner)
     if first.fingerprint != request_print:
         raise ApiError(
-            Status.INVALID,
+            Status.CONFLICT,
             f"This {HEADER} was already used for a different request; use a new key for a "
             "new write.",
         )

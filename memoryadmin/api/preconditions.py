@@ -28,10 +28,11 @@ def precondition(request: Request, body_version: int | None) -> Precondition:
     header = (request.headers.get("If-Match") or "").strip()
     header_version = _parse_if_match(header) if header else None
     if header_version is not None and body_version is not None and header_version != body_version:
+        # At most one of two different versions can be the current one.
         raise ApiError(
-            Status.INVALID,
+            Status.CONFLICT,
             f"If-Match names version {header_version} but expected_version is {body_version}; "
-            "send one of them.",
+            "send one of them, the version you read.",
         )
     if header_version is not None:
         return Precondition(header_version, from_header=True)

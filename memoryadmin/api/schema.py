@@ -2,13 +2,93 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from drf_spectacular.extensions import (
+    OpenApiAuthenticationExtension,
+    OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
+)
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from memoryadmin.api.serializers.outputs import ResultSerializer
+from stores.ops.catalog import FIELD_PARAMS, OpSpec
+from stores.ops.params import Kind, given_schema
+from stores.surfaces import surface
+from stores.tools import all_tools
+
+
+class InputScheme(OpenApiSerializerExtension):
+    """A request body as its serializer parses it, with what field types alone cannot say:
+    unknown fields are refused, no text holds a NUL, and for an op's body (derived from the
+    catalog) which parameters go together and which are required."""
+
+    target_class = "memoryadmin.api.serializers.inputs.InputSerializer"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema = auto_schema._map_basic_serializer(self.target, direction)
+        schema["additionalProperties"] = False
+        for prop in schema["properties"].values():
+            if prop.get("type") == "string" and not {"format", "enum", "pattern"} & set(prop):
+                prop["pattern"] = NO_NUL
+        if hasattr(self.target, "op"):
+            self._constrain(schema, self.target.op, self.target.surface_key)
+        return schema
+
+    def _constrain(self, schema: dict[str, Any], op: OpSpec, key: str) -> None:
+        params = {param.name: param for param in op.params(key)}
+        per_surface = {param.name for param in op.parameters if param.choices_of}
+        for name, param in params.items():
+            if param.kind is Kind.EDITS:
+                schema["properties"][name]["minItems"] = 1
+            if name in per_surface:
+                # A choice that differs by surface is stated as a pattern: as an enum, each
+                # surface's set would be a component of its own, with a made-up name.
+                schema["properties"][name] = {
+                    "type": "string",
+                    "pattern": "^(" + "|".join(re.escape(c) for c in param.choices) + ")$",
+                    "description": param.description,
+                }
+        if op.needs_version:
+            schema["required"] = [*schema.get("required", []), "expected_version"]
+        if op.one_of:
+            schema["oneOf"] = [
+                {
+                    "allOf": [given_schema(params[name]) for name in group],
+                    "not": {
+                        "anyOf": [
+                            given_schema(params[name])
+                            for other in op.one_of
+                            if other != group
+                            for name in other
+                        ]
+                    },
+                }
+                for group in op.one_of
+            ]
+        if op.settable_fields:
+            schema["anyOf"] = [{"required": [name]} for name in params if name in FIELD_PARAMS]
+            # A text field set here replaces the whole text: the version read goes with it.
+            version = {"required": ["expected_version"]}
+            schema["allOf"] = [
+                {"anyOf": [{"not": {"required": [name]}}, version]}
+                for name in surface(key).text_fields
+            ]
+
+
+# PostgreSQL stores no NUL character, and the parser refuses one in any text.
+NO_NUL = "^[^\\u0000]*$"
+
+
+class QueryTextScheme(OpenApiSerializerFieldExtension):
+    target_class = "memoryadmin.api.serializers.inputs.QueryText"
+
+    def map_serializer_field(self, auto_schema: Any, direction: str) -> dict[str, Any]:
+        schema = auto_schema._map_serializer_field(self.target, direction, bypass_extensions=True)
+        return {**schema, "pattern": NO_NUL}
 
 
 class BearerTokenScheme(OpenApiAuthenticationExtension):
@@ -38,7 +118,7 @@ REF_PARAMETER = OpenApiParameter(
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
-    OpenApiTypes.STR,
+    {"type": "string", "pattern": r'^(\*|(W/)?"?[0-9]+"?)$'},
     OpenApiParameter.HEADER,
     description='The ETag of your read, e.g. "3". A stale one answers 412 conflict.',
 )
@@ -104,4 +184,65 @@ def add_record_links(result: dict[str, Any], generator: Any, request: Any, publi
                 }
         if links:
             create["responses"]["201"]["links"] = links
+    return result
+
+
+def tool_call_paths(result: dict[str, Any], generator: Any, request: Any, public: bool) -> dict:
+    """One POST path per tool, its body the tool's own JSON Schema, instead of one path
+    whose body could be any object: the schema then says which arguments each call takes."""
+    paths = result.get("paths", {})
+    template = paths.pop("/api/v1/tools/{name}/", None)
+    if template is None:
+        return result
+    call, read = template["post"], template["get"]
+    for tool in all_tools():
+        read_one = {
+            **read,
+            "operationId": f"tools_{tool.name}_read",
+            "parameters": [p for p in read["parameters"] if p["name"] != "name"],
+        }
+        operation = {
+            **call,
+            "operationId": f"tools_{tool.name}_call",
+            "summary": tool.name,
+            "description": tool.description,
+            "parameters": [p for p in call["parameters"] if p["name"] != "name"],
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": openapi_schema(tool.parameters)}},
+            },
+        }
+        paths[f"/api/v1/tools/{tool.name}/"] = {"get": read_one, "post": operation}
+    return result
+
+
+def openapi_schema(schema: Any) -> Any:
+    """A JSON Schema (2020-12, as the tools declare it) in OpenAPI 3.0's dialect."""
+    if isinstance(schema, list):
+        return [openapi_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    converted = {key: openapi_schema(value) for key, value in schema.items()}
+    types = converted.get("type")
+    if isinstance(types, list):
+        del converted["type"]
+        converted["anyOf"] = [{"type": name} for name in types]
+    return converted
+
+
+def require_constrained_bodies(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict:
+    """A body with required fields, or fields that must go together, must be sent at all."""
+    schemas = result.get("components", {}).get("schemas", {})
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            body = operation.get("requestBody") if isinstance(operation, dict) else None
+            if body is None:
+                continue
+            schema = body.get("content", {}).get("application/json", {}).get("schema", {})
+            if "$ref" in schema:
+                schema = schemas.get(schema["$ref"].rsplit("/", 1)[-1], {})
+            if schema.get("required") or schema.get("oneOf") or schema.get("anyOf"):
+                body["required"] = True
     return result

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+from csp.decorators import csp_update
 from django.urls import include, path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.decorators import api_view, permission_classes, schema
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
+from memoryadmin.api.views.changes import ChangeViewSet
 from memoryadmin.api.views.revisions import RevisionViewSet
 from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.api.views.tools import ToolViewSet
+from memoryadmin.api.views.webhooks import WebhookViewSet
 from memoryadmin.doors.errors import error_body
 from stores.editing import Status
 from stores.surfaces import SURFACES
@@ -26,7 +29,9 @@ router = Router()
 for spec in SURFACES.values():
     router.register(spec.api_path, SURFACE_VIEWSETS[spec.key], basename=spec.key)
 router.register("revisions", RevisionViewSet, basename="revision")
+router.register("webhooks", WebhookViewSet, basename="webhook")
 
+change_list = ChangeViewSet.as_view({"get": "list"})
 tool_list = ToolViewSet.as_view({"get": "list"})
 tool_detail = ToolViewSet.as_view({"get": "retrieve", "post": "create_call"})
 
@@ -42,9 +47,22 @@ def unknown_path(request: Request, rest: str = "") -> Response:
 app_name = "api"
 urlpatterns = [
     path("v1/", include(router.urls)),
+    path("v1/changes/", change_list, name="change-list"),
     path("v1/tools/", tool_list, name="tool-list"),
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
-    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
-    re_path(r"^(?P<rest>.*)$", unknown_path),
+    # The split view serves Swagger UI's start-up script from its own URL (?script) instead
+    # of inline, and the template keeps its page rules in a static file, so the docs work
+    # under the strict Content-Security-Policy (no inline script or style). Swagger UI draws
+    # its icons as data: images, which this page alone may show.
+    path(
+        "docs/",
+        csp_update({"img-src": ["'self'", "data:"]})(
+            SpectacularSwaggerSplitView.as_view(
+                url_name="api:schema", template_name="api/swagger_ui.html"
+            )
+        ),
+        name="docs",
+    ),
+    re_path(r"^(?P<rest>[\s\S]*)$", unknown_path, name="unknown"),
 ]

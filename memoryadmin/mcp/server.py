@@ -3,7 +3,9 @@
 Tools: every registered tool, with its name, description and JSON Schema exactly as
 `GET /api/v1/tools/` lists them, run by the same `call_tool` as `POST /api/v1/tools/<name>/`.
 Resources: `memory://<id>` (a resource template; the id or the memory's alias) is the full
-record as `read_record` answers it — the read before a replacement, as in oh-my-pi.
+record as `read_record` answers it — the read before a replacement, as in oh-my-pi. Where the
+transport allows it (stdio), a client may subscribe to one and hears when it changes
+(memoryadmin.mcp.subscriptions).
 
 The SDK is async and the edit service is Django ORM code: every call runs in Django's one
 sync thread (`sync_to_async(thread_sensitive=True)`), framed like a Django request so stale
@@ -19,7 +21,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, version
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote
 
 import mcp_types as types
@@ -40,6 +42,9 @@ from stores.selectors.search import recall
 from stores.services import Actor
 from stores.tools import ToolArgumentError, ToolContext, all_tools, call_tool, get_tool
 from stores.tools.schema import REFUSAL_ADVICE
+
+if TYPE_CHECKING:
+    from memoryadmin.mcp.subscriptions import ResourceWatcher
 
 Identify = Callable[[Request | None], AgentToken | None]
 Result = TypeVar("Result")
@@ -112,7 +117,7 @@ def _call(
         return refusal(error.status, error.message, **error.details)
 
 
-def _memory_ref(uri: str) -> str | None:
+def memory_ref(uri: str) -> str | None:
     if not uri.startswith(MEMORY_SCHEME):
         return None
     ref = unquote(uri.removeprefix(MEMORY_SCHEME).strip("/"))
@@ -120,7 +125,7 @@ def _memory_ref(uri: str) -> str | None:
 
 
 def _read_memory(identify: Identify, request: Request | None, uri: str) -> types.ReadResourceResult:
-    ref = _memory_ref(uri)
+    ref = memory_ref(uri)
     if ref is None:
         raise MCPError(RESOURCE_NOT_FOUND, f"No resource {uri}; read memory://<id>.", {"uri": uri})
     context = _context(identify, request)
@@ -175,8 +180,12 @@ def _version() -> str:
         return ""
 
 
-def build_server(identify: Identify) -> Server:
-    """The MCP server; `identify` (run in the database thread) says whose memory it serves."""
+def build_server(identify: Identify, watcher: ResourceWatcher | None = None) -> Server:
+    """The MCP server; `identify` (run in the database thread) says whose memory it serves.
+
+    With a `watcher` (a transport that can send unasked, stdio) it also serves resource
+    subscriptions and so advertises them; without one it does neither.
+    """
 
     async def list_tools(
         ctx: ServerRequestContext, params: types.PaginatedRequestParams | None
@@ -231,4 +240,7 @@ def build_server(identify: Identify) -> Server:
         on_list_resources=list_resources,
         on_list_resource_templates=list_resource_templates,
         on_read_resource=read_resource,
+        on_subscribe_resource=watcher.subscribe if watcher is not None else None,
+        on_unsubscribe_resource=watcher.unsubscribe if watcher is not None else None,
+        on_subscriptions_listen=watcher.listen if watcher is not None else None,
     )

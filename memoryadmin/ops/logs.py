@@ -42,6 +42,18 @@ class RequestIdFilter(logging.Filter):
         return True
 
 
+class ClientErrorFilter(logging.Filter):
+    """Drop django.request's record of a 4xx answer; keep its 5xx errors.
+
+    A refusal is an answer, not a problem of the server: the request log
+    (memoryadmin.requests) has it with its status, at INFO.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        status = getattr(record, "status_code", None)
+        return not (isinstance(status, int) and 400 <= status < 500)
+
+
 class JsonFormatter(BaseJsonFormatter):
     """`time`, `level`, `logger`, `message`, `request_id`, then the record's own fields.
 

@@ -10,7 +10,7 @@ from typing import Any
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404
+from django.shortcuts import get_object_or_404, render
 
 from stores.models import Agent, AgentAccess
 from stores.services import Actor
@@ -53,11 +53,22 @@ def agent_scope(request: HttpRequest, agent_name: str) -> AgentScope:
 
 
 def agent_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
-    """Login required; resolves `agent_name` from the URL into `scope` for the view."""
+    """Login required; resolves `agent_name` from the URL into `scope` for the view.
+
+    An agent, surface or record that is not there (or not this person's to see) answers the
+    app's own not-found page, as every missing page does; a Http404 left to Django showed its
+    technical page (the URL patterns tried) whenever DEBUG was on.
+    """
 
     @login_required
     @functools.wraps(view)
     def wrapper(request: HttpRequest, agent_name: str, **kwargs: Any) -> HttpResponse:
-        return view(request, agent_scope(request, agent_name), **kwargs)
+        scope = None
+        try:
+            scope = agent_scope(request, agent_name)
+            return view(request, scope, **kwargs)
+        except Http404:
+            context = {"scope": scope, "agent": scope.agent if scope else None}
+            return render(request, "404.html", context, status=404)
 
     return wrapper

@@ -5,13 +5,25 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from django import template
+from django.utils import timezone
 from django.utils.safestring import SafeData, SafeString
+from django.utils.timesince import timesince
 
-from memoryadmin.web.rendering import name_controls, show_controls
+from memoryadmin.web.rendering import (
+    field_value,
+    highlight,
+    name_controls,
+    show_controls,
+    show_invisibles,
+)
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
+from memoryadmin.web.wording import REASON_SHOWN, sentence
+from stores.editing import line_count as count_lines
+from stores.models import Memory
 
 register = template.Library()
 
@@ -28,6 +40,88 @@ def visible_controls(value: Any, mode: str = "html", autoescape: bool = True) ->
         named = name_controls(text)
         return SafeString(named) if isinstance(value, SafeData) else named
     return show_controls(text)
+
+
+@register.filter
+def visible_invisibles(value: Any) -> SafeString:
+    """`value` escaped with its direction controls, invisible characters and look-alike
+    spaces drawn as marked signs (⍽ for a no-break space): for text quoted back to a person."""
+    return show_invisibles("" if value is None else str(value))
+
+
+@register.filter
+def line_count(text: str) -> int:
+    """How many lines an insert counts in `text` (the engine's count, so 'after line N'
+    offers exactly the range the op takes)."""
+    return count_lines(text or "")
+
+
+@register.filter
+def shown_value(value: Any) -> str:
+    """A field's value from a revision's snapshot as a person reads it (rendering.field_value)."""
+    return field_value(value)
+
+
+@register.filter
+def ui_sentence(status: str) -> str:
+    """The page's own sentence for a status (web.wording), not the agent's message."""
+    return sentence(status)
+
+
+@register.filter
+def reason_shown(status: str) -> bool:
+    """Whether the service's message carries the reason the person needs (web.wording)."""
+    return status in REASON_SHOWN
+
+
+@register.filter(name="highlight")
+def highlight_matches(value: Any, query: str) -> SafeString:
+    """`value` escaped with its direction controls visible, as `visible_controls` shows it,
+    and each match of the list's search `query` marked."""
+    return highlight("" if value is None else str(value), query or "")
+
+
+@register.filter
+def field_text(record: Any, field: str) -> str:
+    """A record's field as text, for a list column no cell of its own shows."""
+    value = getattr(record, field, None)
+    return "" if value is None else str(value)
+
+
+@register.filter
+def counted(number: int, ui: SurfaceUI) -> str:
+    """`number` with the surface's noun, singular or plural: "1 memory", "3 entries"."""
+    singular, plural = ui.nouns
+    return f"{number} {singular if number == 1 else plural}"
+
+
+@register.filter
+def ago(moment: dt.datetime | None) -> str:
+    """How long ago, in words: "just now" under a minute (timesince said "0 minutes")."""
+    if moment is None:
+        return ""
+    if timezone.now() - moment < dt.timedelta(minutes=1):
+        return "just now"
+    return f"{timesince(moment)} ago"
+
+
+@register.filter
+def store_word(value: str) -> str:
+    """A memory store as one plain word, from its label: "editable" for `working`, whose
+    value reads like the separate working-memory surface."""
+    try:
+        return Memory.Store(value).label.split(" (", 1)[0].lower()
+    except ValueError:
+        return value
+
+
+@register.filter
+def store_note(value: str) -> str:
+    """What a memory store's label says in parentheses: "long-term" for `working`."""
+    try:
+        return Memory.Store(value).label.partition(" (")[2].rstrip(")")
+    except ValueError:
+        return ""
 
 
 @register.simple_tag

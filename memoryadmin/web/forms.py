@@ -10,6 +10,21 @@ from stores.models import Agent
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 
 
+class TypedTextField(forms.CharField):
+    """Text typed in a textarea, as the person typed it: a browser posts every line break of a
+    textarea as CRLF (the HTML form encoding), while the text it held, as htmx sends it, had
+    LF. Without this a record created or a phrase found by a plain form post would differ
+    from the same one sent by script."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("strip", False)
+        super().__init__(**kwargs)
+
+    def to_python(self, value: Any) -> Any:
+        text = super().to_python(value)
+        return text.replace("\r\n", "\n") if isinstance(text, str) else text
+
+
 def filter_field(spec: FilterSpec) -> forms.Field:
     """One memory filter as a field of the list's form, from its one declaration."""
     common = {"required": False, "label": spec.label}
@@ -65,128 +80,6 @@ class ListFilterForm(MemoryFilterForm):
         if cleaned.get("invalidated") in ("include", "only"):
             cleaned["include_invalidated"] = True
         return cleaned
-
-
-class OpForm(forms.Form):
-    """The fields of one service op as the record page posts them.
-
-    Field names are the service's keyword arguments, so `arguments()` hands them over as
-    they are; a form whose names differ says how they map.
-    """
-
-    expected_version = forms.IntegerField(min_value=1)
-
-    def arguments(self) -> dict[str, Any]:
-        return {
-            name: value for name, value in self.cleaned_data.items() if name != "expected_version"
-        }
-
-    def preview_hint(self) -> str | None:
-        """Why there is nothing to preview yet, as the person types; None once there is."""
-        return None
-
-
-class PhraseEditForm(OpForm):
-    old_string = forms.CharField(required=False, strip=False, widget=forms.Textarea)
-    new_string = forms.CharField(required=False, strip=False, widget=forms.Textarea)
-    replace_all = forms.BooleanField(required=False)
-    field = forms.CharField(required=False, max_length=40, empty_value=None)
-
-    def preview_hint(self) -> str | None:
-        data = self.cleaned_data
-        if not data["old_string"]:
-            return "select"
-        if data["old_string"] == data["new_string"]:
-            return "replacement"
-        return None
-
-
-class SectionAppendForm(OpForm):
-    heading = forms.CharField(required=False, max_length=500, empty_value=None)
-    content = forms.CharField(required=False, strip=False, widget=forms.Textarea)
-
-
-class SectionReplaceForm(OpForm):
-    heading = forms.CharField(max_length=500, error_messages={"required": "Choose the section."})
-    content = forms.CharField(required=False, strip=False, widget=forms.Textarea)
-
-
-class SectionDeleteForm(OpForm):
-    heading = forms.CharField(max_length=500, error_messages={"required": "Choose the section."})
-
-
-class RuleAddForm(OpForm):
-    rule = forms.CharField(strip=False, max_length=10000)
-    section = forms.CharField(required=False, max_length=500, empty_value=None)
-
-
-class RuleRemoveForm(OpForm):
-    rule = forms.CharField(strip=False, max_length=10000)
-
-
-class RuleReplaceForm(OpForm):
-    rule = forms.CharField(strip=False, max_length=10000)
-    new_rule = forms.CharField(strip=False, max_length=10000)
-
-
-class RevertForm(OpForm):
-    revision = forms.IntegerField(min_value=1)
-    to = forms.ChoiceField(choices=[("after", "after"), ("before", "before")])
-    expected_version = forms.IntegerField(required=False, min_value=1)
-
-    def arguments(self) -> dict[str, Any]:
-        return {"revision_id": self.cleaned_data["revision"], "to": self.cleaned_data["to"]}
-
-
-class VersionForm(OpForm):
-    """An op that takes nothing but the version read (reinforce, forget)."""
-
-
-class ImportanceForm(OpForm):
-    importance = forms.FloatField()
-
-
-class InvalidateForm(OpForm):
-    replacement_id = forms.CharField(required=False, max_length=100, empty_value=None)
-
-    def arguments(self) -> dict[str, Any]:
-        return {"replacement_ref": self.cleaned_data["replacement_id"]}
-
-
-class TtlForm(OpForm):
-    ttl_minutes = forms.FloatField(required=False, min_value=0)
-    clear = forms.BooleanField(required=False)
-
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
-        if not cleaned.get("clear") and cleaned.get("ttl_minutes") is None:
-            self.add_error("ttl_minutes", "Give the time to live in minutes.")
-        return cleaned
-
-    def arguments(self) -> dict[str, Any]:
-        if self.cleaned_data["clear"]:
-            return {"clear": True}
-        return {"ttl": int(self.cleaned_data["ttl_minutes"] * 60)}
-
-
-class FieldUpdateForm(OpForm):
-    """One field of the record's properties; the service says which a surface may set."""
-
-    field = forms.ChoiceField(
-        choices=[
-            (name, name) for name in ("category", "tags", "pinned", "enabled", "schedule", "name")
-        ]
-    )
-    category = forms.CharField(required=False)
-    tags = forms.CharField(required=False)
-    pinned = forms.BooleanField(required=False)
-    enabled = forms.BooleanField(required=False)
-    schedule = forms.CharField(required=False)
-    name = forms.CharField(required=False)
-
-    def arguments(self) -> dict[str, Any]:
-        name = self.cleaned_data["field"]
-        return {"changes": {name: self.cleaned_data[name]}}
 
 
 class ReviewActionForm(forms.Form):

@@ -1,50 +1,128 @@
-"""The service ops the record page offers, each named as the service names it.
+"""The catalog's ops as the record page offers them: a form per op, derived from its params.
 
-One entry per op: the form that parses what was posted and the service function it calls.
-The generic write view (`views.records.record_op`) is built from this table.
+The generic write view (`views.records.record_op`) serves every op here. What is the page's
+own is said here and only here: it edits one phrase at a time (no batch), sets one field
+per form (the form's `field` names it), and shows a revert in the history it was made from.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from memoryadmin.web import forms
-from memoryadmin.web.access import AgentScope
-from stores.services import (
-    WriteResult,
-    memory_invalidate,
-    memory_reinforce,
-    memory_set_importance,
-    record_edit,
-    record_forget,
-    record_revert,
-    record_update,
-    rules_add,
-    rules_remove,
-    rules_replace,
-    skill_append,
-    skill_delete_section,
-    skill_replace_section,
-    working_set_ttl,
-)
+from django import forms
 
-ALL = None
+from memoryadmin.web.access import AgentScope
+from memoryadmin.web.forms import TypedTextField
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, OpSpec, Rest, ops_of
+from stores.ops.names import OpName
+from stores.ops.params import Kind, Param
+from stores.services import WriteResult
+
+# Reads are pages of their own; the create page is the list's.
+_PAGES = (Rest.LIST, Rest.RETRIEVE, Rest.CREATE)
+_TIMELINE = frozenset({OpName.REVERT})
+
+
+def param_field(param: Param) -> forms.Field | None:
+    """One op parameter as a field of the page's form (None: the page does not offer it)."""
+    label = param.label or param.name.replace("_", " ").capitalize()
+    common: dict[str, Any] = {"required": param.required, "label": label}
+    match param.kind:
+        case Kind.EDITS:
+            return None
+        case Kind.TEXT:
+            # A text may be empty, and a form always posts it: present, never "required".
+            return TypedTextField(required=False, label=label)
+        case Kind.STRING | Kind.REF:
+            return forms.CharField(max_length=param.max_length or 255, empty_value=None, **common)
+        case Kind.BOOLEAN:
+            return forms.BooleanField(required=False, label=label)
+        case Kind.VERSION:
+            return forms.IntegerField(min_value=1, required=False, label=label)
+        case Kind.INTEGER:
+            return forms.IntegerField(min_value=param.minimum, max_value=param.maximum, **common)
+        case Kind.NUMBER:
+            return forms.FloatField(min_value=param.minimum, max_value=param.maximum, **common)
+        case Kind.MOMENT:
+            return forms.DateTimeField(**common)
+        case Kind.CHOICE:
+            choices = [(value, value) for value in param.choices]
+            if not param.required:
+                choices.insert(0, ("", "—"))
+            return forms.ChoiceField(choices=choices, **common)
+        case Kind.TAGS:
+            return forms.CharField(required=False, label=label)
+        case Kind.OBJECT:
+            return forms.JSONField(**common)
+    raise ValueError(f"No form field for parameters of kind {param.kind}.")
+
+
+class OpForm(forms.Form):
+    """What the record page posts for one op; `values()` is what the op is called with."""
+
+    op: OpSpec
+
+    def values(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        if self.op.settable_fields:
+            # One field per form: the others are not on it, so they must not be set.
+            name = data["field"]
+            return {name: data[name], "expected_version": data["expected_version"]}
+        # Empty optional values are absent, as they would be in a JSON body.
+        return {
+            name: value
+            for name, value in data.items()
+            if value not in (None, "") or self.fields[name].required or _is_text(self, name)
+        }
+
+    def preview_hint(self) -> str | None:
+        """Why there is nothing to preview yet, as the person types; None once there is."""
+        if self.op.name is not OpName.EDIT:
+            return None
+        if not self.cleaned_data["old_string"]:
+            return "select"
+        if self.cleaned_data["old_string"] == self.cleaned_data["new_string"]:
+            return "replacement"
+        return None
+
+
+def _is_text(form: OpForm, name: str) -> bool:
+    param = next((p for p in form.op.params() if p.name == name), None)
+    return param is not None and param.kind is Kind.TEXT and name in form.data
+
+
+@cache
+def op_form(op: OpSpec, surface_key: str) -> type[OpForm]:
+    params = op.params(surface_key)
+    fields = {
+        param.name: field
+        for param in params
+        if param.name != "dry_run" and (field := param_field(param)) is not None
+    }
+    if op.settable_fields:
+        names = [param.name for param in params if param.name in FIELD_PARAMS]
+        fields["field"] = forms.ChoiceField(choices=[(name, name) for name in names])
+        for name in names:
+            fields[name].required = False
+    return type(f"{op.name.title()}Form", (OpForm,), {"op": op, **fields})
 
 
 @dataclass(frozen=True)
 class WebOp:
-    service: Callable[..., WriteResult]
-    form: type[forms.OpForm]
-    surfaces: tuple[str, ...] | None = ALL
-    # Surface-wide ops take the surface's key; the rules ops find the agent's one document.
-    takes_surface: bool = False
-    takes_ref: bool = True
-    # A text op the page previews (the service's dry run) before it is confirmed.
-    previews: bool = False
-    # Where a success is shown: the record panel, or the history timeline it was made from.
-    shown_in: str = "panel"
+    op: OpSpec
+
+    @property
+    def previews(self) -> bool:
+        return self.op.previews
+
+    @property
+    def shown_in_timeline(self) -> bool:
+        return self.op.name in _TIMELINE
+
+    def form(self, data: Any, surface_key: str) -> OpForm:
+        return op_form(self.op, surface_key)(data)
 
     def call(
         self,
@@ -52,66 +130,32 @@ class WebOp:
         scope: AgentScope,
         surface: str,
         pk: int,
-        form: forms.OpForm,
+        form: OpForm,
         dry_run: bool = False,
         version: int | None = None,
     ) -> WriteResult:
-        """The service call for `form`, at the version it was loaded with unless `version`."""
-        kwargs: dict[str, Any] = {
-            "agent": scope.agent,
-            "actor": scope.actor,
-            "expected_version": version or form.cleaned_data["expected_version"],
-            **form.arguments(),
-        }
-        if self.takes_surface:
-            kwargs["surface_key"] = surface
-        if self.takes_ref:
-            kwargs["ref"] = pk
+        """The op for `form`, at the version it was loaded with unless `version`."""
+        values = form.values()
+        if version is not None:
+            values["expected_version"] = version
         if dry_run:
-            kwargs["dry_run"] = True
-        return self.service(**kwargs)
-
-
-WEB_OPS: dict[str, WebOp] = {
-    "record_edit": WebOp(record_edit, forms.PhraseEditForm, takes_surface=True, previews=True),
-    "record_update": WebOp(record_update, forms.FieldUpdateForm, takes_surface=True),
-    "record_forget": WebOp(
-        record_forget,
-        forms.VersionForm,
-        surfaces=("memory", "working", "skill", "task"),
-        takes_surface=True,
-    ),
-    "record_revert": WebOp(
-        record_revert, forms.RevertForm, takes_surface=True, previews=True, shown_in="timeline"
-    ),
-    "memory_set_importance": WebOp(memory_set_importance, forms.ImportanceForm, ("memory",)),
-    "memory_invalidate": WebOp(memory_invalidate, forms.InvalidateForm, ("memory",)),
-    "memory_reinforce": WebOp(memory_reinforce, forms.VersionForm, ("memory",)),
-    "working_set_ttl": WebOp(working_set_ttl, forms.TtlForm, ("working",)),
-    "skill_append": WebOp(skill_append, forms.SectionAppendForm, ("skill",), previews=True),
-    "skill_replace_section": WebOp(
-        skill_replace_section, forms.SectionReplaceForm, ("skill",), previews=True
-    ),
-    "skill_delete_section": WebOp(
-        skill_delete_section, forms.SectionDeleteForm, ("skill",), previews=True
-    ),
-    "rules_add": WebOp(rules_add, forms.RuleAddForm, ("rules",), takes_ref=False, previews=True),
-    "rules_remove": WebOp(
-        rules_remove, forms.RuleRemoveForm, ("rules",), takes_ref=False, previews=True
-    ),
-    "rules_replace": WebOp(
-        rules_replace, forms.RuleReplaceForm, ("rules",), takes_ref=False, previews=True
-    ),
-}
+            values["dry_run"] = True
+        return self.op.call(
+            agent=scope.agent, actor=scope.actor, values=values, surface_key=surface, ref=pk
+        )
 
 
 def web_op(name: str, surface: str) -> WebOp | None:
     """The op `name` if the page offers it on records of `surface`."""
-    op = WEB_OPS.get(name)
-    if op is None or (op.surfaces is not ALL and surface not in op.surfaces):
+    try:
+        op = CATALOG[OpName(name)]
+    except ValueError:
         return None
-    return op
+    if not op.writes or op.rest in _PAGES or not op.applies_to(surface):
+        return None
+    return WebOp(op)
 
 
-def ops_of(surface: str) -> list[str]:
-    return [name for name in WEB_OPS if web_op(name, surface) is not None]
+def page_ops(surface: str) -> list[OpSpec]:
+    """The ops the record page of `surface` offers, in catalog order."""
+    return [op for op in ops_of(surface) if web_op(op.name, surface) is not None]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 import unicodedata
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import nh3
+from django.utils import timezone
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
@@ -92,6 +94,35 @@ def state_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[s
     ]
 
 
+# A snapshot's timestamps are ISO strings: a date first, a time after T or a space.
+_ISO_MOMENT = re.compile(r"\d{4}-\d\d-\d\d(?:[T ]\d\d:\d\d)?")
+
+
+def field_value(value: Any) -> str:
+    """A field's value from a revision's snapshot as a person reads it: numbers to two
+    places, moments in the site's time zone to the minute, lists joined, none as a dash."""
+    if value is None or value == "" or value == []:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if isinstance(value, list):
+        return ", ".join(field_value(item) for item in value)
+    if isinstance(value, dict):
+        return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if isinstance(value, str) and _ISO_MOMENT.fullmatch(value[:16]):
+        try:
+            moment = dt.datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        if moment.tzinfo is None:
+            return moment.strftime("%Y-%m-%d %H:%M" if len(value) > 10 else "%Y-%m-%d")
+        local = timezone.localtime(moment)
+        return f"{local:%Y-%m-%d %H:%M} {local.tzname()}"
+    return str(value)
+
+
 # Raw HTML in markdown is shown as text (html=False) and the output passes an allow-list, so
 # neither a <script>, an event handler, a javascript: link nor a tracking image survives.
 _markdown = MarkdownIt("commonmark", {"html": False}).enable(["table", "strikethrough"])
@@ -120,6 +151,36 @@ def _marker(match: re.Match[str]) -> str:
     )
 
 
+# Characters a reader cannot see or cannot tell from a plain space, drawn as a marked sign
+# when text is quoted back to a person (a near miss, an occurrence): the phrase differs from
+# what was typed exactly there. Each marker keeps the character, as the direction markers do.
+INVISIBLES = re.compile("[\u00a0\u2000-\u200d\u202f\u205f\u2060\u3000\ufeff\t]")
+_INVISIBLE_SIGNS = {
+    "\t": "⇥",
+    "\u200b": "∅",
+    "\u200c": "∅",
+    "\u200d": "∅",
+    "\u2060": "∅",
+    "\ufeff": "∅",
+}
+
+
+def _invisible_marker(match: re.Match[str]) -> str:
+    char = match.group()
+    sign = _INVISIBLE_SIGNS.get(char, "⍽")
+    name = "TAB" if char == "\t" else unicodedata.name(char, "")
+    return (
+        f'<span class="invisible" title="{_code_point(char)} {name}" '
+        f'data-char="&#x{ord(char):x};">{sign}</span>'
+    )
+
+
+def show_invisibles(text: str) -> SafeString:
+    """`text` as `show_controls` shows it, with invisible and look-alike spaces marked too."""
+    shown = show_controls(text)
+    return mark_safe(INVISIBLES.sub(_invisible_marker, shown))
+
+
 def show_controls(text: str) -> SafeString:
     """`text` escaped, each direction control replaced by a visible marker, as code review
     tools show them; the marker keeps the character for a phrase copied from the text."""
@@ -144,3 +205,48 @@ def render_markdown(source: str) -> SafeString:
         link_rel="noopener noreferrer nofollow",
     )
     return mark_safe(clean)
+
+
+# --- search matches in list cells ---------------------------------------------------------
+
+# Words too common to mark in a search's results; the whole query is marked wherever it
+# occurs, stopwords and all.
+COMMON_WORDS = frozenset(
+    {
+        "a", "an", "and", "are", "as", "at", "be", "by", "did", "do", "does", "for", "from",
+        "has", "have", "he", "her", "his", "how", "in", "is", "it", "its", "of", "on", "or",
+        "she", "that", "the", "their", "them", "they", "this", "to", "was", "were", "what",
+        "when", "where", "which", "who", "why", "with", "you", "your",
+    }
+)  # fmt: skip
+MIN_MARKED_WORD = 3
+MAX_MARKED_TERMS = 12
+
+
+def marked_terms(query: str) -> list[str]:
+    """What a list marks for a search: the query itself and its uncommon words, longest
+    first (so the regex prefers the whole phrase), at most MAX_MARKED_TERMS."""
+    query = " ".join(query.split())
+    words = [
+        word
+        for word in re.findall(r"\w+", query)
+        if len(word) >= MIN_MARKED_WORD and word.lower() not in COMMON_WORDS
+    ]
+    terms = list(dict.fromkeys(term.lower() for term in [query, *words] if term))
+    return sorted(terms, key=len, reverse=True)[:MAX_MARKED_TERMS]
+
+
+def highlight(text: str, query: str) -> SafeString:
+    """`text` shown as `show_controls` shows it, each match of the search in a <mark>."""
+    terms = marked_terms(query)
+    if not terms:
+        return show_controls(text)
+    pattern = re.compile("|".join(re.escape(term) for term in terms), re.IGNORECASE)
+    pieces: list[str] = []
+    last = 0
+    for match in pattern.finditer(text):
+        pieces.append(show_controls(text[last : match.start()]))
+        pieces.append(f"<mark>{show_controls(match.group())}</mark>")
+        last = match.end()
+    pieces.append(show_controls(text[last:]))
+    return mark_safe("".join(pieces))

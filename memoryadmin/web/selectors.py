@@ -11,9 +11,10 @@ from typing import Any
 from django.conf import settings
 from django.db import connection
 from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
+from django.db.models.functions import Coalesce, NullIf, Substr
 
 from memoryadmin.web.surfaces import RELEVANCE, SURFACE_UI, SurfaceUI
-from stores.models import Agent, Memory
+from stores.models import Agent, Memory, Revision
 from stores.selectors.embeddings import stale_filter
 from stores.selectors.filters import MemoryFilters, filtered_memories, has_tag, still_true
 from stores.selectors.revisions import pending_by_surface, pending_record_ids
@@ -185,3 +186,14 @@ def memory_store_counts(agent: Agent) -> list[tuple[str, str, int, int]]:
         row = rows.get(store, {"total": 0, "invalidated": 0})
         result.append((store, label, row["total"] - row["invalidated"], row["invalidated"]))
     return result
+
+
+# How much of a revision's text a change row shows (its diff is loaded when opened).
+SNIPPET_CHARS = 160
+
+
+def with_snippets(revisions: QuerySet[Revision]) -> QuerySet[Revision]:
+    """`revisions`, each with `snippet`: the start of its text after the change (a forget's,
+    before it), cut in the query, so a list of changes never reads whole texts."""
+    text = Coalesce(NullIf("after_text", Value("")), "before_text")
+    return revisions.annotate(snippet=Substr(text, 1, SNIPPET_CHARS))

@@ -25,6 +25,8 @@ class SurfaceUI:
     filters: frozenset[str]
     sorts: dict[str, tuple[str, ...]]
     title: Callable[[VersionedRecord], str]
+    # How a count of records reads: "1 memory", "3 entries".
+    nouns: tuple[str, str] = ("record", "records")
     select_related: tuple[str, ...] = ()
     default_sort: str = "-updated"
     # What the record page shows beside the text itself (a skill's rendering, the rules).
@@ -51,9 +53,43 @@ class SurfaceUI:
         return self.spec.primary_text_field
 
     @property
+    def sort_choices(self) -> list[tuple[str, str]]:
+        """The list's sorts as (value, what a person reads), in the order they are offered;
+        first the default ("" when none is asked for), which for memories depends on
+        whether there is a search: the select is not redrawn as the person types."""
+        usual = SORT_LABELS[self.default_sort]
+        if RELEVANCE in self.sorts:
+            default = f"{SORT_LABELS[RELEVANCE]} (without a search: {usual.lower()})"
+        else:
+            default = f"{usual} (default)"
+        return [("", default), *((key, SORT_LABELS[key]) for key in self.sorts)]
+
+    @property
     def listed(self) -> bool:
         # The one record an agent has of a surface is shown on its own page, not in a list.
         return not self.spec.one_per_agent
+
+
+# A title made of a text's first words: a heading to read, short enough for a tab.
+TITLE_WORDS = 8
+TITLE_CHARS = 60
+
+
+def first_words(text: str, fallback: str) -> str:
+    """The first words of `text` as a title ("Ana prefers short answers in French."),
+    cut at a word with an ellipsis; `fallback` for a text with no words."""
+    words = text.split()
+    if not words:
+        return fallback
+    title = ""
+    for word in words[:TITLE_WORDS]:
+        longer = f"{title} {word}".lstrip()
+        if len(longer) > TITLE_CHARS:
+            break
+        title = longer
+    # A first word longer than a title is cut inside it.
+    title = title or words[0][:TITLE_CHARS]
+    return title if title == " ".join(words) else f"{title}…"
 
 
 def _skill_text(text: str) -> dict[str, Any]:
@@ -66,6 +102,22 @@ def _rules_text(text: str) -> dict[str, Any]:
 
 # Ranked by hybrid recall (lexical + vector); the default sort of a memory search.
 RELEVANCE = "relevance"
+
+SORT_LABELS = {
+    RELEVANCE: "Best match",
+    "-updated": "Recently updated",
+    "updated": "Least recently updated",
+    "-created": "Newest",
+    "created": "Oldest",
+    "id": "Id, lowest first",
+    "-id": "Id, highest first",
+    "-importance": "Most important",
+    "importance": "Least important",
+    "key": "Key, A to Z",
+    "expires": "Expiring soonest",
+    "name": "Name, A to Z",
+    "path": "Path, A to Z",
+}
 
 _COMMON_SORTS = {
     "-updated": ("-updated_at", "-id"),
@@ -91,7 +143,8 @@ SURFACE_UI: dict[str, SurfaceUI] = {
                 "-importance": ("-importance", "-id"),
                 "importance": ("importance", "id"),
             },
-            title=lambda record: f"Memory {record.pk}",
+            title=lambda record: first_words(record.content, f"Memory {record.pk}"),
+            nouns=("memory", "memories"),
             select_related=("subject",),
         ),
         SurfaceUI(
@@ -104,6 +157,7 @@ SURFACE_UI: dict[str, SurfaceUI] = {
                 "expires": ("expires_at", "id"),
             },
             title=lambda record: f"{record.namespace}/{record.key}",
+            nouns=("entry", "entries"),
         ),
         SurfaceUI(
             key="skill",
@@ -111,6 +165,7 @@ SURFACE_UI: dict[str, SurfaceUI] = {
             filters=frozenset({"stale"}),
             sorts={**_COMMON_SORTS, "name": ("name",)},
             title=lambda record: record.name,
+            nouns=("skill", "skills"),
             text_context=_skill_text,
         ),
         SurfaceUI(
@@ -119,6 +174,7 @@ SURFACE_UI: dict[str, SurfaceUI] = {
             filters=frozenset({"enabled", "stale"}),
             sorts={**_COMMON_SORTS, "name": ("name",)},
             title=lambda record: record.name,
+            nouns=("task", "tasks"),
         ),
         SurfaceUI(
             key="rules",
@@ -126,7 +182,16 @@ SURFACE_UI: dict[str, SurfaceUI] = {
             filters=frozenset(),
             sorts=dict(_COMMON_SORTS),
             title=lambda record: "rules.md",
+            nouns=("rules document", "rules documents"),
             text_context=_rules_text,
+        ),
+        SurfaceUI(
+            key="file",
+            search_fields=("path", "content", "alias"),
+            filters=frozenset({"stale"}),
+            sorts={**_COMMON_SORTS, "path": ("path",)},
+            title=lambda record: record.path,
+            nouns=("file", "files"),
         ),
     )
 }

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 from django.urls import path
 
-from memoryadmin.web.views import history, home, lists, records, review, tokens
+from memoryadmin.web.views import (
+    create,
+    history,
+    home,
+    lists,
+    live,
+    records,
+    review,
+    tokens,
+    webhooks,
+)
 
 app_name = "web"
 
@@ -15,17 +25,34 @@ urlpatterns = [
     path("", home.agent_index, name="agents"),
     path(agent, home.dashboard, name="dashboard"),
     path(agent + "changes/", history.agent_changes, name="changes"),
+    path(agent + "changes/live/", live.changes_live, name="changes_live"),
+    path(agent + "changes/<int:revision_id>/", history.change_detail, name="change_detail"),
     path(agent + "review/", review.review_queue, name="review"),
     path(agent + "review/act/", review.review_act, name="review_act"),
     path(agent + "review/mode/", review.review_mode, name="review_mode"),
     path(agent + "tokens/", tokens.token_list, name="tokens"),
     path(agent + "tokens/new/", tokens.token_new, name="token_new"),
     path(agent + "tokens/<int:token_id>/revoke/", tokens.token_revoke_view, name="token_revoke"),
+    path(agent + "webhooks/", webhooks.webhook_list, name="webhooks"),
+    path(agent + "webhooks/new/", webhooks.webhook_new, name="webhook_new"),
+    path(agent + "webhooks/<int:webhook_id>/", webhooks.webhook_detail, name="webhook_detail"),
+    path(
+        agent + "webhooks/<int:webhook_id>/enabled/",
+        webhooks.webhook_switch,
+        name="webhook_switch",
+    ),
+    path(
+        agent + "webhooks/<int:webhook_id>/delete/",
+        webhooks.webhook_remove,
+        name="webhook_remove",
+    ),
     path(agent + "rules/", records.rules_page, name="rules"),
     path(agent + "<str:surface>/", lists.record_list_view, name="record_list"),
     path(agent + "<str:surface>/bulk/", lists.record_bulk, name="record_bulk"),
+    path(agent + "<str:surface>/new/", create.record_new, name="record_new"),
     path(record, records.record_detail, name="record_detail"),
     path(record + "history/", history.record_history, name="record_history"),
+    path(record + "live/", live.record_live, name="record_live"),
     # Every op on a record, named as the service names it (web.ops), and its preview.
     path(record + "ops/<slug:op>/", records.record_op, name="record_op"),
     path(

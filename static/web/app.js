@@ -3,6 +3,18 @@
 (function () {
   "use strict";
 
+  // Styles that only make sense with this script running (a folding navigation) key on it.
+  document.documentElement.classList.add("js");
+
+  // The navigation's button on a phone: open and close it.
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest && event.target.closest("[data-nav-toggle]");
+    if (!toggle) return;
+    var open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    toggle.closest(".topbar").classList.toggle("nav-open", open);
+  });
+
   // htmx swaps only 2xx answers. Our refusals (no_match, conflict, forbidden, ...) answer with
   // the REST API's 4xx codes and carry a fragment written for the person: show it in place.
   var SHOWN_REFUSALS = [400, 403, 404, 409, 422, 428];
@@ -20,7 +32,7 @@
     for (var i = 0; i < selection.rangeCount; i++) {
       holder.appendChild(selection.getRangeAt(i).cloneContents());
     }
-    holder.querySelectorAll(".bidi[data-char]").forEach(function (marker) {
+    holder.querySelectorAll(".bidi[data-char], .invisible[data-char]").forEach(function (marker) {
       marker.replaceWith(marker.dataset.char);
     });
     return holder.textContent;
@@ -49,6 +61,20 @@
   document.addEventListener("mouseup", fillFromSelection);
   document.addEventListener("keyup", function (event) {
     if (event.shiftKey) fillFromSelection();
+  });
+
+  // "Use this text" on a near miss: the closest text, as stored, becomes what the form looks
+  // for (the phrase editor's "Find exactly", or the section or rule it names), then previews.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-use-text]");
+    if (!button) return;
+    var form = button.closest("form") || document.getElementById("phrase-form");
+    if (!form) return;
+    var field = form.querySelector("[name=old_string], [name=heading], [name=rule]");
+    if (!field) return;
+    field.value = button.dataset.useText;
+    field.dispatchEvent(new Event("input", { bubbles: true }));
+    field.focus();
   });
 
   // A preview belongs to the text it was made from: typing again retires its Apply button
@@ -99,6 +125,39 @@
     document.querySelectorAll('input[type=checkbox][name="' + name + '"]').forEach(function (box) {
       box.checked = event.target.checked;
     });
+  });
+
+  // Copy buttons (data-copy="ID"): the element's value or text to the clipboard. The
+  // clipboard API needs a secure context (https or localhost); elsewhere the text is
+  // selected and copied the old way.
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-copy]");
+    if (!button) return;
+    var source = document.getElementById(button.dataset.copy);
+    if (!source) return;
+    var text = "value" in source ? source.value : source.textContent;
+    var done = function () {
+      button.textContent = "Copied";
+      button.classList.add("copied");
+      setTimeout(function () {
+        button.textContent = "Copy";
+        button.classList.remove("copied");
+      }, 1500);
+    };
+    var fallback = function () {
+      var range = document.createRange();
+      range.selectNodeContents(source);
+      var selection = window.getSelection();
+      selection.removeAllRanges();
+      selection.addRange(range);
+      if ("select" in source) source.select();
+      if (document.execCommand("copy")) done();
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, fallback);
+    } else {
+      fallback();
+    }
   });
 
   // A new token's secret is selected on focus, ready to copy.

@@ -82,25 +82,9 @@ def unified_diff(
     context: int = 3,
     budget: DiffBudget | None = None,
 ) -> str:
-    budget = DiffBudget() if budget is None else budget
-    a_lines, b_lines = _LINE.findall(before), _LINE.findall(after)
-    start, tail = _line_bounds(before, after)
-    head = before.count("\n", 0, start)
-    last = len(_LINE.findall(before[len(before) - tail :]))
-    a_middle = a_lines[head : len(a_lines) - last]
-    b_middle = b_lines[head : len(b_lines) - last]
-    changed = len(before) + len(after) - 2 * (start + tail)
-    codes = _opcodes(a_middle, b_middle, budget) if budget.spend(chars=changed) else None
-    if codes is None:
-        codes = [("replace", 0, len(a_middle), 0, len(b_middle))]
-    shifted: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
-    shifted += [(tag, i1 + head, i2 + head, j1 + head, j2 + head) for tag, i1, i2, j1, j2 in codes]
-    if last:
-        shifted.append(
-            ("equal", len(a_lines) - last, len(a_lines), len(b_lines) - last, len(b_lines))
-        )
+    a_lines, b_lines, codes = line_opcodes(before, after, budget=budget)
     out: list[str] = []
-    for hunk in _hunks(shifted, context):
+    for hunk in _hunks(codes, context):
         first, final = hunk[0], hunk[-1]
         if not out:
             out += [f"--- a/{label}\n", f"+++ b/{label}\n"]
@@ -114,6 +98,39 @@ def unified_diff(
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in out
     )
+
+
+def line_opcodes(
+    before: str, after: str, *, budget: DiffBudget | None = None
+) -> tuple[list[str], list[str], list[Opcode]]:
+    """Both texts split into lines (each with its line ending), and the equal and changed
+    runs of lines turning `before` into `after`, covering both texts in order.
+
+    Lines the texts begin and end with in common are equal without being compared; when the
+    changed middle does not fit the budget it is one changed run, coarser but never wrong.
+    """
+    budget = DiffBudget() if budget is None else budget
+    a_lines, b_lines = _LINE.findall(before), _LINE.findall(after)
+    start, tail = _line_bounds(before, after)
+    head = before.count("\n", 0, start)
+    last = len(_LINE.findall(before[len(before) - tail :]))
+    a_middle = a_lines[head : len(a_lines) - last]
+    b_middle = b_lines[head : len(b_lines) - last]
+    changed = len(before) + len(after) - 2 * (start + tail)
+    codes = _opcodes(a_middle, b_middle, budget) if budget.spend(chars=changed) else None
+    if codes is None:
+        codes = [("replace", 0, len(a_middle), 0, len(b_middle))]
+    shifted: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    shifted += [
+        (tag, i1 + head, i2 + head, j1 + head, j2 + head)
+        for tag, i1, i2, j1, j2 in codes
+        if i2 > i1 or j2 > j1
+    ]
+    if last:
+        shifted.append(
+            ("equal", len(a_lines) - last, len(a_lines), len(b_lines) - last, len(b_lines))
+        )
+    return a_lines, b_lines, shifted
 
 
 def word_diff(before: str, after: str, *, budget: DiffBudget | None = None) -> WordDiff:

@@ -1,8 +1,13 @@
-"""Refusals of the text engine: expected outcomes, each carrying its status word."""
+"""Refusals of the text engine: expected outcomes, each carrying its status word.
+
+Each refusal also carries `details`: plain values (numbers, strings, lists, dicts) a door
+can send as they are, so an agent acts on fields instead of parsing the message.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from stores.editing.status import Status
 
@@ -22,13 +27,38 @@ class NearMiss:
             return f"Closest match at {where}: {self.explanation}. The text there is: {self.text!r}"
         return f"Closest text ({self.similarity:.0%} similar) at {where}: {self.text!r}"
 
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "text": self.text,
+            "similarity": self.similarity,
+            "explanation": self.explanation,
+        }
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """Where one of several matches stands: its 1-based line and column, and the words
+    around it, which a caller can quote to make its text unique."""
+
+    line: int
+    column: int
+    context: str
+
+    def describe(self) -> str:
+        return f"line {self.line}, column {self.column} ({self.context!r})"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"line": self.line, "column": self.column, "context": self.context}
+
 
 class TextEditError(Exception):
     status: Status = Status.INVALID
 
-    def __init__(self, message: str) -> None:
+    def __init__(self, message: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.message = message
+        self.details: dict[str, Any] = dict(details or {})
 
 
 class InvalidEdit(TextEditError):
@@ -39,7 +69,8 @@ class TooLong(InvalidEdit):
     """The result would be longer than the text may be; it was refused before being built."""
 
     def __init__(self, message: str, *, limit: int, length: int) -> None:
-        super().__init__(message)
+        # The same details as the services' own size refusal: the limit and the would-be length.
+        super().__init__(message, {"limit": limit, "length": length})
         self.limit = limit
         self.length = length
 
@@ -54,14 +85,30 @@ class NoMatch(TextEditError):
     def __init__(self, message: str, near_miss: NearMiss | None = None) -> None:
         if near_miss is not None:
             message = f"{message} {near_miss.describe()}"
-        super().__init__(message)
+        super().__init__(message, {"near_miss": near_miss.as_dict()} if near_miss else None)
         self.near_miss = near_miss
 
 
 class Ambiguous(TextEditError):
+    """More than one place matches: how many, on which lines, and the first few located."""
+
     status = Status.AMBIGUOUS
 
-    def __init__(self, message: str, count: int, lines: tuple[int, ...]) -> None:
-        super().__init__(message)
+    def __init__(
+        self,
+        message: str,
+        count: int,
+        lines: tuple[int, ...],
+        occurrences: tuple[Occurrence, ...],
+    ) -> None:
+        super().__init__(
+            message,
+            {
+                "count": count,
+                "lines": list(lines),
+                "occurrences": [occurrence.as_dict() for occurrence in occurrences],
+            },
+        )
         self.count = count
         self.lines = lines
+        self.occurrences = occurrences

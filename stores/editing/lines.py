@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import bisect
+import re
 from dataclasses import dataclass
+from itertools import islice
 
 CRLF = "\r\n"
 LF = "\n"
+
+_NEWLINE = re.compile(LF)
 
 
 @dataclass(frozen=True)
@@ -45,3 +49,13 @@ def dominant_line_ending(text: str) -> str:
 def with_line_ending(text: str, ending: str) -> str:
     folded = text.replace(CRLF, LF)
     return folded if ending == LF else folded.replace(LF, CRLF)
+
+
+def offset_after_lines(text: str, number: int) -> int:
+    """The offset where the line after the first `number` lines begins (the end of the text
+    when it has no more)."""
+    if number <= 0:
+        return 0
+    # islice walks the matches in C: a text of 100,000 lines costs no Python loop.
+    found = next(islice(_NEWLINE.finditer(text), number - 1, None), None)
+    return len(text) if found is None else found.end()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz, process
 
 from stores.editing.errors import NearMiss
+from stores.editing.quotes import clip, whole_words
 from stores.editing.work import charge
 
 _CURLY_QUOTES = str.maketrans(
@@ -57,6 +58,23 @@ _INVISIBLE: tuple[tuple[str, Callable[[str], str]], ...] = (
     ("only letter case differs", str.casefold),
 )
 
+_ALL_INVISIBLE = "only invisible characters (whitespace, quotes, case) differ"
+
+
+def _without_invisible(s: str) -> str:
+    for _, transform in _INVISIBLE:
+        s = transform(s)
+    return s
+
+
+# A rule or a heading is one line of words: a space missing or added between two of them is
+# worth naming too (a phrase cannot be compared that way, as its line breaks must stay).
+_CHOICE_DIFFERENCES: tuple[tuple[str, Callable[[str], str]], ...] = (
+    *_INVISIBLE,
+    (_ALL_INVISIBLE, _without_invisible),
+    ("only the spaces between words differ", lambda s: "".join(s.split())),
+)
+
 SIMILARITY_FLOOR = 0.5
 # Every window is scored while that compares at most SCAN_CELLS (needle character, window
 # character) pairs and builds at most SCAN_WINDOWS windows of SCAN_CHARS characters in all.
@@ -79,9 +97,6 @@ CELL_BUDGET = max(SCAN_CELLS, CANDIDATES * EXACT_CHARS**2)
 _CLOSEST_CHARS = 500
 # rapidfuzz aligns a needle this short inside a long line in one pass over the line.
 _SHORT_NEEDLE = 64
-_HINT_CHARS = 200
-# How far a quoted stretch of a long line may grow to begin and end on whole words.
-_WORD_SLACK = 40
 
 
 @dataclass(frozen=True)
@@ -98,10 +113,18 @@ def find_near_miss(text: str, needle: str) -> NearMiss | None:
     return _invisible_difference(text, needle) or _most_similar(text, needle)
 
 
-def closest(wanted: str, choices: list[str]) -> tuple[int, float] | None:
-    """The index and similarity of the choice most like `wanted` (the first on a tie), or None
-    below the floor. Both are scored on their first _CLOSEST_CHARS characters, so a list of
-    headings or rules costs at most _CLOSEST_CHARS cells per character it holds."""
+def closest(wanted: str, choices: list[str]) -> tuple[int, float, str | None] | None:
+    """The index, similarity and (for an invisible difference) explanation of the choice most
+    like `wanted`, or None below the floor.
+
+    A choice that equals `wanted` once letter case, quotes or spacing are set aside is named
+    first, with its explanation and similarity 1.0, as a phrase hint is. Otherwise both are
+    scored on their first _CLOSEST_CHARS characters (the first choice wins a tie), so a list
+    of headings or rules costs at most _CLOSEST_CHARS cells per character it holds.
+    """
+    explained = _explained(wanted, choices)
+    if explained is not None:
+        return explained[0], 1.0, explained[1]
     wanted = wanted[:_CLOSEST_CHARS]
     clipped = [choice[:_CLOSEST_CHARS] for choice in choices]
     charge("nearmiss.candidates", len(clipped))
@@ -109,31 +132,31 @@ def closest(wanted: str, choices: list[str]) -> tuple[int, float] | None:
     found = process.extractOne(
         wanted, clipped, scorer=fuzz.ratio, score_cutoff=SIMILARITY_FLOOR * 100
     )
-    return None if found is None else (found[2], round(found[1] / 100, 3))
+    return None if found is None else (found[2], round(found[1] / 100, 3), None)
+
+
+def _explained(wanted: str, choices: list[str]) -> tuple[int, str] | None:
+    """The first choice equal to `wanted` under the first transform that makes one equal."""
+    total = len(wanted) + sum(map(len, choices))
+    for explanation, transform in _CHOICE_DIFFERENCES:
+        target = transform(wanted)
+        if not target.strip():
+            continue
+        charge("nearmiss.scanned", 2 * total)
+        for index, choice in enumerate(choices):
+            if transform(choice) == target:
+                return index, explanation
+    return None
 
 
 def _invisible_difference(text: str, needle: str) -> NearMiss | None:
-    for explanation, transform in _INVISIBLE:
+    for explanation, transform in (*_INVISIBLE, (_ALL_INVISIBLE, _without_invisible)):
         hit = _find_transformed(text, needle, transform)
         if hit is not None:
             return NearMiss(
                 line=hit, text=_line_text(text, hit), similarity=1.0, explanation=explanation
             )
-
-    def everything(s: str) -> str:
-        for _, transform in _INVISIBLE:
-            s = transform(s)
-        return s
-
-    hit = _find_transformed(text, needle, everything)
-    if hit is None:
-        return None
-    return NearMiss(
-        line=hit,
-        text=_line_text(text, hit),
-        similarity=1.0,
-        explanation="only invisible characters (whitespace, quotes, case) differ",
-    )
+    return None
 
 
 def _find_transformed(text: str, needle: str, transform: Callable[[str], str]) -> int | None:
@@ -150,7 +173,7 @@ def _find_transformed(text: str, needle: str, transform: Callable[[str], str]) -
 
 def _line_text(text: str, line: int) -> str:
     lines = text.split("\n")
-    return _clip(lines[line - 1] if 0 < line <= len(lines) else "")
+    return clip(lines[line - 1] if 0 < line <= len(lines) else "")
 
 
 def _most_similar(text: str, needle: str) -> NearMiss | None:
@@ -172,7 +195,7 @@ def _most_similar(text: str, needle: str) -> NearMiss | None:
     hit = scan(lines, needle) if affordable else _anchored(text, lines, needle, span)
     if hit is None:
         return None
-    return NearMiss(line=hit.line, text=_clip(hit.text), similarity=round(hit.score, 3))
+    return NearMiss(line=hit.line, text=clip(hit.text), similarity=round(hit.score, 3))
 
 
 # --- scoring every window --------------------------------------------------------------
@@ -226,7 +249,7 @@ def _best_in_line(needle: str, line: str, number: int) -> _Hit | None:
         score, index = found
         begin = starts[index]
         end = begin + width
-    return _Hit(score, number, _whole_words(line, begin, end))
+    return _Hit(score, number, whole_words(line, begin, end))
 
 
 def _best_of(needle: str, choices: list[str]) -> tuple[float, int] | None:
@@ -266,7 +289,7 @@ def _anchored(text: str, lines: list[str], needle: str, span: int) -> _Hit | Non
                 line_start = text.rfind("\n", 0, max(0, start)) + 1
                 begin = min(max(0, start - line_start), len(line) - len(needle))
                 candidate = line[begin : begin + len(needle)]
-                hint = _whole_words(line, begin, begin + len(needle))
+                hint = whole_words(line, begin, begin + len(needle))
                 key = (first, begin)
         if key in seen:
             continue
@@ -342,30 +365,3 @@ def _better(best: _Hit | None, hit: _Hit | None) -> _Hit | None:
     if best is None or (hit.score, -hit.line) > (best.score, -best.line):
         return hit
     return best
-
-
-def _whole_words(line: str, begin: int, end: int) -> str:
-    """line[begin:end] widened to whole words, by at most _WORD_SLACK characters each side."""
-    if begin > 0 and not line[begin - 1].isspace():
-        before = line[max(0, begin - _WORD_SLACK) : begin]
-        cut = max((i for i, c in enumerate(before) if c.isspace()), default=None)
-        if cut is not None:
-            begin -= len(before) - cut - 1
-    if end < len(line) and not line[end].isspace():
-        after = line[end : end + _WORD_SLACK]
-        cut = next((i for i, c in enumerate(after) if c.isspace()), None)
-        if cut is not None:
-            end += cut
-    return line[begin:end]
-
-
-def _clip(snippet: str) -> str:
-    """At most _HINT_CHARS characters, cut after a whole word when one ends near the limit."""
-    if len(snippet) <= _HINT_CHARS:
-        return snippet
-    head = snippet[:_HINT_CHARS]
-    if not snippet[_HINT_CHARS].isspace():
-        cut = max((i for i, c in enumerate(head) if c.isspace()), default=0)
-        if cut >= _HINT_CHARS - _WORD_SLACK:
-            head = head[:cut]
-    return head + "…"

@@ -10,11 +10,20 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
+from stores.editing.errors import (
+    Ambiguous,
+    InvalidEdit,
+    NearMiss,
+    NoChange,
+    NoMatch,
+    Occurrence,
+)
 from stores.editing.limits import check_length
 from stores.editing.lines import CRLF, LF, dominant_line_ending
 from stores.editing.markdown import Line, scan
 from stores.editing.nearmiss import closest
+from stores.editing.outcome import Edited
+from stores.editing.quotes import clip
 from stores.editing.sections import find_section
 
 _BULLET = re.compile(
@@ -86,34 +95,50 @@ def find_rule(text: str, rule: str) -> Rule:
             f"{len(found)} rules read {rule!r} (lines {', '.join(map(str, lines))}).",
             count=len(found),
             lines=lines,
+            occurrences=tuple(
+                Occurrence(
+                    candidate.line,
+                    len(candidate.marker) + 1,
+                    clip(text[candidate.start : candidate.end].split("\n", 1)[0].rstrip("\r")),
+                )
+                for candidate in found
+            ),
         )
     close = closest(wanted, [_normalize(candidate.text) for candidate in rules])
     near_miss = None
     if close is not None:
-        match = rules[close[0]]
-        near_miss = NearMiss(match.line, match.text, close[1])
+        index, similarity, explanation = close
+        match = rules[index]
+        near_miss = NearMiss(match.line, match.text, similarity, explanation)
     raise NoMatch(f"No rule reads {rule!r}.", near_miss)
 
 
 def add_rule(
     text: str, rule: str, *, section: str | None = None, max_length: int | None = None
-) -> str:
-    """Add a rule after the last rule (of `section`, if named) in the document's bullet style."""
+) -> Edited:
+    """Add a rule after the last rule (of `section`, if named) in the document's bullet style.
+
+    As RockBot does: the last rule is the last bullet when there is one, so prose that follows
+    the list (a note, a later section) stays below it; a rule already there, in any letter
+    case, is not added twice (NoChange). The result says where the rule went.
+    """
     rule = rule.strip()
     if not rule:
         raise InvalidEdit("rule is empty.")
     ending = dominant_line_ending(text) if text else LF
     rules = parse_rules(text)
+    found = None
     if section is not None:
         found = find_section(text, section)
         rules = [r for r in rules if found.body_start <= r.start < found.end]
-        fallback = found.body_start
-    else:
-        fallback = len(text)
-    wanted = _normalize(rule)
-    if any(_normalize(r.text) == wanted for r in rules):
-        raise NoChange(f"The rule {rule!r} is already there.")
+    wanted = _normalize(rule).casefold()
+    existing = next((r for r in rules if _normalize(r.text).casefold() == wanted), None)
+    if existing is not None:
+        raise NoChange(_already_there(rule, existing), {"existing_rule": _at(existing)})
+    # Plain lines are rules only in a document that has no bullets: elsewhere they are prose.
+    rules = [r for r in rules if r.marker] or rules
     marker = _next_marker(rules)
+    fallback = found.body_start if found is not None else len(text)
     insert_at = rules[-1].end if rules else fallback
     before = text[:insert_at]
     if before and not before.endswith("\n"):
@@ -133,7 +158,33 @@ def add_rule(
         max_length,
     )
     new_line = marker + _indented(rule, continuation) + ending
-    return before + new_line + text[insert_at:]
+    line = before.count("\n") + 1
+    if rules:
+        placed, where = "after_last_rule", f"after the last rule (line {rules[-1].line})"
+    elif found is not None:
+        placed, where = "first_in_section", "as the first rule"
+    else:
+        placed, where = "first_in_document", "as the first rule of the document"
+    if found is not None:
+        where += f" under {found.title!r}"
+    return Edited(
+        before + new_line + text[insert_at:],
+        message=f"Added the rule at line {line}, {where}.",
+        details={"lines": [line], "placed": placed},
+    )
+
+
+def _already_there(rule: str, existing: Rule) -> str:
+    if existing.text == rule or _normalize(existing.text) == _normalize(rule):
+        return f"The rule {rule!r} is already there (line {existing.line}); nothing was added."
+    return (
+        f"The rule {rule!r} is already there as {existing.text!r} (line {existing.line}), "
+        "differing only in letter case or spacing; nothing was added."
+    )
+
+
+def _at(rule: Rule) -> dict[str, object]:
+    return {"line": rule.line, "text": rule.text}
 
 
 def remove_rule(text: str, rule: str) -> str:

@@ -1,14 +1,24 @@
-"""Section operations on a markdown body: outline, append, replace_section, delete_section."""
+"""Section operations on a markdown body: outline, append, replace_section, delete_section, and
+inserting lines just before or just after a heading."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from stores.editing.errors import Ambiguous, InvalidEdit, NearMiss, NoChange, NoMatch
+from stores.editing.errors import (
+    Ambiguous,
+    InvalidEdit,
+    NearMiss,
+    NoChange,
+    NoMatch,
+    Occurrence,
+)
 from stores.editing.limits import check_length
 from stores.editing.lines import LF, dominant_line_ending, with_line_ending
 from stores.editing.markdown import normalize_title, scan
 from stores.editing.nearmiss import closest
+from stores.editing.outcome import Edited
+from stores.editing.quotes import clip
 
 
 @dataclass(frozen=True)
@@ -60,22 +70,45 @@ def find_section(text: str, heading: str) -> Section:
             f"{', '.join(map(str, lines))}); rename one before editing it by heading.",
             count=len(found),
             lines=lines,
+            occurrences=tuple(
+                Occurrence(
+                    section.line,
+                    1,
+                    clip(text[section.start : section.body_start].rstrip("\r\n")),
+                )
+                for section in found
+            ),
         )
     close = closest(wanted, [section.title for section in sections])
     near_miss = None
     if close is not None:
-        section = sections[close[0]]
-        near_miss = NearMiss(section.line, section.title, close[1])
+        index, similarity, explanation = close
+        section = sections[index]
+        near_miss = NearMiss(section.line, section.title, similarity, explanation)
     known = ", ".join(repr(section.title) for section in sections) or "none"
     raise NoMatch(f"No section is headed {wanted!r}. Headings: {known}.", near_miss)
 
 
-def replace_section(text: str, heading: str, body: str, *, max_length: int | None = None) -> str:
-    """Replace what stands under `heading` (its subsections too), keeping the heading line."""
+def replace_section(
+    text: str,
+    heading: str,
+    body: str,
+    *,
+    keep_subsections: bool = False,
+    max_length: int | None = None,
+) -> Edited:
+    """Replace what stands under `heading`, keeping the heading line.
+
+    The subsections go too, unless `keep_subsections`: then only the section's own text, up
+    to its first subheading, is replaced. A body that opens with the section's own heading
+    (models restate it) keeps one heading: that first line is dropped, and the result says so.
+    """
     section = find_section(text, heading)
-    old_body = text[section.body_start : section.end]
+    body, dropped = _without_restated_heading(body, section.title)
+    end = _own_end(text, section) if keep_subsections else section.end
+    old_body = text[section.body_start : end]
     trailing = old_body[len(old_body.rstrip("\r\n")) :]
-    if not trailing and section.end < len(text):
+    if not trailing and end < len(text):
         trailing = dominant_line_ending(text)
     new_body = with_line_ending(body, _ending(text)).rstrip("\r\n")
     if new_body:
@@ -84,17 +117,85 @@ def replace_section(text: str, heading: str, body: str, *, max_length: int | Non
         new_body = trailing
     line_break = _ensure_line_break(text, section)
     check_length(
-        len(text) - (section.end - section.body_start) + len(line_break) + len(new_body),
-        max_length,
+        len(text) - (end - section.body_start) + len(line_break) + len(new_body), max_length
     )
-    result = text[: section.body_start] + line_break + new_body + text[section.end :]
-    return _changed(text, result)
+    result = text[: section.body_start] + line_break + new_body + text[end:]
+    result = _changed(text, result)
+    if dropped is None:
+        return Edited(result)
+    return Edited(
+        result,
+        message=f"The new content began with the section's own heading ({dropped!r}); that "
+        "line was dropped so the section keeps one heading.",
+        details={"dropped_heading": dropped},
+    )
+
+
+def _without_restated_heading(body: str, title: str) -> tuple[str, str | None]:
+    """`body` without a first heading (at any level, in any letter case) that reads `title`,
+    and that heading line; blank lines before it go with it."""
+    for line in scan(body):
+        if line.kind == "blank":
+            continue
+        if line.kind == "heading" and line.heading_title.casefold() == title.casefold():
+            return body[line.end :], line.content.strip()
+        break
+    return body, None
+
+
+def insert_before_section(
+    text: str, heading: str, content: str, *, max_length: int | None = None
+) -> str:
+    """Insert `content` as whole lines just before the heading line of `heading`."""
+    section = find_section(text, heading)
+    addition = _lines_of(text, content)
+    check_length(len(text) + len(addition), max_length)
+    return text[: section.start] + addition + text[section.start :]
+
+
+def insert_after_section(
+    text: str, heading: str, content: str, *, max_length: int | None = None
+) -> str:
+    """Insert `content` as whole lines just after the heading line of `heading`, before the
+    section's own text."""
+    section = find_section(text, heading)
+    addition = _lines_of(text, content)
+    if _ensure_line_break(text, section):
+        # The heading is the last line and has no line ending: the break goes before the new
+        # lines, which then end the text without one, as the heading did.
+        ending = _ending(text)
+        addition = ending + addition.removesuffix(ending)
+    check_length(len(text) + len(addition), max_length)
+    return text[: section.body_start] + addition + text[section.body_start :]
 
 
 def delete_section(text: str, heading: str) -> str:
-    """Remove the heading and everything under it, subsections included."""
+    """Remove the heading and everything under it, subsections included.
+
+    The blank lines that set the section apart go with it: its own trailing ones always, and,
+    when it was the last section, those that separated it from the text above, so the
+    document reads as if the section had never been written.
+    """
     section = find_section(text, heading)
-    return _changed(text, text[: section.start] + text[section.end :])
+    before, after = text[: section.start], text[section.end :]
+    if not after.strip():
+        before = _without_trailing_blank_lines(before)
+        after = ""
+    return _changed(text, before + after)
+
+
+def _without_trailing_blank_lines(text: str) -> str:
+    """`text` without the blank (or whitespace-only) lines it ends with; the last line that
+    has text keeps its line ending."""
+    kept = len(text.rstrip(" \t\r\n"))
+    if kept == 0:
+        return ""
+    # Spaces after the last word stay: only whole blank lines go.
+    breaks = [at for at in (text.find("\n", kept), text.find("\r", kept)) if at != -1]
+    if not breaks:
+        return text
+    line_end = min(breaks)
+    return text[: line_end + (2 if text.startswith("\r\n", line_end) else 1)]
 
 
 def append(
@@ -121,6 +222,22 @@ def append(
         prefix = "" if text[:insert_at].endswith("\n") else ending
     check_length(len(text) + len(prefix) + len(addition), max_length)
     return text[:insert_at] + prefix + addition + text[insert_at:]
+
+
+def _own_end(text: str, section: Section) -> int:
+    """Where the section's own text ends: at its first subheading, if it has one."""
+    for other in outline(text):
+        if other.start >= section.body_start:
+            return min(other.start, section.end)
+    return section.end
+
+
+def _lines_of(text: str, content: str) -> str:
+    """`content` as whole lines in the text's line ending; its one final line ending optional."""
+    if not content.strip():
+        raise InvalidEdit("content to insert is empty.")
+    ending = _ending(text)
+    return with_line_ending(content, ending).removesuffix(ending) + ending
 
 
 def _ending(text: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from stores.editing.errors import Ambiguous, InvalidEdit, NoChange, NoMatch, TooLong
+from stores.editing.errors import Ambiguous, InvalidEdit, NoChange, NoMatch, Occurrence, TooLong
 from stores.editing.limits import check_length
 from stores.editing.lines import (
     CRLF,
@@ -15,6 +15,14 @@ from stores.editing.lines import (
     with_line_ending,
 )
 from stores.editing.nearmiss import find_near_miss
+from stores.editing.quotes import CUT, words_after, words_before
+
+# An ambiguous refusal locates this many occurrences; `count` and `lines` tell the rest.
+OCCURRENCES_SHOWN = 5
+# How far around an occurrence its context reaches (about three words each side), and how long
+# a match may be before only its ends are shown.
+CONTEXT_CHARS = 16
+LONG_MATCH = 48
 
 
 @dataclass(frozen=True)
@@ -22,6 +30,8 @@ class PhraseEdit:
     old_string: str
     new_string: str
     replace_all: bool = False
+    # How many times old_string must occur; more than 1 replaces them all.
+    expected_replacements: int | None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +47,7 @@ def apply_edit(
     new_string: str,
     *,
     replace_all: bool = False,
+    expected_replacements: int | None = None,
     max_length: int | None = None,
 ) -> EditApplied:
     """Replace the exact phrase `old_string` in `text`.
@@ -44,11 +55,31 @@ def apply_edit(
     CRLF and LF are interchangeable when matching; the document keeps its own
     line endings, and everything outside the replaced spans stays byte for byte.
     A result longer than `max_length` is refused (TooLong) before it is built.
+
+    With `expected_replacements`, old_string must occur exactly that many times (a
+    different count is refused as Ambiguous, naming the real one), and all of them are
+    replaced; it decides alone, whatever `replace_all` says.
     """
+    if expected_replacements is not None and (
+        isinstance(expected_replacements, bool)
+        or not isinstance(expected_replacements, int)
+        or expected_replacements < 1
+    ):
+        raise InvalidEdit(
+            "expected_replacements must be a whole number of at least 1: how many times "
+            "old_string occurs in the text."
+        )
     if old_string == new_string:
         raise NoChange("old_string and new_string are identical; nothing to change.")
     if old_string == "":
         if text == "":
+            if expected_replacements not in (None, 1):
+                raise Ambiguous(
+                    f"An empty old_string fills an empty text once, not "
+                    f"{expected_replacements} times; send expected_replacements 1 or none.",
+                    count=1,
+                    lines=(1,),
+                )
             check_length(len(new_string), max_length)
             return EditApplied(text=new_string, replacements=1, lines=(1,))
         raise InvalidEdit(
@@ -70,13 +101,29 @@ def apply_edit(
             "exactly.",
             find_near_miss(document.text, needle),
         )
-    if count > 1 and not replace_all:
-        lines = _distinct_lines(document.text, needle)
+    if expected_replacements is not None and count != expected_replacements:
+        located = _located(document.text, needle)
+        listed = "; ".join(occurrence.describe() for occurrence in located)
+        more = f"; and {count - len(located)} more" if count > len(located) else ""
         raise Ambiguous(
-            f"old_string occurs {count} times (lines {', '.join(map(str, lines))}); "
-            "quote more surrounding text to make it unique, or set replace_all.",
+            f"old_string occurs {count} time{'' if count == 1 else 's'} ({listed}{more}), not "
+            f"{expected_replacements} as expected_replacements says. Nothing was replaced: "
+            f"re-read the text, then send expected_replacements {count} to replace every "
+            "occurrence, or quote more surrounding text to pick fewer.",
             count=count,
-            lines=lines,
+            lines=_distinct_lines(document.text, needle),
+            occurrences=located,
+        )
+    if count > 1 and not replace_all and expected_replacements is None:
+        located = _located(document.text, needle)
+        listed = "; ".join(occurrence.describe() for occurrence in located)
+        more = f"; and {count - len(located)} more" if count > len(located) else ""
+        raise Ambiguous(
+            f"old_string occurs {count} times: {listed}{more}. Quote more of the surrounding "
+            "text to make it unique, or set replace_all.",
+            count=count,
+            lines=_distinct_lines(document.text, needle),
+            occurrences=located,
         )
 
     # The replacement is written in the line ending of the span it replaces, so its two
@@ -126,6 +173,7 @@ def apply_edits(
                 edit.old_string,
                 edit.new_string,
                 replace_all=edit.replace_all,
+                expected_replacements=edit.expected_replacements,
                 max_length=max_length,
             )
         except TooLong as error:
@@ -179,3 +227,31 @@ def _distinct_lines(text: str, needle: str) -> tuple[int, ...]:
         numbers[line] = None
         previous = start
     return tuple(numbers)
+
+
+def _located(text: str, needle: str) -> tuple[Occurrence, ...]:
+    """The first OCCURRENCES_SHOWN matches, each with its line, column and the words around it."""
+    found: list[Occurrence] = []
+    line = 1
+    line_start = previous = 0
+    for start in _occurrences(text, needle):
+        breaks = text.count(LF, previous, start)
+        if breaks:
+            line += breaks
+            line_start = text.rfind(LF, previous, start) + 1
+        previous = start
+        end = start + len(needle)
+        match = needle
+        if len(match) > LONG_MATCH:
+            match = (
+                words_after(match, 0, CONTEXT_CHARS)
+                + CUT
+                + words_before(match, len(match), CONTEXT_CHARS)
+            )
+        context = (
+            words_before(text, start, CONTEXT_CHARS) + match + words_after(text, end, CONTEXT_CHARS)
+        )
+        found.append(Occurrence(line=line, column=start - line_start + 1, context=context))
+        if len(found) == OCCURRENCES_SHOWN:
+            break
+    return tuple(found)

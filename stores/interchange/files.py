@@ -217,13 +217,14 @@ class Source(_Tree):
     """A directory to import from: files are listed and read without following a link."""
 
     def files(self, folder: str, suffix: str) -> list[str | Refused]:
-        """Every regular file named *`suffix` below `folder`, in path order; links are Refused.
+        """Every regular file named *`suffix` below `folder` ("": the root), in path order;
+        links are Refused.
 
         A link below `folder` is refused whatever it points to, and so is a name that is not
         UTF-8 text (it could not be recorded).
         """
         found: list[str | Refused] = []
-        pending = [(folder,)]
+        pending = [relative_parts(folder) if folder else ()]
         while pending:
             parts = pending.pop()
             try:

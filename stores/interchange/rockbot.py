@@ -362,9 +362,13 @@ def _read_memory(relative: str, doc: Any, now: dt.datetime) -> Iterator[Incoming
         # A superseded entry is invalidated; RockBot has no such field, so it is not written.
         values["invalidated_at"] = values.get("updated_at") or values.get("created_at") or now
     raw["located"] = {"category": values["category"], "id": ref}
+    successor_stated = any(_norm(key) == "supersededby" for key in raw["keys"])
+    if not successor_stated:
+        # Left out unless a successor is set later, as the other fields the file lacks.
+        raw["absent"]["SupersededBy"] = None
     incoming = _incoming("memory", ref, values, relative, raw, stated=stated)
     incoming.superseded_by = successor
-    incoming.successor_stated = any(_norm(key) == "supersededby" for key in raw["keys"])
+    incoming.successor_stated = successor_stated
     yield incoming
 
 

@@ -6,6 +6,8 @@ from stores.models.base import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.changes import Change
+from stores.models.files import MemoryFile
 from stores.models.idempotency import IdempotentRequest
 from stores.models.imports import ImportedSource
 from stores.models.memories import SHARED_BANK, Memory, bank_label
@@ -13,6 +15,7 @@ from stores.models.revisions import Channel, Revision
 from stores.models.rules import RulesDocument
 from stores.models.skills import Skill
 from stores.models.tasks import ScheduledTask
+from stores.models.webhooks import Webhook, WebhookDelivery
 from stores.models.working import WorkingMemoryEntry
 
 __all__ = [
@@ -21,18 +24,22 @@ __all__ = [
     "Agent",
     "AgentAccess",
     "AgentToken",
+    "Change",
     "Channel",
     "DecayPass",
     "EmbeddedRecord",
     "IdempotentRequest",
     "ImportedSource",
     "Memory",
+    "MemoryFile",
     "Revision",
     "RulesDocument",
     "ScheduledTask",
     "Skill",
     "Subject",
     "VersionedRecord",
+    "Webhook",
+    "WebhookDelivery",
     "WorkingMemoryEntry",
     "bank_label",
     "text_fingerprint",

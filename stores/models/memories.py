@@ -16,7 +16,9 @@ class Memory(EmbeddedRecord):
     """A long-term memory entry. Its `store` decides which edit ops it accepts."""
 
     class Store(models.TextChoices):
-        WORKING = "working", "Working (editable)"
+        # The value is RockBot's and oh-my-pi's; the label says what it means, since
+        # "working" read like the separate working-memory surface.
+        WORKING = "working", "Editable (long-term)"
         EPISODIC = "episodic", "Episodic (history: invalidate only)"
         FACT = "fact", "Fact (read-only projection)"
 

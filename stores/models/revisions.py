@@ -5,6 +5,16 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from stores.models.base import text_fingerprint
+
+# The op of a revision that deleted its record: it leaves no text, so no text hash.
+FORGET = "forget"
+
+
+def after_hash(op: str, after_text: str) -> str:
+    """The `after_hash` of a revision of `op` leaving `after_text`."""
+    return "" if op == FORGET else text_fingerprint(after_text)
+
 
 class Channel(models.TextChoices):
     UI = "ui", "Web UI"
@@ -43,6 +53,9 @@ class Revision(models.Model):
     channel = models.CharField(max_length=10, choices=Channel)
     before_text = models.TextField(blank=True)
     after_text = models.TextField(blank=True)
+    # SHA-256 of after_text (hex), for the change feed: a client compares it with the text
+    # it holds without the text being sent. Empty for a forget, which leaves no text.
+    after_hash = models.CharField(max_length=64, blank=True, editable=False)
     before_state = models.JSONField(default=dict, blank=True)
     after_state = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -51,6 +64,9 @@ class Revision(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     reviewed_at = models.DateTimeField(null=True, blank=True)
+    # The revision a revert went back to (after or before it) or an undo took back: the
+    # history names it, and a reader sees which change was taken back without diffing texts.
+    reverted_revision = models.BigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

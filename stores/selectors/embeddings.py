@@ -31,6 +31,11 @@ class EmbeddingStatus:
     def fresh(self) -> int:
         return self.total - self.stale
 
+    @property
+    def outdated(self) -> int:
+        """Stale records that do have a vector, computed from older text or another model."""
+        return self.stale - self.missing
+
 
 def embedded_surfaces() -> list[str]:
     return [key for key, spec in SURFACES.items() if spec.embedded]

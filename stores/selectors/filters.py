@@ -85,7 +85,9 @@ class MemoryFilters:
         None,
         label="Store",
         choices=tuple(Memory.Store.choices),
-        description="Only memories of this store.",
+        description="Only memories of this store: 'working' for the editable long-term "
+        "memories (the default store; not working memory, which is a surface of its own), "
+        "'episodic' for the history of events (invalidate only), 'fact' for read-only facts.",
     )
     tag: str | None = _declare(
         None,

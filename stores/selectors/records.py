@@ -9,7 +9,8 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from stores.editing import PREVIEW_LENGTH, cut_preview
+from stores.editing import PREVIEW_LENGTH, cut_preview, view_lines
+from stores.errors import Invalid
 from stores.models import (
     Agent,
     ScheduledTask,
@@ -124,3 +125,28 @@ def record_summary(spec: SurfaceSpec, record: VersionedRecord) -> dict[str, Any]
     data = record_data(record)
     text = data.pop(spec.primary_text_field)
     return {**data, **preview(text)}
+
+
+def record_lines(
+    record: VersionedRecord, *, field: str | None = None, start: int = 1, end: int | None = None
+) -> dict[str, Any]:
+    """Lines `start` to `end` (-1 or None: the last) of a record's text, numbered as
+    Anthropic's memory tool views a file: each line's number right-aligned to six places, a
+    tab and the line. A range outside the text is refused (TextEditError) naming the range."""
+    spec = surface_of(record)
+    name = spec.primary_text_field if field is None else field
+    if name not in spec.text_fields:
+        raise Invalid(
+            f"{name!r} is not a text field of a {spec.key}; use one of "
+            f"{', '.join(spec.text_fields)}."
+        )
+    view = view_lines(getattr(record, name), start, end)
+    return {
+        "id": record.pk,
+        "version": record.version,
+        "field": name,
+        "numbered": view.text,
+        "first": view.first,
+        "last": view.last,
+        "total": view.total,
+    }

@@ -12,7 +12,7 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from stores.models import Agent, Revision
 from stores.surfaces import SURFACES
@@ -79,6 +79,16 @@ def last_revision(agent: Agent, surface_key: str, record_id: int) -> Revision | 
     )
 
 
+def latest_version_of(agent: Agent, surface_key: str, record_id: int) -> int | None:
+    """The version the record's latest revision produced (one indexed query, no row read)."""
+    return (
+        Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id)
+        .order_by("-version_after")
+        .values_list("version_after", flat=True)
+        .first()
+    )
+
+
 def revision_texts(revision_id: int) -> Revision | None:
     """Only the texts before and after of a revision: what a write's diff is drawn from."""
     return Revision.objects.filter(pk=revision_id).only("before_text", "after_text").first()
@@ -94,6 +104,15 @@ def history_of(agent: Agent, surface_key: str, record_id: int, *, limit: int) ->
         .select_related("reviewed_by")
         .order_by("-version_after", "-id")[:limit]
     )
+
+
+def revision_versions(agent: Agent, revision_ids: list[int]) -> dict[int, tuple[int, int]]:
+    """Each of the agent's revisions `revision_ids` as (version before, version after): how a
+    person finds a revision named by id in a record's history."""
+    rows = Revision.objects.filter(agent=agent, pk__in=revision_ids).values_list(
+        "pk", "version_before", "version_after"
+    )
+    return {pk: (before, after) for pk, before, after in rows}
 
 
 def has_history(agent: Agent, surface_key: str, record_id: int) -> bool:
@@ -138,6 +157,24 @@ def text_at_version(
         .first()
     )
     return None if revision is None else revision.after_text
+
+
+def text_changes_after(
+    agent: Agent, surface_key: str, record_id: int, field: str, version: int
+) -> QuerySet[Revision]:
+    """The revisions after `version` that changed the record's `field` text, oldest first:
+    what an undo of an older change is merged past. Lazy; the texts are the bulk of a row."""
+    return (
+        Revision.objects.filter(
+            agent=agent,
+            surface=surface_key,
+            record_id=record_id,
+            field=field,
+            version_after__gt=version,
+        )
+        .exclude(before_text=F("after_text"))
+        .order_by("version_after")
+    )
 
 
 def record_histories(
@@ -189,10 +226,6 @@ def agent_revisions(
     if not with_body:
         revisions = revisions.defer(*BODY)
     return revisions.order_by(*NEWEST_FIRST)
-
-
-def recent_changes(agent: Agent, *, limit: int) -> list[Revision]:
-    return list(agent_revisions(agent, with_body=False)[:limit])
 
 
 def live_refs(agent: Agent, revisions: Iterable[Revision]) -> set[tuple[str, int]]:

@@ -8,24 +8,41 @@ so an importance someone sets while a pass runs is never overwritten with a valu
 earlier (and setting importance re-anchors `decayed_at`, so it is not decayed for the
 time before it was set). Decay is bookkeeping: no `version` bump, no revision, no
 `updated_at` change, so a page or an agent holding a version from before the pass can
-still edit. Pinned memories keep their importance but their anchor moves, so unpinning
-one later does not make it pay for the time it was pinned.
+still edit. Each agent whose memories a pass lowered gets one change in its feed, which
+clients read only when they ask for it (`include=decay`). Pinned memories keep their
+importance but their anchor moves, so unpinning one later does not make it pay for the
+time it was pinned.
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.conf import settings
-from django.db import NotSupportedError
-from django.db.models import Case, F, FloatField, Func, Max, Min, Q, Value, When
+from django.db import NotSupportedError, connection, transaction
+from django.db.models import (
+    Case,
+    Count,
+    F,
+    FloatField,
+    Func,
+    Max,
+    Min,
+    Q,
+    QuerySet,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce, Greatest, Least, Power
 from django.utils import timezone
 
-from stores.models import DecayPass, Memory
+from stores.dbops import lock_feed
+from stores.models import Change, DecayPass, Memory
 
 logger = logging.getLogger("memoryadmin.decay")
 
@@ -120,15 +137,16 @@ def decay_importance(
     new_importance = decayed_importance(now, half_life_days)
     bounds = Memory.objects.aggregate(low=Min("pk"), high=Max("pk"))
     touched = batches = 0
+    lowered: Counter[int] = Counter()
     try:
         if bounds["low"] is not None:
             low, high = bounds["low"], bounds["high"]
             for start in range(low, high + 1, batch_size):
-                touched += (
-                    Memory.objects.filter(pk__gte=start, pk__lt=start + batch_size)
-                    .filter(decay_candidates())
-                    .update(importance=new_importance, decayed_at=now)
+                batch = Memory.objects.filter(pk__gte=start, pk__lt=start + batch_size)
+                touched += batch.filter(decay_candidates()).update(
+                    importance=new_importance, decayed_at=now
                 )
+                lowered.update(_lowered_by_agent(batch, now))
                 batches += 1
                 if progress is not None:
                     progress(min(start + batch_size, high + 1) - low, high + 1 - low)
@@ -150,4 +168,27 @@ def decay_importance(
             log.duration_seconds,
             half_life_days,
         )
+    if lowered:
+        _announce(log, lowered)
     return log
+
+
+def _lowered_by_agent(batch: QuerySet[Memory], now: datetime) -> dict[int, int]:
+    """How many memories of each agent the pass lowered in `batch` (pinned ones kept theirs)."""
+    rows = (
+        batch.filter(decayed_at=now, pinned=False)
+        .values_list("agent_id")
+        .annotate(count=Count("id"))
+        .values_list("agent_id", "count")
+    )
+    return dict(rows)
+
+
+def _announce(run: DecayPass, lowered: Counter[int]) -> None:
+    """One change per agent in its feed, for clients that asked for decay (include=decay)."""
+    with transaction.atomic():
+        lock_feed(connection, list(lowered))
+        Change.objects.bulk_create(
+            Change(agent_id=agent_id, kind=Change.Kind.DECAY, decay_pass=run, memories=count)
+            for agent_id, count in sorted(lowered.items())
+        )

@@ -20,7 +20,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
-from stores.editing import Status, TextEditError, TooLong, unified_diff
+from stores.editing import Edited, Status, TextEditError, unified_diff
 from stores.errors import ApplicationError, Conflict, Invalid, NotFound
 from stores.models import (
     Agent,
@@ -30,7 +30,8 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
-from stores.services import policy
+from stores.models.revisions import after_hash
+from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 from stores.surfaces import SURFACES, SurfaceSpec
@@ -43,14 +44,32 @@ RecordRef = int | str
 
 @dataclass
 class Change:
-    """What one op wants to write: new field values, and which text field it touched."""
+    """What one op wants to write: new field values, and which text field it touched; a
+    `message` when the op chose something the caller did not spell out."""
 
     op: str
     values: dict[str, Any]
     text_field: str | None = None
     status: Status = Status.UPDATED
+    message: str = ""
     details: dict[str, Any] = field(default_factory=dict)
     touch_updated_at: bool = True
+    # A revert's or an undo's: the revision it went back to or took back.
+    reverted_revision: int | None = None
+
+
+def document_change(op: str, edited: str | Edited) -> Change:
+    """The change of an op on a markdown document (`content`), with what the engine reported
+    it chose (where a rule went, a restated heading dropped)."""
+    if isinstance(edited, str):
+        return Change(op=op, values={"content": edited}, text_field="content")
+    return Change(
+        op=op,
+        values={"content": edited.text},
+        text_field="content",
+        message=edited.message,
+        details=dict(edited.details),
+    )
 
 
 def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResult]:
@@ -66,32 +85,12 @@ def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResul
             )
         except TextEditError as error:
             result = WriteResult(
-                status=error.status, message=error.message, details=_edit_details(error)
+                status=error.status, message=error.message, details=dict(error.details)
             )
         _log(function.__name__, kwargs, result)
         return result
 
     return wrapper
-
-
-def _edit_details(error: TextEditError) -> dict[str, Any]:
-    details: dict[str, Any] = {}
-    near_miss = getattr(error, "near_miss", None)
-    if near_miss is not None:
-        details["near_miss"] = {
-            "line": near_miss.line,
-            "text": near_miss.text,
-            "similarity": near_miss.similarity,
-            "explanation": near_miss.explanation,
-        }
-    if hasattr(error, "count"):
-        details["count"] = error.count
-        details["lines"] = list(error.lines)
-    if isinstance(error, TooLong):
-        # The same details as check_text_size's refusal: the limit and the would-be length.
-        details["limit"] = error.limit
-        details["length"] = error.length
-    return details
 
 
 def _log(operation: str, kwargs: dict[str, Any], result: WriteResult) -> None:
@@ -214,6 +213,7 @@ def commit(
     for name in spec.text_fields:
         if name in change.values:
             check_text_size(spec, change.values[name])
+    validate_changed_names(spec, record, change.values)
     if dry_run:
         return would_be(
             spec,
@@ -222,6 +222,7 @@ def commit(
             text_field=text_field,
             before_text=before_text,
             after_text=change.values.get(text_field, before_text),
+            message=change.message,
             details=change.details,
         )
     before_state = spec.snapshot(record)
@@ -248,7 +249,7 @@ def commit(
     except IntegrityError as error:
         # A rename onto another record's name or alias is a refusal, not a crash; the caller's
         # atomic block rolls back as the refusal leaves it.
-        raise Invalid(integrity_message(spec, error)) from error
+        raise Conflict(integrity_message(spec, error)) from error
     if written != 1:
         current = spec.model.objects.filter(pk=record.pk).values_list("version", flat=True).first()
         raise Conflict(
@@ -267,6 +268,7 @@ def commit(
         before_text=before_text,
         after_text=after_text,
         before_state=before_state,
+        reverted_revision=change.reverted_revision,
     )
     if isinstance(record, EmbeddedRecord) and record.text_hash != old_hash:
         schedule_reembed(spec.key, record.pk)
@@ -275,6 +277,7 @@ def commit(
         record,
         revision,
         status=change.status,
+        message=change.message,
         details=change.details,
         diff=_diff(spec, record, before_text, after_text),
     )
@@ -283,9 +286,14 @@ def commit(
 def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, Any]) -> WriteResult:
     """Insert a new record at version 1 with its first revision."""
     now = timezone.now()
-    record = spec.model(agent=agent, version=1, **values)
-    record.created_at = record.created_at or now
-    record.updated_at = now
+    # One moment for every timestamp the record starts with: each field's own default read
+    # the clock again, so updated_at came out a few microseconds before created_at.
+    moments = {
+        field.name: now
+        for field in spec.model._meta.concrete_fields
+        if field.default is timezone.now and field.name not in values
+    }
+    record = spec.model(agent=agent, version=1, **moments, **values)
     for name in spec.text_fields:
         check_text_size(spec, getattr(record, name) or "")
     validate_fields(record)
@@ -295,7 +303,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
         with transaction.atomic():
             record.save(force_insert=True)
     except IntegrityError as error:
-        raise Invalid(integrity_message(spec, error)) from error
+        raise Conflict(integrity_message(spec, error)) from error
     text_field = spec.primary_text_field
     revision = record_revision(
         spec,
@@ -329,12 +337,32 @@ def validate_fields(record: VersionedRecord) -> None:
         raise Invalid(f"Invalid fields: {problems}", fields=error.message_dict) from error
 
 
+def validate_changed_names(
+    spec: SurfaceSpec, record: VersionedRecord, values: dict[str, Any]
+) -> None:
+    """A name, key or path a change sets passes its model field's checks (length, choices,
+    validators) as a create's does: a rename must not store what a create refuses."""
+    for name, value in values.items():
+        if name in spec.text_fields:
+            continue
+        field = spec.model._meta.get_field(name)
+        if isinstance(field, models.CharField) and isinstance(value, str):
+            try:
+                field.clean(value, record)
+            except ValidationError as error:
+                raise Invalid(
+                    f"Invalid fields: {name}: {' '.join(error.messages)}",
+                    fields={name: error.messages},
+                ) from error
+
+
 def integrity_message(spec: SurfaceSpec, error: IntegrityError) -> str:
     text = str(error).lower()
     if "alias" in text:
         return f"Another {spec.key} record of this agent already has that alias."
     if "unique" in text or "duplicate" in text:
-        return f"Another {spec.key} record of this agent already has that name or key."
+        named = " and ".join(spec.natural_key or ()) or "name or key"
+        return f"Another {spec.key} record of this agent already has that {named}."
     return f"The {spec.key} record breaks a database rule: {error}"
 
 
@@ -434,6 +462,7 @@ def build_revision(
     after_text: str,
     before_state: dict[str, Any],
     after_state: dict[str, Any] | None = None,
+    reverted_revision: int | None = None,
 ) -> Revision:
     """The revision of one write that brought `record` to its current version, unsaved.
 
@@ -457,9 +486,11 @@ def build_revision(
         channel=actor.channel,
         before_text=before_text,
         after_text=after_text,
+        after_hash=after_hash(op, after_text),
         before_state=before_state,
         after_state=spec.snapshot(record) if after_state is None else after_state,
         review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,
+        reverted_revision=reverted_revision,
     )
 
 
@@ -489,6 +520,7 @@ def record_revision(spec: SurfaceSpec, record: VersionedRecord, **write: Any) ->
     """Build and store the revision of one write (see `build_revision` for the arguments)."""
     revision = build_revision(spec, record, **write)
     revision.save(force_insert=True)
+    webhooks.after_commit(revision.agent_id)
     return revision
 
 
@@ -499,10 +531,12 @@ def success(
     *,
     status: Status,
     diff: str | None,
+    message: str = "",
     details: dict[str, Any] | None = None,
 ) -> WriteResult:
     return WriteResult(
         status=status,
+        message=message,
         surface=spec.key,
         id=record.pk,
         version=record.version,
@@ -523,6 +557,7 @@ def would_be(
     text_field: str,
     before_text: str,
     after_text: str,
+    message: str = "",
     details: dict[str, Any] | None = None,
 ) -> WriteResult:
     """What a write would answer, written nothing: a dry run's result.
@@ -533,6 +568,7 @@ def would_be(
     """
     return WriteResult(
         status=status,
+        message=message,
         surface=spec.key,
         id=record.pk,
         version=record.version,

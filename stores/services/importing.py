@@ -33,8 +33,9 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.models.revisions import after_hash
 from stores.selectors.revisions import recorded_versions
-from stores.services import policy, validation
+from stores.services import policy, validation, webhooks
 from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
@@ -597,6 +598,7 @@ def _create_batch(
                 )
             )
         insert_rows(Revision, revisions)
+        webhooks.after_commit(agent.pk)
         _restore_revision_times(carried)
         insert_rows(
             ImportedSource,
@@ -708,6 +710,7 @@ def _history_rows(
             state = values.get(side) or {}
             if isinstance(state.get("superseded_by"), str):
                 values[side] = {**state, "superseded_by": resolved.get(state["superseded_by"])}
+        values["after_hash"] = after_hash(values.get("op", ""), values.get("after_text", ""))
         yield Revision(agent=agent, surface=spec.key, record_id=record.pk, **values), created_at
 
 
@@ -736,6 +739,7 @@ def _add_missing_history(
     with transaction.atomic():
         rows = list(_history_rows(spec, agent, record, missing))
         Revision.objects.bulk_create([revision for revision, _ in rows])
+        webhooks.after_commit(agent.pk)
         _restore_revision_times(rows)
 
 
@@ -772,13 +776,11 @@ def _keep_trace(
     if trace is None:
         return
     current = traces.get((trace.source_format, trace.path))
-    if (
-        current is not None
-        and current.record_id == record.pk
-        and current.surface == spec.key
-        and current.position == trace.position
-        and current.raw == trace.raw
-    ):
+    same_record = (
+        current is not None and current.record_id == record.pk and current.surface == spec.key
+    )
+    raw = _carry_absent(current.raw, trace.raw) if same_record else trace.raw
+    if same_record and current.position == trace.position and current.raw == raw:
         return
     ImportedSource.objects.update_or_create(
         agent=agent,
@@ -788,9 +790,25 @@ def _keep_trace(
             "surface": spec.key,
             "record_id": record.pk,
             "position": trace.position,
-            "raw": trace.raw,
+            "raw": raw,
         },
     )
+
+
+def _carry_absent(before: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
+    """`raw`, with the values its `absent` notes for fields the file still does not state
+    taken from the trace it replaces.
+
+    A trace's `absent` (a convention of the file formats) maps the fields a file leaves out
+    to the value the record was given in their place, so that an export leaves out a field
+    whose value is still that one. Defaults apply to a new record only: on a re-import the
+    reader's defaults (a timestamp of "now") are not the record's, and noting them made the
+    next export add UpdatedAt, LastSeenAt, StoredAt to files that never had them.
+    """
+    earlier, absent = before.get("absent"), raw.get("absent")
+    if not isinstance(earlier, dict) or not isinstance(absent, dict):
+        return raw
+    return {**raw, "absent": {name: earlier.get(name, value) for name, value in absent.items()}}
 
 
 def record_file_trace(*, agent: Agent, trace: Trace) -> None:

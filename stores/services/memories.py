@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from stores.editing import Status
-from stores.errors import Invalid, NoChangeError, NotFound
+from stores.errors import Conflict, NoChangeError, NotFound
 from stores.models import Agent, Memory, VersionedRecord
 from stores.services import validation
 from stores.services.actors import Actor
@@ -91,14 +91,15 @@ def memory_invalidate(
             try:
                 replacement = find_record(MEMORY, agent=agent, ref=replacement_ref, actor=actor)
             except NotFound:
-                raise Invalid(
+                raise NotFound(
                     f"replacement_id {replacement_ref} is not a memory of this agent.",
                 ) from None
 
         def build(record: VersionedRecord) -> Change:
             assert isinstance(record, Memory)
             if replacement is not None and replacement.pk == record.pk:
-                raise Invalid("A memory cannot supersede itself.")
+                # The two ids of the request name one memory: they contradict each other.
+                raise Conflict("A memory cannot supersede itself: replacement_id names it.")
             replacement_id = replacement.pk if replacement is not None else None
             if record.invalidated_at is not None and record.superseded_by_id == replacement_id:
                 raise NoChangeError("The memory is already invalidated that way.")

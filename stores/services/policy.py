@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from stores.errors import Disabled, Forbidden, NotEditable, PrivacyRestricted
 from stores.models import Agent, Memory, Subject, VersionedRecord
+from stores.ops.names import OpName
 from stores.services.actors import Actor
 from stores.surfaces import surface_of
 
 # Long-term memory stores: `working` rows take every op, `episodic` rows are history that
 # may only be superseded, and `fact` rows are a read-only projection.
-OPS_BY_STORE: dict[str, frozenset[str] | None] = {
+OPS_BY_STORE: dict[str, frozenset[OpName] | None] = {
     Memory.Store.WORKING: None,
-    Memory.Store.EPISODIC: frozenset({"invalidate"}),
+    Memory.Store.EPISODIC: frozenset({OpName.INVALIDATE}),
     Memory.Store.FACT: frozenset(),
 }
 
@@ -24,10 +25,10 @@ STORE_REFUSALS = {
 
 # Privacy of a subject restricts agent-initiated changes to that subject's memories;
 # an agent may still forget them.
-PRIVACY_EXEMPT_OPS = frozenset({"forget"})
+PRIVACY_EXEMPT_OPS = frozenset({OpName.FORGET})
 
 
-def check(record: VersionedRecord, *, actor: Actor, op: str) -> None:
+def check(record: VersionedRecord, *, actor: Actor, op: OpName | str) -> None:
     """Raise the refusal for `actor` doing `op` on `record`, or return quietly."""
     if surface_of(record).store_policy:
         check_agent(
@@ -46,7 +47,7 @@ def check_agent(
     agent: Agent,
     *,
     actor: Actor,
-    op: str,
+    op: OpName | str,
     store: str | None = None,
     subject: Subject | None = None,
     bank: str | None = None,
@@ -72,7 +73,7 @@ def check_agent(
         )
 
 
-def check_store(store: str, op: str, *, actor: Actor, bank: str | None = None) -> None:
+def check_store(store: str, op: OpName | str, *, actor: Actor, bank: str | None = None) -> None:
     allowed = OPS_BY_STORE.get(store)
     if allowed is None or op in allowed or actor.may_bypass_store_rules:
         return
@@ -82,7 +83,7 @@ def check_store(store: str, op: str, *, actor: Actor, bank: str | None = None) -
     raise NotEditable(STORE_REFUSALS[store], **details)
 
 
-def allowed_ops(store: str, *, actor: Actor) -> frozenset[str] | None:
+def allowed_ops(store: str, *, actor: Actor) -> frozenset[OpName] | None:
     """The ops `actor` may apply to a memory in `store`; None means all of them."""
     if actor.may_bypass_store_rules:
         return None

@@ -1,4 +1,5 @@
-"""Ops every surface shares: create, phrase edit, full replace, field update, forget, revert."""
+"""Ops every surface shares: create, phrase edit, full replace, field update, forget, revert,
+undo of one change."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from typing import Any
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
-from stores.editing import NoChange, PhraseEdit, Status, apply_edits, looks_truncated
+from stores.editing import (
+    NoChange,
+    PhraseEdit,
+    Status,
+    UndoConflict,
+    apply_edits,
+    looks_truncated,
+    touched_by,
+    undo_change,
+)
 from stores.errors import (
     Conflict,
     Invalid,
@@ -27,12 +37,13 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
-from stores.selectors.revisions import last_revision, record_revision_of
+from stores.selectors.revisions import last_revision, record_revision_of, text_changes_after
 from stores.services import policy, validation
 from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
     RecordRef,
+    apply_change,
     atomic,
     check_expected_version,
     check_text_size,
@@ -52,6 +63,11 @@ from stores.services.engine import (
 )
 from stores.services.results import WriteResult
 from stores.surfaces import SurfaceSpec, surface
+
+# Texts a record may not be emptied to (an empty one would erase what the record says).
+_NOT_EMPTIED = ("content", "value", "directive")
+# How many later revisions an undo's conflict is traced through to name those that made it.
+UNDO_TRACE_LIMIT = 100
 
 
 def clean_values(
@@ -100,6 +116,8 @@ def record_create(
     spec = surface(surface_key)
     if not actor.can_see(agent):
         raise NotFound(f"No agent {agent.name!r}.")
+    if isinstance(values.get("subject"), str):
+        values = {**values, "subject": _subject_of(agent, values["subject"])}
     cleaned = clean_values(spec, values, spec.create_fields)
     clamped = False
     if "importance" in values:
@@ -119,6 +137,13 @@ def record_create(
     return result
 
 
+def _subject_of(agent: Agent, external_id: str) -> Subject:
+    subject = Subject.objects.filter(agent=agent, external_id=external_id).first()
+    if subject is None:
+        raise NotFound(f"No subject {external_id!r} among this agent's people.")
+    return subject
+
+
 @returns_result
 def record_edit(
     *,
@@ -129,6 +154,7 @@ def record_edit(
     old_string: str | None = None,
     new_string: str | None = None,
     replace_all: bool = False,
+    expected_replacements: int | None = None,
     edits: Sequence[PhraseEdit] | None = None,
     field: str | None = None,
     expected_version: int | None = None,
@@ -137,20 +163,23 @@ def record_edit(
     """Replace exact phrases in a text field; several edits apply all or nothing.
 
     Without `expected_version` the exact match is the precondition: it is checked
-    against the current text under a row lock. With `dry_run`, every check runs and the
+    against the current text under a row lock. `expected_replacements` (per edit in `edits`)
+    says how many times the phrase occurs: another count is refused as ambiguous with the
+    real one, and more than 1 replaces them all. With `dry_run`, every check runs and the
     would-be result (diff, new text, replacements) comes back; nothing is written.
     """
     spec = surface(surface_key)
-    text_field = _text_field(spec, field)
+    text_field = text_field_of(spec, field)
     if edits is None:
         if old_string is None or new_string is None:
             raise Invalid("A phrase edit needs old_string and new_string.")
-        edits = [PhraseEdit(old_string, new_string, replace_all)]
+        edits = [PhraseEdit(old_string, new_string, replace_all, expected_replacements)]
     edits = [
         PhraseEdit(
             validation.text(e.old_string, "old_string"),
             validation.text(e.new_string, "new_string"),
             bool(e.replace_all),
+            e.expected_replacements,
         )
         for e in edits
     ]
@@ -196,7 +225,7 @@ def record_replace(
     `dry_run` answers what the write would, writing nothing.
     """
     spec = surface(surface_key)
-    text_field = _text_field(spec, field)
+    text_field = text_field_of(spec, field)
     new_text = validation.text(text, text_field)
     allow_shorter = validation.flag(allow_shorter, "allow_shorter")
     if expected_version is None:
@@ -232,7 +261,7 @@ def _check_replacement(
     current = getattr(record, text_field)
     if new_text == current:
         raise NoChange(f"The {text_field} already reads exactly that; nothing to change.")
-    if not new_text.strip() and text_field in ("content", "value", "directive"):
+    if not new_text.strip() and text_field in _NOT_EMPTIED:
         raise Invalid(f"An empty {text_field} would erase the record; forget it instead.")
     if not allow_shorter and looks_truncated(current, new_text):
         ways = [
@@ -391,12 +420,130 @@ def record_revert(
             values=changed,
             text_field=text_field,
             status=Status.REVERTED,
-            details={"reverted_to": revision.pk, "side": to},
+            details={"reverted_to": revision.pk, "reverted_revision": revision.pk, "side": to},
+            reverted_revision=revision.pk,
         )
         result = commit(spec, record, actor=actor, change=change, dry_run=dry_run)
         if not dry_run:
             _mark_reviewed(revision, actor, to)
         return result
+
+
+@returns_result
+def record_undo(
+    *,
+    surface_key: str,
+    agent: Agent,
+    ref: RecordRef,
+    actor: Actor,
+    revision_id: int,
+    expected_version: int | None = None,
+    dry_run: bool = False,
+) -> WriteResult:
+    """Take back the change one revision made, keeping every change since: a new revision.
+
+    The revision's change, reversed, is merged into today's text line by line. Where later
+    edits touched the same lines the undo is refused as a conflict naming those revisions;
+    where they already took the change back it is no_change. Distinct from a revert, which
+    brings back a whole version. Undoing an agent's change settles its pending review as
+    reverted; `dry_run` answers what the undo would, writing and settling nothing.
+    """
+    spec = surface(surface_key)
+    undone: list[Revision] = []
+
+    def build(record: VersionedRecord) -> Change:
+        revision = _revision_of(spec, record.agent, record.pk, revision_id)
+        text_field, before = _revision_text(spec, revision, "before")
+        after = validation.text(revision.after_text, text_field)
+        if not revision.before_state:
+            raise Invalid(
+                f"Revision {revision.pk} brought the record into being ({revision.op}); "
+                "undoing it would remove the record: forget it instead."
+            )
+        if before == after:
+            raise Invalid(
+                f"Revision {revision.pk} ({revision.op}) changed no {text_field} text, so there "
+                "is nothing in the text to undo. To bring back the fields it set, revert to "
+                "before it."
+            )
+        try:
+            text = undo_change(
+                before, after, getattr(record, text_field), max_length=text_limit(spec)
+            )
+        except UndoConflict as clash:
+            raise _undo_conflict(spec, record, revision, text_field, clash) from None
+        if not text.strip() and text_field in _NOT_EMPTIED:
+            raise Invalid(
+                f"Undoing revision {revision.pk} would leave the {text_field} empty, which "
+                "would erase the record; forget it instead."
+            )
+        undone.append(revision)
+        return Change(
+            op="undo",
+            values={text_field: text},
+            text_field=text_field,
+            details={"undone_revision": revision.pk},
+            reverted_revision=revision.pk,
+        )
+
+    with atomic(dry_run):
+        record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=not dry_run)
+        result = apply_change(
+            spec,
+            record,
+            actor=actor,
+            op="undo",
+            expected_version=expected_version,
+            build=build,
+            dry_run=dry_run,
+        )
+        if not dry_run:
+            _mark_reviewed(undone[0], actor, "before")
+        return result
+
+
+def _undo_conflict(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    revision: Revision,
+    text_field: str,
+    clash: UndoConflict,
+) -> Conflict:
+    """The refusal of an undo that meets later edits, naming the later revisions that made
+    them: the conflict's lines are followed through each later change of the text."""
+    later = text_changes_after(
+        record.agent, spec.key, record.pk, text_field, revision.version_after
+    )
+    ids = list(later.values_list("pk", flat=True)[: UNDO_TRACE_LIMIT + 1])
+    traced = ids[:UNDO_TRACE_LIMIT]
+    # Streamed, so the texts of many long revisions are never all held at once.
+    texts = (
+        (change.before_text, change.after_text)
+        for change in later.filter(pk__in=traced)
+        .only("before_text", "after_text")
+        .iterator(chunk_size=10)
+    )
+    # A history the changes do not chain through (an import wrote it) may lose the trail:
+    # then every later change is named.
+    named = [traced[position] for position in touched_by(clash.regions, texts)] or traced
+    where = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in clash.lines)
+    lines = "lines" if len(clash.lines) > 1 or clash.lines[0][0] != clash.lines[0][1] else "line"
+    if not named:
+        who, them = "later edits", "them"
+    elif len(named) == 1:
+        who, them = f"later revision {named[0]}", "it"
+    else:
+        who, them = f"later revisions {', '.join(map(str, named))}", "them"
+    if len(ids) > UNDO_TRACE_LIMIT:
+        who += f" (of the {UNDO_TRACE_LIMIT} revisions after it; later ones were not searched)"
+    return Conflict(
+        f"Revision {revision.pk} cannot be undone on its own: {who} changed the same lines "
+        f"(today's {lines} {where}). Undo {them} first, newest first, then undo revision "
+        f"{revision.pk} again; or edit today's text by hand.",
+        revisions=named,
+        lines=[list(span) for span in clash.lines],
+        current_version=record.version,
+    )
 
 
 def _restore_forgotten(
@@ -450,7 +597,7 @@ def _restore_forgotten(
     if dry_run:
         # Computed against the forget's version, which a confirming restore sends back.
         record.version = last.version_after
-        details = {"reverted_to": revision.pk, "side": to, "restored": True}
+        details = _restore_details(revision, to)
         return would_be(
             spec,
             record,
@@ -482,6 +629,7 @@ def _restore_forgotten(
         before_text="",
         after_text=getattr(record, text_field),
         before_state={},
+        reverted_revision=revision.pk,
     )
     if isinstance(record, EmbeddedRecord):
         schedule_reembed(spec.key, record.pk)
@@ -492,8 +640,17 @@ def _restore_forgotten(
         new_revision,
         status=Status.REVERTED,
         diff=None,
-        details={"reverted_to": revision.pk, "side": to, "restored": True},
+        details=_restore_details(revision, to),
     )
+
+
+def _restore_details(revision: Revision, to: str) -> dict[str, Any]:
+    return {
+        "reverted_to": revision.pk,
+        "reverted_revision": revision.pk,
+        "side": to,
+        "restored": True,
+    }
 
 
 def _revision_text(spec: SurfaceSpec, revision: Revision, to: str) -> tuple[str, str]:
@@ -574,7 +731,8 @@ def _mark_reviewed(revision: Revision, actor: Actor, to: str) -> None:
         settle_review(revision, Revision.Review.REVERTED, actor)
 
 
-def _text_field(spec: SurfaceSpec, field: str | None) -> str:
+def text_field_of(spec: SurfaceSpec, field: str | None) -> str:
+    """The text field an op edits: `field`, checked, or the surface's primary one."""
     if field is None:
         return spec.primary_text_field
     if field not in spec.text_fields:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from django.db import IntegrityError, transaction
 
+from stores.editing import Edited
 from stores.editing import rules as rule_text
 from stores.errors import NotFound
 from stores.models import Agent, RulesDocument, VersionedRecord
@@ -18,6 +19,7 @@ from stores.services.engine import (
     Change,
     apply_change,
     create,
+    document_change,
     returns_result,
     text_limit,
     write,
@@ -50,11 +52,11 @@ def _rule_write(
     actor: Actor,
     op: str,
     expected_version: int | None,
-    transform: Callable[[str], str],
+    transform: Callable[[str], str | Edited],
     dry_run: bool,
 ) -> WriteResult:
     def build(record: VersionedRecord) -> Change:
-        return Change(op=op, values={"content": transform(record.content)}, text_field="content")
+        return document_change(op, transform(record.content))
 
     if dry_run:
         if not actor.can_see(agent):
@@ -98,7 +100,12 @@ def rules_add(
     expected_version: int | None = None,
     dry_run: bool = False,
 ) -> WriteResult:
-    """Add one rule after the last rule (of `section`), in the document's own bullet style."""
+    """Add one rule after the last rule (of `section`), in the document's own bullet style.
+
+    As RockBot's rules store does: after the last bullet, so prose below the list stays below
+    it; a rule already there in another letter case is not added again (no_change). The
+    result's message and details (`lines`, `placed`) say where the rule went.
+    """
     rule = validation.text(rule, "rule")
     return _rule_write(
         agent=agent,

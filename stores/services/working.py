@@ -39,11 +39,12 @@ def working_set_ttl(
         new_expiry = None
     else:
         new_expiry = validation.moment(expires_at, "expires_at")
-        if new_expiry is not None and new_expiry <= timezone.now():
-            raise Invalid("expires_at is in the past; forget the entry instead.")
 
     def build(record: VersionedRecord) -> Change:
         assert isinstance(record, WorkingMemoryEntry)
+        # Checked once the entry is found: a missing one answers not_found whatever the time.
+        if new_expiry is not None and new_expiry <= timezone.now():
+            raise Invalid("expires_at is in the past; forget the entry instead.")
         if record.expires_at == new_expiry:
             raise NoChangeError("The entry already expires then.")
         return Change(

@@ -1,6 +1,6 @@
 """The tool registry: every tool a language model can call, defined once for every door."""
 
-from stores.tools import native, ohmypi, rockbot, tomori
+from stores.tools import anthropic, native, ohmypi, rockbot, tomori
 from stores.tools.registry import (
     REGISTRY,
     Tool,
@@ -17,6 +17,7 @@ __all__ = [
     "ToolArgumentError",
     "ToolContext",
     "all_tools",
+    "anthropic",
     "call_tool",
     "get_tool",
     "native",

@@ -29,7 +29,7 @@ from stores.services import (
     record_update,
 )
 from stores.surfaces import MEMORY
-from stores.tools.registry import ToolArgumentError, ToolContext, parameters, tool
+from stores.tools.registry import ToolContext, parameters, tool
 from stores.tools.schema import REFUSAL_ADVICE, record_id
 
 
@@ -60,9 +60,13 @@ from stores.tools.schema import REFUSAL_ADVICE, record_id
 def memory_edit(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     op, ref = args["op"], args["id"]
     if op == "update":
-        if "content" not in args and "importance" not in args:
-            raise ToolArgumentError("memory_edit update requires content or importance.")
-        result = _update(context, ref, args)
+        result = (
+            _update(context, ref, args)
+            if "content" in args or "importance" in args
+            else WriteResult(
+                status=Status.INVALID, message="memory_edit update requires content or importance."
+            )
+        )
     elif op == "forget":
         result = record_forget(
             surface_key="memory", agent=context.agent, ref=ref, actor=context.actor

@@ -8,11 +8,12 @@ dict with a `status`.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator, ValidationError
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError
 
 from stores.models import Agent
 from stores.services import Actor
@@ -63,6 +64,17 @@ class Tool:
 
 REGISTRY: dict[str, Tool] = {}
 
+# The formats a tool's arguments are held to (jsonschema checks none unless told).
+FORMATS = FormatChecker(formats=())
+
+
+@FORMATS.checks("date-time", raises=ValueError)
+def _is_moment(value: object) -> bool:
+    if not isinstance(value, str):
+        return True
+    moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    return moment.tzinfo is not None
+
 
 def register(tool: Tool) -> Tool:
     if tool.name in REGISTRY:
@@ -112,7 +124,8 @@ def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]
     if not isinstance(arguments, dict):
         raise ToolArgumentError("The arguments must be a JSON object.")
     errors = sorted(
-        Draft202012Validator(tool_.parameters).iter_errors(arguments), key=lambda e: e.path
+        Draft202012Validator(tool_.parameters, format_checker=FORMATS).iter_errors(arguments),
+        key=lambda e: e.path,
     )
     if errors:
         error = errors[0]

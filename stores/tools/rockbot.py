@@ -12,7 +12,7 @@ from typing import Any
 from stores.editing import Status
 from stores.models import ScheduledTask, Skill, WorkingMemoryEntry
 from stores.selectors.records import named_record_id, working_entry_id
-from stores.services import record_edit, rules_add, rules_remove
+from stores.services import record_edit
 from stores.tools.registry import ToolContext, parameters, tool
 from stores.tools.schema import NEW_STRING, OLD_STRING, REFUSAL_ADVICE, REPLACE_ALL, record_id
 
@@ -107,31 +107,3 @@ def edit_skill(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 def edit_task_directive(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref = named_record_id(ScheduledTask, context.agent, args["name"])
     return _edit(context, "task", ref, args, f"scheduled task {args['name']!r}")
-
-
-@tool(
-    "add_rule",
-    "Add one behavioural rule to the rules document, after the last rule (of `section`), "
-    "in the document's own bullet style. Nothing else in the document changes.",
-    parameters(
-        ["rule"],
-        rule={"type": "string"},
-        section={"type": "string", "description": "Add under this heading."},
-    ),
-    family="rockbot",
-)
-def add_rule(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return rules_add(
-        agent=context.agent, actor=context.actor, rule=args["rule"], section=args.get("section")
-    ).as_dict()
-
-
-@tool(
-    "remove_rule",
-    "Remove the one behavioural rule that reads `rule` (as written in the document). "
-    "Nothing else in the document changes.",
-    parameters(["rule"], rule={"type": "string"}),
-    family="rockbot",
-)
-def remove_rule(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return rules_remove(agent=context.agent, actor=context.actor, rule=args["rule"]).as_dict()

@@ -13,6 +13,7 @@ from stores.tools import tomori
 
 
 def test_if_match_and_expected_version_must_agree(api, agent, make):
+    # Two different versions: at most one is the current one, so the write is a conflict.
     memory = make.memory(agent)
     answer = api.call(
         "post",
@@ -20,7 +21,8 @@ def test_if_match_and_expected_version_must_agree(api, agent, make):
         {"text": "New.", "expected_version": 1},
         if_match='"2"',
     )
-    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+    assert (answer.status_code, answer.json()["status"]) == (409, "conflict")
+    assert memory.__class__.objects.get(pk=memory.pk).version == 1
 
 
 def test_a_malformed_if_match_is_invalid(api, agent, make):

@@ -29,13 +29,13 @@ def test_a_retried_create_creates_one_record(api, agent):
     assert Memory.objects.filter(agent=agent).count() == 1
 
 
-def test_the_same_key_with_a_different_body_is_invalid(api, agent, make):
+def test_the_same_key_with_a_different_body_is_a_conflict(api, agent, make):
     memory = make.memory(agent)
     api.call("post", f"memories/{memory.pk}/reinforce/", {}, idempotency_key="k-2")
     other = api.call(
         "post", f"memories/{memory.pk}/set_importance/", {"importance": 1}, idempotency_key="k-2"
     )
-    assert (other.status_code, other.json()["status"]) == (400, "invalid")
+    assert (other.status_code, other.json()["status"]) == (409, "conflict")
     assert Memory.objects.get(pk=memory.pk).importance == 0.5
 
 

@@ -41,6 +41,20 @@ def test_ambiguous_carries_count_and_lines(api, agent, make):
     assert answer.json()["lines"] == [1, 3]
 
 
+def test_ambiguous_on_one_line_gives_each_column_and_context(api, agent, make):
+    memory = make.memory(agent, "tea, then more tea")
+    answer = api.call(
+        "post", f"memories/{memory.pk}/edit/", {"old_string": "tea", "new_string": "x"}
+    )
+    body = answer.json()
+    assert (answer.status_code, body["lines"]) == (422, [1])
+    assert body["occurrences"] == [
+        {"line": 1, "column": 1, "context": "tea, then more tea"},
+        {"line": 1, "column": 16, "context": "tea, then more tea"},
+    ]
+    assert "(lines 1)" not in body["message"] and "column 16" in body["message"]
+
+
 def test_no_change(api, agent, make):
     memory = make.memory(agent)
     answer = api.call(

@@ -139,9 +139,11 @@ def test_memory_edit_answers_in_oh_my_pi_words(api, agent, make):
 
 def test_memory_edit_update_needs_content_or_importance(api, agent, make):
     memory = make.memory(agent)
+    # Arguments that fit the schema: the refusal is the tool's answer, for the model to read.
     answer = api.call("post", "tools/memory_edit/", {"op": "update", "id": str(memory.pk)})
-    assert answer.status_code == 400
-    assert answer.json()["message"] == "memory_edit update requires content or importance."
+    assert answer.status_code == 200
+    assert answer.json()["details"]["status"] == "invalid"
+    assert "requires content or importance" in answer.json()["content"][0]["text"]
     assert Memory.objects.get(pk=memory.pk).version == 1
 
 
@@ -272,3 +274,23 @@ def test_edit_working_memory_defaults_to_the_session_namespace(api, agent, make)
     assert answer.json()["status"] == "updated"
     entry.refresh_from_db()
     assert entry.value == "Reviewing the patrol log."
+
+
+def test_rockbot_add_rule_goes_after_the_last_rule_and_skips_a_case_duplicate(api, agent):
+    from stores.models import RulesDocument
+    from stores.services import Actor, record_create
+
+    document = "# Rules\n\n- Be brief.\n\n## Why\nAgreed with Ann.\n"
+    record_create(
+        surface_key="rules",
+        agent=agent,
+        actor=Actor.maintainer("tests"),
+        values={"content": document},
+    )
+    added = api.call("post", "tools/add_rule/", {"rule": "Cite sources."}).json()
+    assert (added["status"], added["placed"], added["lines"]) == ("updated", "after_last_rule", [4])
+    again = api.call("post", "tools/add_rule/", {"rule": "CITE SOURCES."}).json()
+    assert again["status"] == "no_change" and again["existing_rule"]["line"] == 4
+    assert RulesDocument.objects.get(agent=agent).content == document.replace(
+        "- Be brief.\n", "- Be brief.\n- Cite sources.\n"
+    )

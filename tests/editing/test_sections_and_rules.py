@@ -6,12 +6,15 @@ from hypothesis import strategies as st
 
 from stores.editing import (
     Ambiguous,
+    InvalidEdit,
     NoChange,
     NoMatch,
     TooLong,
     add_rule,
     append,
     delete_section,
+    insert_after_section,
+    insert_before_section,
     outline,
     parse_rules,
     remove_rule,
@@ -48,7 +51,7 @@ def test_outline_lists_headings_outside_code_fences():
 
 
 def test_replace_section_keeps_heading_and_following_sections():
-    result = replace_section(SKILL, "Prepare", "Check the branch and the CI status.")
+    result = replace_section(SKILL, "Prepare", "Check the branch and the CI status.").text
     assert "## Prepare\nCheck the branch and the CI status.\n\n## Release" in result
     assert "Secrets" not in result
     assert result.endswith("git push --tags\n```\n")
@@ -82,6 +85,95 @@ def test_unknown_heading_suggests_the_closest():
     assert refused.value.near_miss.text == "Release"
 
 
+# --- insert before / after a section, replace keeping subsections (issue 17, item 3) ----
+
+
+def test_replace_section_can_keep_its_subsections():
+    result = replace_section(SKILL, "Prepare", "Check the CI too.", keep_subsections=True).text
+    assert result == SKILL.replace("Check the branch.\n", "Check the CI too.\n")
+    assert "### Secrets\nLoad them from the vault." in result
+
+
+def test_keeping_subsections_of_a_section_without_any_replaces_its_whole_body():
+    assert replace_section(SKILL, "Release", "Tag it.", keep_subsections=True) == replace_section(
+        SKILL, "Release", "Tag it."
+    )
+
+
+def test_a_section_whose_text_starts_with_a_subheading_gains_its_own_text_before_it():
+    document = "## Steps\n### First\nGo.\n"
+    result = replace_section(document, "Steps", "Overview.", keep_subsections=True).text
+    assert result == "## Steps\nOverview.\n### First\nGo.\n"
+
+
+def test_insert_before_a_section_lands_just_above_its_heading():
+    result = insert_before_section(SKILL, "Release", "## Review\nAsk a colleague.\n\n")
+    assert result == SKILL.replace("## Release", "## Review\nAsk a colleague.\n\n## Release")
+
+
+def test_insert_after_a_section_lands_just_below_its_heading():
+    result = insert_after_section(SKILL, "Prepare", "Read the runbook.")
+    assert result == SKILL.replace("## Prepare\n", "## Prepare\nRead the runbook.\n")
+
+
+def test_section_inserts_keep_crlf_and_a_last_heading_without_line_ending():
+    document = "# Title\r\nBody\r\n## End"
+    assert insert_before_section(document, "End", "One\ntwo") == (
+        "# Title\r\nBody\r\nOne\r\ntwo\r\n## End"
+    )
+    assert insert_after_section(document, "End", "Tail.\n") == "# Title\r\nBody\r\n## End\r\nTail."
+
+
+def test_section_inserts_refuse_empty_content_and_unknown_headings():
+    with pytest.raises(InvalidEdit):
+        insert_before_section(SKILL, "Release", " \n")
+    with pytest.raises(NoMatch) as refused:
+        insert_after_section(SKILL, "Relase", "x")
+    assert refused.value.near_miss.text == "Release"
+    with pytest.raises(Ambiguous):
+        insert_after_section("## Notes\na\n## Notes\nb\n", "Notes", "c")
+
+
+section_lines = st.lists(
+    st.one_of(
+        st.sampled_from(["## Steps", "## Notes", "### Detail", "# Top"]),
+        st.text(alphabet="ab ", max_size=6),
+    ),
+    max_size=10,
+)
+
+
+@given(section_lines, st.sampled_from(["\n", "\r\n"]), st.sampled_from(["Steps", "Notes"]))
+def test_a_section_insert_adds_its_lines_and_nothing_else(lines, ending, heading):
+    document = ending.join(lines) + ending
+    titles = [section.title for section in outline(document)]
+    assume(titles.count(heading) == 1)
+    section = next(s for s in outline(document) if s.title == heading)
+    before = insert_before_section(document, heading, "new line")
+    after = insert_after_section(document, heading, "new line")
+    added = "new line" + ending
+    assert before == document[: section.start] + added + document[section.start :]
+    assert after == document[: section.body_start] + added + document[section.body_start :]
+
+
+@given(section_lines, st.sampled_from(["\n", "\r\n"]))
+def test_keeping_subsections_leaves_every_subsection_byte_for_byte(lines, ending):
+    document = ending.join(lines) + ending
+    sections = outline(document)
+    assume(sections and [s.title for s in sections].count(sections[0].title) == 1)
+    first = sections[0]
+    subsections = document[
+        next((s.start for s in sections[1:] if s.start < first.end), first.end) : first.end
+    ]
+    try:
+        result = replace_section(document, first.title, "fresh", keep_subsections=True).text
+    except NoChange:
+        return
+    assert subsections in result
+    assert result.startswith(document[: first.body_start] + "fresh")
+    assert result.endswith(subsections + document[first.end :])
+
+
 RULES = """# Behaviour rules
 <!-- Hand-written; keep the order. -->
 
@@ -109,7 +201,7 @@ def test_rules_are_parsed_with_their_markers_and_continuations():
 
 
 def test_add_rule_in_a_section_uses_its_numbering_and_leaves_the_rest():
-    result = add_rule(RULES, "Answer in the user's language.", section="Tone")
+    result = add_rule(RULES, "Answer in the user's language.", section="Tone").text
     assert result == RULES.replace(
         "2. Avoid jargon.\n", "2. Avoid jargon.\n3. Answer in the user's language.\n"
     )
@@ -146,8 +238,17 @@ def test_rules_in_comments_and_code_are_not_rules():
     [
         lambda limit: append(SKILL, "More steps.\n" * 5, max_length=limit),
         lambda limit: append(SKILL, "Rotate them yearly.", heading="Secrets", max_length=limit),
-        lambda limit: replace_section(SKILL, "Release", "Tag, push, announce.", max_length=limit),
-        lambda limit: add_rule(RULES, "Answer in\nthe user's language.", max_length=limit),
+        lambda limit: (
+            replace_section(SKILL, "Release", "Tag, push, announce.", max_length=limit).text
+        ),
+        lambda limit: (
+            replace_section(
+                SKILL, "Prepare", "Check it all.", keep_subsections=True, max_length=limit
+            ).text
+        ),
+        lambda limit: insert_before_section(SKILL, "Release", "Wait.\n", max_length=limit),
+        lambda limit: insert_after_section(SKILL, "Secrets", "Never log.", max_length=limit),
+        lambda limit: add_rule(RULES, "Answer in\nthe user's language.", max_length=limit).text,
         lambda limit: replace_rule(RULES, "Be brief.", "Be brief\nand kind.", max_length=limit),
     ],
 )
@@ -188,8 +289,14 @@ blocks = st.lists(
 def test_add_then_remove_a_rule_restores_the_document_byte_for_byte(lines, ending, rule):
     document = ending.join(lines) + ending
     existing = parse_rules(document)
-    assume(existing and all(" ".join(r.text.split()) != " ".join(rule.split()) for r in existing))
-    added = add_rule(document, rule)
+    assume(
+        existing
+        and all(
+            " ".join(r.text.split()).casefold() != " ".join(rule.split()).casefold()
+            for r in existing
+        )
+    )
+    added = add_rule(document, rule).text
     assert [r.text for r in parse_rules(added)] == [r.text for r in existing] + [rule]
     assert remove_rule(added, rule) == document
 
@@ -202,3 +309,42 @@ def test_removing_one_rule_leaves_every_other_line_alone(lines, ending):
     assume(rules and texts.count(rules[0].text) == 1)
     removed = remove_rule(document, rules[0].text)
     assert removed == document[: rules[0].start] + document[rules[0].end :]
+
+
+# --- deleting a section leaves no blank lines behind (issue 15, item 14) -----------------
+
+_body_line = st.text(alphabet="abc xyz-.", min_size=1, max_size=12).filter(
+    lambda line: line.strip() and not line.lstrip().startswith(("-", "#"))
+)
+
+
+@given(
+    intro=st.lists(_body_line, max_size=3),
+    bodies=st.lists(st.lists(_body_line, max_size=3), min_size=1, max_size=5),
+    ending=st.sampled_from(["\n", "\r\n"]),
+    data=st.data(),
+)
+def test_deleting_a_section_reads_as_if_it_was_never_written(intro, bodies, ending, data):
+    def document(sections: list[tuple[int, list[str]]]) -> str:
+        blocks = ["# Title" + "".join(ending + ending + line for line in intro)]
+        for number, body in sections:
+            block = f"## Part {number}"
+            if body:
+                block += ending + ending + ending.join(body)
+            blocks.append(block)
+        return (ending + ending).join(blocks) + ending
+
+    sections = list(enumerate(bodies))
+    gone = data.draw(st.integers(0, len(sections) - 1))
+    result = delete_section(document(sections), f"Part {gone}")
+    assert result == document([part for part in sections if part[0] != gone])
+
+
+def test_deleting_the_last_section_takes_the_blank_line_above_it():
+    document = "# Deploy\n\nIntro.\n\n## Notes\n\nTemporary.\n"
+    assert delete_section(document, "Notes") == "# Deploy\n\nIntro.\n"
+
+
+def test_deleting_a_section_keeps_the_spaces_ending_the_line_above():
+    document = "Intro.  \r\n\r\n## Notes\r\nTemporary.\r\n\r\n"
+    assert delete_section(document, "Notes") == "Intro.  \r\n"

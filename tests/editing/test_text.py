@@ -206,3 +206,70 @@ def test_every_outcome_is_a_result_or_a_refusal(document, old, new):
         assert refused.status in Status
     else:
         assert isinstance(applied.text, str)
+
+
+# --- expected_replacements (issue 17, item 3) -------------------------------------------
+
+
+def test_expected_replacements_replaces_all_when_the_count_matches():
+    applied = apply_edit("tea\ncoffee\ntea and tea", "tea", "water", expected_replacements=3)
+    assert applied.text == "water\ncoffee\nwater and water"
+    assert applied.replacements == 3
+
+
+@pytest.mark.parametrize(
+    ("expected", "replace_all"), [(2, False), (2, True), (4, True), (1, False)]
+)
+def test_a_different_count_is_ambiguous_naming_the_real_one(expected, replace_all):
+    with pytest.raises(Ambiguous) as refused:
+        apply_edit(
+            "tea\ncoffee\ntea and tea",
+            "tea",
+            "water",
+            replace_all=replace_all,
+            expected_replacements=expected,
+        )
+    assert refused.value.count == 3 and refused.value.lines == (1, 3)
+    assert "occurs 3 times" in refused.value.message
+    assert f"not {expected} as expected_replacements says" in refused.value.message
+
+
+def test_one_expected_replacement_of_a_unique_phrase_is_a_plain_edit():
+    applied = apply_edit("tea\ncoffee", "coffee", "mate", expected_replacements=1)
+    assert applied.text == "tea\nmate" and applied.replacements == 1
+
+
+def test_an_absent_phrase_stays_no_match_whatever_is_expected():
+    with pytest.raises(NoMatch):
+        apply_edit("tea\ncoffee", "cocoa", "mate", expected_replacements=2)
+
+
+@pytest.mark.parametrize("expected", [0, -1, True, 1.5, "2"])
+def test_expected_replacements_must_be_a_positive_whole_number(expected):
+    with pytest.raises(InvalidEdit) as refused:
+        apply_edit("tea tea", "tea", "mate", expected_replacements=expected)
+    assert "at least 1" in refused.value.message
+
+
+def test_a_batch_carries_each_edits_expected_count():
+    applied = apply_edits(
+        "a a b",
+        [PhraseEdit("a", "c", expected_replacements=2), PhraseEdit("b", "d", False, 1)],
+    )
+    assert applied.text == "c c d" and applied.replacements == 3
+    with pytest.raises(Ambiguous):
+        apply_edits("a a b", [PhraseEdit("a", "c", expected_replacements=3)])
+
+
+@given(line_text, st.integers(1, 6), st.integers(1, 6))
+def test_expected_replacements_holds_exactly_the_real_count(phrase, real, expected):
+    assume(phrase and "|" not in phrase)
+    document = "|".join([phrase] * real)
+    assume(document.count(phrase) == real)
+    if expected == real:
+        applied = apply_edit(document, phrase, "|", expected_replacements=expected)
+        assert applied.replacements == real and phrase not in applied.text
+    else:
+        with pytest.raises(Ambiguous) as refused:
+            apply_edit(document, phrase, "|", expected_replacements=expected)
+        assert refused.value.count == real

@@ -16,8 +16,10 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import kombu.pools
 import pytest
 import redis
+from celery._state import _set_task_join_will_block
 from django.conf import settings
 from django.db import connections
 from django.db.utils import load_backend
@@ -142,6 +144,12 @@ def switch_celery(**conf: object) -> None:
     app._pool = None
     if "amqp" in vars(app):
         app.amqp._producer_pool = None
+    # kombu's own pools, one per broker URL: the next test's broker has the same URL.
+    kombu.pools.reset()
+    # Celery's process-wide "joining would block" flag: an eager task sets it while it runs
+    # and puts back what it found, so two eager tasks overlapping in two threads of earlier
+    # tests (a live server's and the test's own) can leave it set, and .get() then refuses.
+    _set_task_join_will_block(False)
     # The result backend, cached from the result URL on first use.
     app._backend_cache = None
     vars(app._local).pop("backend", None)
@@ -210,3 +218,36 @@ def test_edits_through_the_service_are_reembedded_by_the_worker(worker):
     decay = tasks.decay_memories.delay().get(timeout=DEADLINE_SECONDS)
     assert decay["rows_touched"] == 1
     assert DecayPass.objects.get().triggered_by == "task:decay"
+
+
+@pytest.fixture
+def webhook_worker(worker_database, monkeypatch, settings, request) -> subprocess.Popen:
+    """A worker that may reach the loopback receiver and retries within a moment.
+
+    The database comes first: settings changed before the test database is set up would keep
+    pointing this process at the database the tests were started with."""
+    for name, value in {"ALLOW_PRIVATE": "true", "BACKOFF_SECONDS": "0.2"}.items():
+        monkeypatch.setenv(f"MEMORYADMIN_WEBHOOK_{name}", value)
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "WEBHOOKS": {**settings.MEMORYADMIN["WEBHOOKS"], "DELIVERY": "task", "ALLOW_PRIVATE": True},
+    }
+    return request.getfixturevalue("worker")
+
+
+def test_webhooks_go_out_from_the_worker_after_commit_and_retry_there(webhook_worker):
+    from standardwebhooks import Webhook as Verifier
+
+    from stores.services.webhooks import webhook_create
+    from tests.receivers import receiver
+
+    agent = AgentFactory()
+    with receiver([500, 200]) as hook:
+        added = webhook_create(actor=MAINTAINER, agent=agent, url=hook.url)
+        memory = RecordMaker().memory(agent, "Sent by the worker.")
+        first, second = hook.wait_for(2, timeout=DEADLINE_SECONDS)
+
+    assert first.body == second.body  # the same change, tried again after the 500
+    payload = Verifier(added.details["secret"]).verify(second.body, second.headers)
+    assert payload["data"]["id"] == memory.pk
+    assert "stores.tasks.deliver_webhook" in webhook_worker.log_path.read_text()

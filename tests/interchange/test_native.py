@@ -17,6 +17,7 @@ from stores.services import (
     find_record,
     memory_invalidate,
     record_edit,
+    record_update,
     rules_add,
     subject_create,
 )
@@ -50,6 +51,14 @@ def build_agent(agent, make):
     make.skill(agent, name="deploy", summary="Deploy safely")
     make.task(agent, name="morning")
     assert rules_add(agent=agent, actor=me, rule="Be brief.").ok
+    heron = make("file", agent, path="/memories/projects/heron.md", content="Ships Fri.\r\n")
+    assert record_update(
+        surface_key="file",
+        agent=agent,
+        ref=heron.pk,
+        actor=me,
+        changes={"path": "/memories/heron.md"},
+    ).ok
 
 
 def export_lines(agent, **options) -> list[str]:
@@ -523,3 +532,15 @@ def test_lines_nested_too_deep_are_reported_not_imported(agent, make, tmp_path):
     assert list(Memory.objects.filter(agent=copy).values_list("content", flat=True)) == [
         "The user likes tea."
     ]
+
+
+def test_export_to_a_folder_that_does_not_exist_yet_makes_it(agent, make, tmp_path, monkeypatch):
+    """`--out backups/` wrote a file named `backups` when there was no such folder."""
+    build_agent(agent, make)
+    monkeypatch.chdir(tmp_path)
+
+    call_command("export_agent", agent.name, "--out", "backups/")
+
+    assert (tmp_path / "backups").is_dir()
+    lines = (tmp_path / "backups" / f"{agent.name}.jsonl").read_text("utf-8").splitlines()
+    assert json.loads(lines[0])["format"] == native.FORMAT

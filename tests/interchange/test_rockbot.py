@@ -19,7 +19,13 @@ from stores.models import (
     Skill,
     WorkingMemoryEntry,
 )
-from stores.services import Actor, find_record, record_edit, skill_replace_section
+from stores.services import (
+    Actor,
+    find_record,
+    memory_set_importance,
+    record_edit,
+    skill_replace_section,
+)
 from stores.services.importing import import_records
 from stores.surfaces import MEMORY, WORKING
 
@@ -291,3 +297,47 @@ def test_a_file_nested_too_deep_is_reported_not_a_crash(agent, tmp_path):
         ("working/deep.json", "nests objects and arrays too deeply to read.")
     ]
     assert WorkingMemoryEntry.objects.filter(agent=agent).count() == 1
+
+
+def test_files_that_leave_fields_out_come_back_as_they_were_after_a_reimport(agent, tmp_path):
+    """Export added SupersededBy: null, and after a second import the timestamps the files
+    never had (UpdatedAt, lastSeenAt, StoredAt), dated at that import."""
+    root = tmp_path / "agent"
+    files = {
+        "memory/notes/m1.json": {"Id": "m1", "Content": "Plain memory.", "Category": "notes"},
+        "memory/notes/m2.json": {"id": "m2", "content": "A camelCase memory."},
+        "skills/pack.json": {"Name": "pack", "Content": "# Pack\n"},
+        "tasks/brief.json": {"Name": "brief", "Schedule": "0 8 * * *", "Directive": "Do."},
+        "working/session.json": [{"Key": "topic", "Value": "travel"}],
+    }
+    for relative, doc in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(json.dumps(doc, indent=2))
+    run_import(agent, root)
+    second = run_import(agent, root)
+    assert {key: tally.unchanged for key, tally in second.tallies.items()} == {
+        "memory": 2,
+        "working": 1,
+        "skill": 1,
+        "task": 1,
+    }
+
+    rockbot.write_store(agent, tmp_path / "out")
+
+    assert data_files(tmp_path / "out") == data_files(root)
+
+
+def test_a_field_the_file_left_out_and_a_person_set_is_written_after_a_reimport(agent, tmp_path):
+    root = tmp_path / "agent"
+    (root / "memory" / "notes").mkdir(parents=True)
+    doc = {"Id": "m1", "Content": "Plain memory.", "Category": "notes"}
+    (root / "memory" / "notes" / "m1.json").write_text(json.dumps(doc))
+    run_import(agent, root)
+    memory_set_importance(agent=agent, ref="m1", actor=me, importance=0.9)
+    run_import(agent, root)  # the file did not change: the record keeps its importance
+
+    rockbot.write_store(agent, tmp_path / "out")
+
+    written = json.loads((tmp_path / "out" / "memory" / "notes" / "m1.json").read_text())
+    assert written["ImportanceScore"] == 0.9
+    assert "SupersededBy" not in written

@@ -144,7 +144,7 @@ def human_writer(base, username, agent_name, name, records, clock, ops, lock, fa
             op = Op(name, record_id, token, clock.now(), expected_version=loaded)
             try:
                 answer = session.post(
-                    f"{page_url}ops/record_edit/",
+                    f"{page_url}ops/edit/",
                     data={
                         "csrfmiddlewaretoken": csrf_from(page.text),
                         "old_string": ANCHOR,

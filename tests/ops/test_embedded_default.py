@@ -1,10 +1,13 @@
 """The embedded default exposes nothing by accident: the app's own error pages, static files
-without DEBUG, private data files."""
+without DEBUG, private data files; and its log warns only of real problems."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import stat
+import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -121,3 +124,52 @@ def test_a_secret_key_made_elsewhere_first_is_the_one_kept(tmp_path):
 
     assert installation_secret(tmp_path / "secret_key") == "theirs"
     assert [entry.name for entry in tmp_path.iterdir()] == ["secret_key"]
+
+
+# --- the log --------------------------------------------------------------------------
+
+EVERYDAY_WORK = """
+from django.core.management import call_command
+from django.test import Client
+from stores.models import Agent
+from stores.services import Actor, record_create, record_edit
+
+call_command("migrate", verbosity=0)
+agent = Agent.objects.create(name="rockbot")
+me = Actor.maintainer("tests")
+memory = record_create(
+    surface_key="memory", agent=agent, actor=me, values={"content": "The user lives in Paris."}
+)
+edit = dict(surface_key="memory", agent=agent, ref=memory.id, actor=me)
+record_edit(**edit, old_string="Paris", new_string="Lyon")
+record_edit(**edit, old_string="Pariss", new_string="Rome")  # a refusal: no_match
+client = Client(HTTP_HOST="localhost")
+client.get("/no/such/page/")
+client.get(f"/api/v1/memories/{memory.id}/")  # no token: 401
+print("done")
+"""
+
+
+def test_everyday_work_on_the_embedded_default_logs_no_warning(tmp_path):
+    """Writes (each re-embedded by an eager task), a refusal, a missing page, an API call
+    without a token: answers, not problems. kombu warned at every write that no broker
+    host was supplied, and django.request warned of every 4xx."""
+    clean = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("MEMORYADMIN_", "DJANGO_"))
+    }
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-v", "0", "-c", EVERYDAY_WORK],
+        cwd=ROOT,
+        env={**clean, "MEMORYADMIN_DATA_DIR": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().endswith("done")
+    log = done.stderr.splitlines()
+    assert any(" INFO memoryadmin.writes " in line for line in log), done.stderr
+    assert [line for line in log if " WARNING " in line or " ERROR " in line] == []

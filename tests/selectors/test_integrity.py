@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from stores.models import Memory, WorkingMemoryEntry
 from stores.selectors.integrity import check_integrity
-from stores.services import Actor, memory_invalidate
+from stores.services import Actor, memory_invalidate, record_edit
 from stores.services.embeddings import reembed_sweep
 
 
@@ -62,3 +62,23 @@ def test_writes_around_the_service_and_backlog_are_reported(agent, other_agent, 
         call_command("check_integrity")
     out = capsys.readouterr().out
     assert f"{memory.pk}: version 7, history says 1" in out
+
+
+def test_the_vector_counts_add_up(agent, make, capsys):
+    edited = make.memory(agent, "The user drinks tea.")
+    make.memory(agent, "The user walks the dog.")
+    reembed_sweep()
+    record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=edited.pk,
+        actor=Actor.maintainer("tests"),
+        old_string="tea",
+        new_string="coffee",
+    )
+    make.memory(agent, "The user sings.")  # no vector yet
+
+    call_command("check_integrity")
+
+    line = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("memory:"))
+    assert line.startswith("memory: 1/3 vectors fresh, 1 missing, 1 outdated"), line

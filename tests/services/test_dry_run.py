@@ -24,6 +24,9 @@ from stores.services import (
     skill_delete_section,
     skill_replace_section,
 )
+from stores.services.lines import record_insert, record_prepend
+from stores.services.records import record_undo
+from stores.services.skills import skill_insert_after_section, skill_insert_before_section
 from tests.factories import UserFactory, agent_token
 
 pytestmark = pytest.mark.django_db
@@ -78,6 +81,11 @@ def _revert_kwargs(memory):
     return {"surface_key": "memory", "ref": memory.pk, "revision_id": edit.pk, "to": "before"}
 
 
+def _undo_kwargs(memory):
+    edit = Revision.objects.get(record_id=memory.pk, surface="memory", op="edit")
+    return {"surface_key": "memory", "ref": memory.pk, "revision_id": edit.pk}
+
+
 OPS = {
     "record_edit": lambda agent, make: (
         "memory", record := _memory(agent, make), record_edit,
@@ -112,6 +120,34 @@ OPS = {
     ),
     "record_revert": lambda agent, make: (
         "memory", record := _edited_memory(agent, make), record_revert, _revert_kwargs(record),
+    ),
+    "record_undo": lambda agent, make: (
+        "memory", record := _edited_memory(agent, make), record_undo, _undo_kwargs(record),
+    ),
+    "record_edit expected_replacements": lambda agent, make: (
+        "memory", record := _memory(agent, make), record_edit,
+        {"surface_key": "memory", "ref": record.pk, "old_string": "t", "new_string": "T",
+         "expected_replacements": 3},
+    ),
+    "record_insert": lambda agent, make: (
+        "memory", record := _memory(agent, make), record_insert,
+        {"surface_key": "memory", "ref": record.pk, "insert_line": 1, "content": "Often."},
+    ),
+    "record_prepend": lambda agent, make: (
+        "memory", record := _memory(agent, make), record_prepend,
+        {"surface_key": "memory", "ref": record.pk, "content": "Note:"},
+    ),
+    "skill_insert_before_section": lambda agent, make: (
+        "skill", record := _skill(agent, make), skill_insert_before_section,
+        {"ref": record.pk, "heading": "Notes", "content": "Ask first."},
+    ),
+    "skill_insert_after_section": lambda agent, make: (
+        "skill", record := _skill(agent, make), skill_insert_after_section,
+        {"ref": record.pk, "heading": "Notes", "content": "Ask first."},
+    ),
+    "skill_replace_section keep_subsections": lambda agent, make: (
+        "skill", record := _skill(agent, make), skill_replace_section,
+        {"ref": record.pk, "heading": "Deploy", "content": "Intro.", "keep_subsections": True},
     ),
 }  # fmt: skip
 

@@ -11,6 +11,7 @@ from stores.models import Memory, Skill
 from stores.selectors.embeddings import embedding_status
 from stores.services import Actor, record_edit, skill_replace_section
 from stores.services.embeddings import reembed, reembed_sweep
+from stores.surfaces import SURFACES
 
 MAINTAINER = Actor.maintainer("tests")
 
@@ -164,6 +165,6 @@ def test_the_sweep_task_reports_per_surface(agent, make):
     result = tasks.sweep_stale_embeddings.delay().get()
 
     assert result["memory"]["stored"] == 1
-    assert set(result) == {"memory", "working", "skill", "task"}
+    assert set(result) == {key for key, spec in SURFACES.items() if spec.embedded}
     assert Memory.objects.get().embedding_model == FakeBackend.model_name
     assert Skill.objects.count() == 0

@@ -39,7 +39,7 @@ def test_renaming_onto_another_records_name_is_refused_not_a_crash(agent, make):
         expected_version=1,
     )
 
-    assert result.status == Status.INVALID
+    assert result.status == Status.CONFLICT
     assert "already has that name" in result.message
     patrol.refresh_from_db()
     assert (patrol.name, patrol.version) == ("patrol", 1)

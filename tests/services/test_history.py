@@ -97,3 +97,43 @@ def test_revert_only_takes_revisions_of_the_same_record(agent, make):
         surface_key="memory", agent=agent, ref=one.pk, actor=ME, revision_id=foreign.pk
     )
     assert result.status is Status.NOT_FOUND
+
+
+def test_a_revert_records_which_revision_it_reverted(agent, make):
+    # Issue 15, item 13: the history can say what a revert took back.
+    memory = make.memory(agent, content="Likes tea.")
+    edited = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        old_string="tea",
+        new_string="coffee",
+    )
+    result = record_revert(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        revision_id=edited.revision,
+        to="before",
+    )
+    assert result.details["reverted_revision"] == edited.revision
+    assert Revision.objects.get(pk=result.revision).reverted_revision == edited.revision
+    assert Revision.objects.get(pk=edited.revision).reverted_revision is None
+
+
+def test_a_restore_of_a_forgotten_record_records_the_revision_it_went_back_to(agent, make):
+    memory = make.memory(agent, content="Likes tea.")
+    forgotten = record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=ME)
+    result = record_revert(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        revision_id=forgotten.revision,
+        to="before",
+    )
+    assert result.status is Status.REVERTED and result.details["restored"]
+    assert result.details["reverted_revision"] == forgotten.revision
+    assert Revision.objects.get(pk=result.revision).reverted_revision == forgotten.revision

@@ -115,15 +115,28 @@ SUCCESS = {
 }
 # What an op may legitimately answer once the permission checks passed.
 OUTCOMES = {
-    "create": {Status.CREATED, Status.INVALID},
+    # A duplicate alias or name is a conflict with the record that has it.
+    "create": {Status.CREATED, Status.INVALID, Status.CONFLICT},
     "edit": {Status.UPDATED, Status.NO_MATCH, Status.AMBIGUOUS, Status.NO_CHANGE, Status.INVALID},
     "replace": {Status.UPDATED, Status.NO_CHANGE, Status.SUSPECTED_TRUNCATION, Status.INVALID},
-    "update": {Status.UPDATED, Status.NO_CHANGE, Status.INVALID, Status.SUSPECTED_TRUNCATION},
+    "update": {
+        Status.UPDATED,
+        Status.NO_CHANGE,
+        Status.INVALID,
+        Status.SUSPECTED_TRUNCATION,
+        Status.CONFLICT,
+    },
     "set_importance": {Status.UPDATED, Status.NO_CHANGE},
     "reinforce": {Status.UPDATED},
-    "invalidate": {Status.INVALIDATED, Status.NO_CHANGE, Status.INVALID},
+    "invalidate": {
+        Status.INVALIDATED,
+        Status.NO_CHANGE,
+        Status.INVALID,
+        Status.NOT_FOUND,
+        Status.CONFLICT,
+    },
     "forget": {Status.DELETED},
-    "revert": {Status.REVERTED, Status.NO_CHANGE, Status.INVALID},
+    "revert": {Status.REVERTED, Status.NO_CHANGE, Status.INVALID, Status.CONFLICT},
     "set_ttl": {Status.UPDATED, Status.NO_CHANGE, Status.INVALID},
     "append": {Status.UPDATED, Status.INVALID, Status.NO_CHANGE, Status.NO_MATCH},
     "replace_section": {
@@ -589,8 +602,8 @@ class EditServiceMachine(RuleBasedStateMachine):
     def _invalidate(self, key: Key, replacement: Key | None, actor: str, version: str) -> None:
         record = self.live(key)
         expected = self.expected_version(record, version)
-        # A replacement the actor cannot see (gone, or another agent's) is refused as invalid
-        # before anything else, whoever asks.
+        # A replacement the actor cannot see (gone, or another agent's) is refused as
+        # not_found before anything else, whoever asks.
         replacement_refused = replacement is not None and (
             self.live(replacement) is None or actor in ("stranger", "other_token")
         )
@@ -606,7 +619,7 @@ class EditServiceMachine(RuleBasedStateMachine):
             ),
             key=key,
             expected=expected,
-            **({"predicted": Status.INVALID} if replacement_refused else {}),
+            **({"predicted": Status.NOT_FOUND} if replacement_refused else {}),
         )
 
     @precondition(lambda self: self.keys)
@@ -770,9 +783,17 @@ class EditServiceMachine(RuleBasedStateMachine):
             ),
             key=key,
             expected=expected,
-            # A time in the past is refused before the record is looked up.
-            **({"predicted": Status.INVALID} if how == "past" else {}),
+            # A time in the past is refused once the entry is found and the write allowed.
+            **(
+                {"predicted": self._past_expiry(actor, key, record, expected)}
+                if how == "past"
+                else {}
+            ),
         )
+
+    def _past_expiry(self, actor: str, key: Key, record: Any, expected: int | None) -> Status:
+        model = self._predict("set_ttl", actor, key, record, expected, None)
+        return Status.INVALID if model is None or model in SUCCESS else model
 
     # --- rules: the agent's switches -----------------------------------------------------
 

@@ -115,7 +115,7 @@ def test_invalidate_with_a_replacement_from_the_same_agent(agent, other_agent, m
     new = make.memory(agent, content="Office is on floor 5.")
     foreign = make.memory(other_agent, content="Elsewhere.")
     refused = memory_invalidate(agent=agent, ref=old.pk, actor=editor, replacement_ref=foreign.pk)
-    assert refused.status is Status.INVALID
+    assert refused.status is Status.NOT_FOUND
     result = memory_invalidate(agent=agent, ref=old.pk, actor=editor, replacement_ref=new.pk)
     old.refresh_from_db()
     assert result.status is Status.INVALIDATED

@@ -132,10 +132,10 @@ def test_unknown_fields_are_refused_not_ignored(agent, make):
     assert ScheduledTask.objects.get(pk=task.pk).version == 1
 
 
-def test_duplicate_names_are_invalid(agent, make):
+def test_duplicate_names_are_a_conflict(agent, make):
     make.skill(agent, name="deploy")
     result = record_create(surface_key="skill", agent=agent, actor=ME, values={"name": "deploy"})
-    assert result.status is Status.INVALID and "already" in result.message
+    assert result.status is Status.CONFLICT and "already" in result.message
     assert Skill.objects.filter(agent=agent).count() == 1
 
 

@@ -12,9 +12,11 @@ from stores.services import (
     Actor,
     memory_reinforce,
     memory_set_importance,
+    record_create,
     record_edit,
     record_replace,
 )
+from stores.surfaces import SURFACES
 
 ME = Actor.maintainer("tests")
 PRESERVED = [
@@ -137,3 +139,27 @@ def test_editing_a_working_memory_value_never_extends_its_ttl(agent, make):
     entry.refresh_from_db()
     assert result.ok
     assert entry.expires_at == expires_at
+
+
+NEW_RECORDS = {
+    "memory": {"content": "The user lives in Paris."},
+    "working": {"namespace": "session", "key": "topic", "value": "travel"},
+    "skill": {"name": "pack", "content": "# Pack\n"},
+    "task": {"name": "brief", "schedule": "0 8 * * *", "directive": "Summarise the news."},
+    "rules": {"content": "- Be brief.\n"},
+}
+
+
+@pytest.mark.parametrize("surface_key", list(NEW_RECORDS))
+def test_a_new_record_is_created_and_updated_at_one_moment(agent, surface_key):
+    created = record_create(
+        surface_key=surface_key, agent=agent, actor=ME, values=NEW_RECORDS[surface_key]
+    )
+
+    record = SURFACES[surface_key].model.objects.get(pk=created.id)
+    moments = {
+        name: getattr(record, name)
+        for name in ("created_at", "updated_at", "last_seen_at", "stored_at")
+        if hasattr(record, name)
+    }
+    assert set(moments.values()) == {record.created_at}, moments

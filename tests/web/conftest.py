@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import pytest
 
 from stores.models import AgentAccess
@@ -32,3 +35,40 @@ def htmx(target: str = "") -> dict[str, str]:
     if target:
         headers["HX-Target"] = target
     return headers
+
+
+# --- the browser tests (test_browser*.py) ---------------------------------------------------
+
+CHROMIUM = Path("/usr/bin/chromium")
+README_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+
+
+@pytest.fixture
+def screenshots(tmp_path) -> Path:
+    """docs/screenshots/ when MEMORYADMIN_UPDATE_SCREENSHOTS=1, else a temporary folder."""
+    if os.environ.get("MEMORYADMIN_UPDATE_SCREENSHOTS") == "1":
+        return README_SCREENSHOTS
+    return tmp_path
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    return {
+        **browser_type_launch_args,
+        "executable_path": str(CHROMIUM),
+        "headless": True,
+        "args": [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-sync",
+        ],
+    }
+
+
+@pytest.fixture(scope="session")
+def browser_context_args(browser_context_args):
+    return {**browser_context_args, "viewport": {"width": 1360, "height": 900}}

@@ -1,7 +1,8 @@
 """The web UI in a real browser: headless Chromium (Debian's) driven by pytest-playwright.
 
 Covers what only a browser shows: htmx swaps (including 4xx refusals), the selection-to-phrase
-script, keyboard shortcuts, a conflict between two sessions, and that stored XSS stays inert.
+script, keyboard shortcuts, a conflict between two sessions, a change announced live to a second
+session, and that stored XSS stays inert.
 Screenshots for the README go to docs/screenshots/ when MEMORYADMIN_UPDATE_SCREENSHOTS=1
 (e.g. `MEMORYADMIN_UPDATE_SCREENSHOTS=1 bin/test tests/web/test_browser.py`); otherwise to a
 temporary folder, so a test run leaves the tree as it was.
@@ -11,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -19,9 +19,8 @@ from playwright.sync_api import expect
 from stores.models import Memory, Revision
 from stores.services import Actor, record_create, record_edit, record_replace, rules_document
 from tests.factories import AgentFactory, SubjectFactory, UserFactory, agent_token
+from tests.web.conftest import CHROMIUM
 
-CHROMIUM = Path("/usr/bin/chromium")
-README_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 PASSWORD = "correct horse battery staple"
 
 pytestmark = [
@@ -35,36 +34,6 @@ pytestmark = [
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made here by the
 # test itself are still synchronous and safe.
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-
-
-@pytest.fixture
-def screenshots(tmp_path) -> Path:
-    if os.environ.get("MEMORYADMIN_UPDATE_SCREENSHOTS") == "1":
-        return README_SCREENSHOTS
-    return tmp_path
-
-
-@pytest.fixture(scope="session")
-def browser_type_launch_args(browser_type_launch_args):
-    return {
-        **browser_type_launch_args,
-        "executable_path": str(CHROMIUM),
-        "headless": True,
-        "args": [
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            "--disable-sync",
-        ],
-    }
-
-
-@pytest.fixture(scope="session")
-def browser_context_args(browser_context_args):
-    return {**browser_context_args, "viewport": {"width": 1360, "height": 900}}
 
 
 @pytest.fixture
@@ -182,7 +151,7 @@ def test_no_match_is_shown_inline(page, live_server, rockbot):
     page.fill("#old_string", "lives in Pariss")
     page.fill("#new_string", "lives in Lyon")
     refusal = page.wait_for_selector("#edit-result [data-status=no_match]")
-    assert "Closest text" in refusal.inner_text()
+    assert "The closest text is on line 1" in refusal.inner_text()
 
 
 def test_a_phrase_selected_across_a_direction_marker_keeps_the_character(
@@ -248,6 +217,58 @@ def test_conflict_from_a_second_session_is_resolved(page, browser, live_server, 
     assert memory.content == "The user lives in Lyon and likes coffee in the morning."
 
 
+def test_a_second_session_sees_the_first_ones_change_before_applying(
+    page, browser, live_server, rockbot, screenshots
+):
+    memory = Memory.objects.get(content__contains="Paris")
+    detail = f"{live_server.url}/a/rockbot/memory/{memory.pk}/"
+    log_in(page, live_server, UserFactory(is_staff=True, username="second"))
+    page.goto(detail)
+    page.fill("#old_string", "likes tea")
+    page.fill("#new_string", "likes mint tea")
+    page.wait_for_selector(".preview [data-apply]")  # a change of its own, not yet applied
+
+    first_context = browser.new_context()
+    first = first_context.new_page()
+    log_in(first, live_server, UserFactory(is_staff=True, username="first"))
+    first.goto(detail)
+    first.fill("#old_string", "lives in Paris")
+    first.fill("#new_string", "lives in Lyon")
+    first.click(".preview [data-apply]")
+    first.wait_for_selector(".badge.version:has-text('version 2')")
+    first_context.close()
+
+    notice = page.wait_for_selector("#live-notice[role=alert]", timeout=15_000)
+    text = notice.inner_text()
+    assert "This record changed while you had it open" in text
+    assert "You loaded version 1; it is now at version 2" in text
+    assert "user:first" in text
+    assert page.inner_text("#live-notice ins") == "Lyon"
+    assert page.inner_text("#live-notice del") == "Paris"
+    # Announced before anything was applied: the second session's preview still waits.
+    assert page.is_visible(".preview [data-apply]")
+    memory.refresh_from_db()
+    assert memory.version == 2 and "mint" not in memory.content
+    page.screenshot(path=str(screenshots / "detail-live-notice.png"), full_page=True)
+
+
+def test_the_dashboard_announces_a_change_made_elsewhere(page, live_server, rockbot):
+    log_in(page, live_server, UserFactory(is_staff=True, username="watcher"))
+    page.wait_for_selector("text=Recent changes")
+    memory = Memory.objects.get(content__contains="Paris")
+    record_edit(
+        surface_key="memory",
+        agent=rockbot,
+        ref=memory.pk,
+        actor=Actor.for_token(agent_token(rockbot)[0]),
+        old_string="Paris",
+        new_string="Lyon",
+    )
+    banner = page.wait_for_selector("[data-new-changes]", timeout=15_000)
+    assert "1 new change" in banner.inner_text()
+    assert f"memory {memory.pk}" in banner.inner_text()
+
+
 def test_revert_from_history(page, live_server, rockbot, maintainer, screenshots):
     memory = Memory.objects.get(content__contains="Paris")
     agent_actor = Actor.for_token(agent_token(rockbot)[0])
@@ -272,7 +293,7 @@ def test_revert_from_history(page, live_server, rockbot, maintainer, screenshots
     page.wait_for_selector(".timeline .rev")
     page.screenshot(path=str(screenshots / "history.png"), full_page=True)
 
-    page.click(".rev[data-version='2'] >> text=Undo: back to v1")
+    page.click(".rev[data-version='1'] >> text=Restore this version (v1)")
     # The whole record as the revert would leave it, from the service's dry run.
     page.wait_for_selector("#revert-result .preview ins")
     assert "tea in the morning" in page.inner_text("#revert-result .preview ins")

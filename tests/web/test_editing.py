@@ -41,7 +41,7 @@ def test_preview_shows_a_word_diff_of_the_whole_record_and_writes_nothing(
     staff_client, agent, memory
 ):
     response = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_preview", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "lives in Paris", "new_string": "lives in Lyon", "expected_version": 1},
         headers=htmx(),
     )
@@ -58,7 +58,7 @@ def test_preview_shows_a_word_diff_of_the_whole_record_and_writes_nothing(
     ("old", "new", "status", "words"),
     [
         ("lives in Pariss", "x", "no_match", "Closest text"),
-        ("Paris", "Lyon", "ambiguous", "lines 1, 2"),
+        ("Paris", "Lyon", "ambiguous", "line 1, column 19"),
         ("", "", "hint", "Select a phrase"),
         ("tea", "tea", "hint", "type the replacement"),
     ],
@@ -67,7 +67,7 @@ def test_preview_refusals_are_shown_with_their_hint(
     staff_client, agent, memory, old, new, status, words
 ):
     response = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_preview", agent.name, "memory", memory.pk, "edit"),
         {"old_string": old, "new_string": new, "expected_version": 1},
         headers=htmx(),
     )
@@ -79,7 +79,7 @@ def test_preview_refusals_are_shown_with_their_hint(
 
 def test_apply_writes_with_the_loaded_version_and_swaps_the_panel(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_op", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "likes tea", "new_string": "likes green tea", "expected_version": 1},
         headers=htmx(),
     )
@@ -97,7 +97,7 @@ def test_apply_writes_with_the_loaded_version_and_swaps_the_panel(staff_client, 
 
 def test_apply_no_change_is_refused_inline(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_op", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "tea", "new_string": "tea", "expected_version": 1},
         headers=htmx(),
     )
@@ -117,7 +117,7 @@ def test_conflict_shows_what_changed_and_offers_to_reapply(staff_client, agent, 
     )
     edit = {"old_string": "lives in Paris", "new_string": "lives in Lyon", "expected_version": 1}
     response = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_edit"), edit, headers=htmx()
+        url("record_op", agent.name, "memory", memory.pk, "edit"), edit, headers=htmx()
     )
     assert response.status_code == 409
     body = response.content.decode()
@@ -129,7 +129,7 @@ def test_conflict_shows_what_changed_and_offers_to_reapply(staff_client, agent, 
     memory.refresh_from_db()
     assert memory.version == 2 and "Paris and" in memory.content
     again = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_op", agent.name, "memory", memory.pk, "edit"),
         {**edit, "expected_version": 2},
         headers=htmx(),
     )
@@ -148,7 +148,7 @@ def test_preview_after_someone_else_wrote_reports_the_conflict(staff_client, age
         new_string="lives in Rome",
     )
     response = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_preview", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "lives in Paris", "new_string": "lives in Lyon", "expected_version": 1},
         headers=htmx(),
     )
@@ -160,7 +160,7 @@ def test_preview_after_someone_else_wrote_reports_the_conflict(staff_client, age
 
 def test_apply_without_htmx_redirects_with_a_message(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_op", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "likes tea", "new_string": "likes mint tea", "expected_version": 1},
     )
     assert response.status_code == 302
@@ -174,7 +174,7 @@ def test_viewer_reads_but_cannot_write(viewer_client, agent, memory):
     assert b"read-only access" in page.content
     assert b'id="phrase-form"' not in page.content
     response = viewer_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_op", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "tea", "new_string": "coffee", "expected_version": 1},
         headers=htmx(),
     )
@@ -192,11 +192,11 @@ def test_fact_and_episodic_memories_say_why_edits_are_absent(staff_client, agent
     assert b'id="phrase-form"' not in fact_page.content
     episode_page = staff_client.get(url("record_detail", agent.name, "memory", episode.pk))
     assert b"Episodic memories can only be invalidated" in episode_page.content
-    assert b"/ops/memory_invalidate/" in episode_page.content
-    assert b"/ops/record_forget/" not in episode_page.content
+    assert b"/ops/invalidate/" in episode_page.content
+    assert b"/ops/forget/" not in episode_page.content
     # The service refuses the same ops when asked anyway.
     response = staff_client.post(
-        url("record_op", agent.name, "memory", fact.pk, "record_edit"),
+        url("record_op", agent.name, "memory", fact.pk, "edit"),
         {"old_string": "100", "new_string": "90", "expected_version": 1},
         headers=htmx(),
     )
@@ -207,14 +207,14 @@ def test_fact_and_episodic_memories_say_why_edits_are_absent(staff_client, agent
 @pytest.mark.parametrize(
     ("op", "data", "check"),
     [
-        ("memory_set_importance", {"importance": "0.85"}, lambda m: m.importance == 0.85),
-        ("record_update", {"field": "tags", "tags": "food, drinks"},
+        ("set_importance", {"importance": "0.85"}, lambda m: m.importance == 0.85),
+        ("update", {"field": "tags", "tags": "food, drinks"},
          lambda m: m.tags == ["food", "drinks"]),
-        ("record_update", {"field": "category", "category": "preferences"},
+        ("update", {"field": "category", "category": "preferences"},
          lambda m: m.category == "preferences"),
-        ("record_update", {"field": "pinned", "pinned": "on"}, lambda m: m.pinned),
-        ("memory_invalidate", {}, lambda m: m.invalidated_at is not None),
-        ("memory_reinforce", {}, lambda m: m.reinforcement_count == 2),
+        ("update", {"field": "pinned", "pinned": "on"}, lambda m: m.pinned),
+        ("invalidate", {}, lambda m: m.invalidated_at is not None),
+        ("reinforce", {}, lambda m: m.reinforcement_count == 2),
     ],
 )  # fmt: skip
 def test_memory_field_edits_go_through_the_service(staff_client, agent, memory, op, data, check):
@@ -240,7 +240,7 @@ def test_field_edit_with_a_stale_version_is_a_conflict(staff_client, agent, memo
         new_string="cocoa",
     )
     response = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "memory_set_importance"),
+        url("record_op", agent.name, "memory", memory.pk, "set_importance"),
         {"importance": "0.1", "expected_version": 1},
         headers=htmx(),
     )
@@ -250,7 +250,7 @@ def test_field_edit_with_a_stale_version_is_a_conflict(staff_client, agent, memo
 
 def test_forget_sends_the_browser_to_the_history(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_forget"),
+        url("record_op", agent.name, "memory", memory.pk, "forget"),
         {"expected_version": 1},
         headers=htmx(),
     )
@@ -262,15 +262,15 @@ def test_forget_sends_the_browser_to_the_history(staff_client, agent, memory):
 def test_working_memory_ttl_and_task_fields(staff_client, agent, make):
     entry = make.working(agent)
     response = staff_client.post(
-        url("record_op", agent.name, "working", entry.pk, "working_set_ttl"),
-        {"ttl_minutes": "30", "expected_version": 1},
+        url("record_op", agent.name, "working", entry.pk, "set_ttl"),
+        {"ttl": "1800", "expected_version": 1},
         headers=htmx(),
     )
     assert response.status_code == 200
     entry.refresh_from_db()
     assert entry.expires_at is not None
     cleared = staff_client.post(
-        url("record_op", agent.name, "working", entry.pk, "working_set_ttl"),
+        url("record_op", agent.name, "working", entry.pk, "set_ttl"),
         {"clear": "on", "expected_version": 2},
         headers=htmx(),
     )
@@ -280,13 +280,13 @@ def test_working_memory_ttl_and_task_fields(staff_client, agent, make):
 
     task = make.task(agent)
     off = staff_client.post(
-        url("record_op", agent.name, "task", task.pk, "record_update"),
+        url("record_op", agent.name, "task", task.pk, "update"),
         {"field": "enabled", "expected_version": 1},
         headers=htmx(),
     )
     assert off.status_code == 200
     bad = staff_client.post(
-        url("record_op", agent.name, "task", task.pk, "record_update"),
+        url("record_op", agent.name, "task", task.pk, "update"),
         {"field": "schedule", "schedule": "every tuesday", "expected_version": 2},
         headers=htmx(),
     )
@@ -296,7 +296,7 @@ def test_working_memory_ttl_and_task_fields(staff_client, agent, make):
     assert task.enabled is False and task.schedule == "0 7 * * *"
 
 
-@pytest.mark.parametrize("op", ["set_ttl", "working_set_ttl", "update"])
+@pytest.mark.parametrize("op", ["set_ttl", "set_ttl", "update"])
 def test_an_op_the_page_does_not_offer_on_the_surface_is_invalid(staff_client, agent, memory, op):
     response = staff_client.post(
         url("record_op", agent.name, "memory", memory.pk, op),
@@ -334,26 +334,26 @@ def test_skill_section_ops(staff_client, agent, make):
         return url("record_op", agent.name, "skill", skill.pk, op)
 
     replaced = staff_client.post(
-        endpoint("skill_replace_section"),
+        endpoint("replace_section"),
         {"heading": "Steps", "content": "Run it twice.", "expected_version": 1},
         headers=htmx(),
     )
     assert replaced.status_code == 200
     appended = staff_client.post(
-        endpoint("skill_append"),
+        endpoint("append"),
         {"heading": "", "content": "## Owner\nOps.", "expected_version": 2},
         headers=htmx(),
     )
     assert appended.status_code == 200
     deleted = staff_client.post(
-        endpoint("skill_delete_section"), {"heading": "Notes", "expected_version": 3},
+        endpoint("delete_section"), {"heading": "Notes", "expected_version": 3},
         headers=htmx(),
     )  # fmt: skip
     assert deleted.status_code == 200
     skill.refresh_from_db()
     assert skill.content == "# Deploy\n\n## Steps\nRun it twice.\n\n## Owner\nOps.\n"
     missing = staff_client.post(
-        endpoint("skill_delete_section"), {"heading": "Nope", "expected_version": 4},
+        endpoint("delete_section"), {"heading": "Nope", "expected_version": 4},
         headers=htmx(),
     )  # fmt: skip
     assert missing.status_code == 422
@@ -363,7 +363,7 @@ def test_skill_section_ops(staff_client, agent, make):
 def test_skill_summary_takes_phrase_edits_too(staff_client, agent, make):
     skill = make.skill(agent, summary="Deploys the app.")
     response = staff_client.post(
-        url("record_op", agent.name, "skill", skill.pk, "record_edit"),
+        url("record_op", agent.name, "skill", skill.pk, "edit"),
         {"old_string": "the app", "new_string": "the web app", "field": "summary",
          "expected_version": 1},
         headers=htmx(),
@@ -392,17 +392,17 @@ def test_rules_page_shows_the_document_as_written_and_edits_one_rule(staff_clien
     assert "&lt;!-- keep --&gt;" in page.content.decode()
     assert len(page.context["rules"]) == 2
     steps = [
-        ("rules_add", {"rule": "Cite sources.", "expected_version": 2}),
-        ("rules_replace", {"rule": "Be kind.", "new_rule": "Be kind and honest.",
+        ("add_rule", {"rule": "Cite sources.", "expected_version": 2}),
+        ("replace_rule", {"rule": "Be kind.", "new_rule": "Be kind and honest.",
                            "expected_version": 3}),
-        ("rules_remove", {"rule": "Be brief.", "expected_version": 4}),
+        ("remove_rule", {"rule": "Be brief.", "expected_version": 4}),
     ]  # fmt: skip
     for op, step in steps:
         assert staff_client.post(endpoint(op), step, headers=htmx()).status_code == 200
     document.refresh_from_db()
     assert document.content == "# Rules\n\n<!-- keep -->\n* Be kind and honest.\n* Cite sources.\n"
     missing = staff_client.post(
-        endpoint("rules_remove"), {"rule": "Be rude.", "expected_version": 5}, headers=htmx()
+        endpoint("remove_rule"), {"rule": "Be rude.", "expected_version": 5}, headers=htmx()
     )
     assert missing.status_code == 422
 
@@ -423,8 +423,8 @@ def test_history_shows_each_revision_and_reverts(staff_client, agent, memory, ma
     assert "shell:tests" in body and "Shell" in body
     edit = Revision.objects.get(record_id=memory.pk, version_after=2)
     response = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_revert"),
-        {"revision": edit.pk, "to": "before", "expected_version": 2},
+        url("record_op", agent.name, "memory", memory.pk, "revert"),
+        {"revision_id": edit.pk, "to": "before", "expected_version": 2},
         headers=htmx(),
     )
     assert response.status_code == 200
@@ -432,8 +432,8 @@ def test_history_shows_each_revision_and_reverts(staff_client, agent, memory, ma
     memory.refresh_from_db()
     assert memory.version == 3 and "likes tea" in memory.content
     stale = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_revert"),
-        {"revision": edit.pk, "to": "after", "expected_version": 2},
+        url("record_op", agent.name, "memory", memory.pk, "revert"),
+        {"revision_id": edit.pk, "to": "after", "expected_version": 2},
         headers=htmx(),
     )
     assert stale.status_code == 409
@@ -442,8 +442,8 @@ def test_history_shows_each_revision_and_reverts(staff_client, agent, memory, ma
 def test_deleted_record_is_restored_from_its_history(staff_client, agent, memory, make):
     forgotten = record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
     response = staff_client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_revert"),
-        {"revision": forgotten.revision, "to": "before"},
+        url("record_op", agent.name, "memory", memory.pk, "revert"),
+        {"revision_id": forgotten.revision, "to": "before"},
         headers=htmx(),
     )
     assert response.status_code == 200
@@ -593,7 +593,7 @@ def test_writes_need_the_csrf_token(agent, staff_user, memory):
     client = Client(enforce_csrf_checks=True)
     client.force_login(staff_user)
     response = client.post(
-        url("record_op", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_op", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "tea", "new_string": "coffee", "expected_version": 1},
         headers=htmx(),
     )
@@ -613,10 +613,10 @@ def _confirm(response) -> tuple[str, dict[str, str]]:
 @pytest.mark.parametrize(
     ("op", "data", "shown", "after"),
     [
-        ("skill_replace_section", {"heading": "Steps", "content": "Run it twice."},
+        ("replace_section", {"heading": "Steps", "content": "Run it twice."},
          "<ins> twice</ins>", "## Steps\nRun it twice.\n\n## Notes"),
-        ("skill_delete_section", {"heading": "Notes"}, "<del>", "Run it.\n"),
-        ("skill_append", {"heading": "Notes", "content": "Ask first."}, "<ins>", "Ask first."),
+        ("delete_section", {"heading": "Notes"}, "<del>", "Run it.\n"),
+        ("append", {"heading": "Notes", "content": "Ask first."}, "<ins>", "Ask first."),
     ],
 )  # fmt: skip
 def test_a_section_op_is_previewed_then_confirmed(
@@ -650,11 +650,11 @@ def test_a_rule_op_is_previewed_then_confirmed_and_a_missing_rule_refused(staff_
         text="# Rules\n\n* Be kind.\n* Be brief.\n", expected_version=1,
     )  # fmt: skip
     page = staff_client.get(url("record_detail", agent.name, "rules", document.pk))
-    assert url("record_preview", agent.name, "rules", document.pk, "rules_remove") in (
+    assert url("record_preview", agent.name, "rules", document.pk, "remove_rule") in (
         page.content.decode()
     )
     preview = staff_client.post(
-        url("record_preview", agent.name, "rules", document.pk, "rules_replace"),
+        url("record_preview", agent.name, "rules", document.pk, "replace_rule"),
         {"rule": "Be kind.", "new_rule": "Be kind and honest.", "expected_version": 2},
         headers=htmx("rule-result-1"),
     )
@@ -667,7 +667,7 @@ def test_a_rule_op_is_previewed_then_confirmed_and_a_missing_rule_refused(staff_
     document.refresh_from_db()
     assert document.content == "# Rules\n\n* Be kind and honest.\n* Be brief.\n"
     missing = staff_client.post(
-        url("record_preview", agent.name, "rules", document.pk, "rules_remove"),
+        url("record_preview", agent.name, "rules", document.pk, "remove_rule"),
         {"rule": "Be brif.", "expected_version": 3},
         headers=htmx("rule-result-2"),
     )
@@ -682,7 +682,7 @@ def test_a_stale_section_preview_shows_the_conflict_and_reapplies(staff_client, 
         old_string="Old.", new_string="Older.",
     )  # fmt: skip
     preview = staff_client.post(
-        url("record_preview", agent.name, "skill", skill.pk, "skill_delete_section"),
+        url("record_preview", agent.name, "skill", skill.pk, "delete_section"),
         {"heading": "Steps", "expected_version": 1},
         headers=htmx("section-result"),
     )
@@ -698,7 +698,7 @@ def test_a_stale_section_preview_shows_the_conflict_and_reapplies(staff_client, 
 def test_a_viewer_section_preview_is_refused_as_the_write_is(viewer_client, agent, make):
     skill = make.skill(agent, content="# Deploy\n\n## Steps\nRun it.\n")
     response = viewer_client.post(
-        url("record_preview", agent.name, "skill", skill.pk, "skill_delete_section"),
+        url("record_preview", agent.name, "skill", skill.pk, "delete_section"),
         {"heading": "Steps", "expected_version": 1},
         headers=htmx(),
     )
@@ -708,7 +708,7 @@ def test_a_viewer_section_preview_is_refused_as_the_write_is(viewer_client, agen
 
 def test_an_op_without_a_preview_cannot_be_previewed(staff_client, agent, memory):
     response = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk, "record_forget"),
+        url("record_preview", agent.name, "memory", memory.pk, "forget"),
         {"expected_version": 1},
         headers=htmx(),
     )
@@ -723,12 +723,12 @@ def test_a_revert_is_previewed_from_the_history_then_confirmed(staff_client, age
     )  # fmt: skip
     edit = Revision.objects.get(record_id=memory.pk, version_after=2)
     history = staff_client.get(url("record_history", agent.name, "memory", memory.pk))
-    assert url("record_preview", agent.name, "memory", memory.pk, "record_revert") in (
+    assert url("record_preview", agent.name, "memory", memory.pk, "revert") in (
         history.content.decode()
     )
     preview = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk, "record_revert"),
-        {"revision": edit.pk, "to": "before", "expected_version": 2},
+        url("record_preview", agent.name, "memory", memory.pk, "revert"),
+        {"revision_id": edit.pk, "to": "before", "expected_version": 2},
         headers=htmx("revert-result"),
     )
     assert preview.status_code == 200

@@ -20,7 +20,7 @@ def test_forgetting_a_successor_names_the_memories_it_superseded(staff_client, a
     ).ok
 
     response = staff_client.post(
-        reverse("web:record_op", args=(agent.name, "memory", new.pk, "record_forget")),
+        reverse("web:record_op", args=(agent.name, "memory", new.pk, "forget")),
         {"expected_version": 1},
         headers=htmx(),
     )

@@ -130,6 +130,8 @@ def test_every_surface_lists_and_searches(staff_client, agent, make, surface):
     assert fragment.status_code == 200
     body = fragment.content.decode()
     assert "<html" not in body
+    assert "<mark>note 1</mark> about tea" in body  # the search is marked where it matched
+    body = re.sub(r"</?mark>", "", body)
     assert "note 1 about tea" in body
     if surface == "memory":
         # Memory search ranks (any word may match): the full match comes first.
@@ -159,7 +161,7 @@ def test_invalidated_memories_are_hidden_unless_asked(staff_client, agent, make)
     gone = make.memory(agent, "Old address.")
     make.memory(agent, "New address.")
     staff_client.post(
-        url("record_op", agent.name, "memory", gone.pk, "memory_invalidate"),
+        url("record_op", agent.name, "memory", gone.pk, "invalidate"),
         {"expected_version": 1},
         headers=htmx(),
     )
@@ -200,7 +202,8 @@ def test_list_query_count_does_not_grow_with_rows(
             old_string=f"memory {n}",
             new_string=f"memory #{n}",
         )
-    with django_assert_max_num_queries(10):
+    # 11: the page's own ten, and the agent's feed head it announces newer changes from.
+    with django_assert_max_num_queries(11):
         response = staff_client.get(url("record_list", agent.name, "memory"))
     assert response.status_code == 200
 
@@ -214,7 +217,8 @@ def test_other_lists_query_count(staff_client, agent, make, django_assert_max_nu
             make.skill(agent, name=f"s{n}")
         else:
             make.task(agent, name=f"t{n}")
-    with django_assert_max_num_queries(8):
+    # 9: the list's own eight, and the agent's feed head it announces newer changes from.
+    with django_assert_max_num_queries(9):
         assert staff_client.get(url("record_list", agent.name, surface)).status_code == 200
 
 
@@ -225,7 +229,8 @@ def test_dashboard_and_changes_query_counts(
         memory = make.memory(agent, f"memory {n}")
         if n % 3 == 0:
             record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
-    with django_assert_max_num_queries(16):
+    # One more than the counts and snippets: the feed position the live notice polls from.
+    with django_assert_max_num_queries(17):
         assert staff_client.get(url("dashboard", agent.name)).status_code == 200
     with django_assert_max_num_queries(9):
         assert staff_client.get(url("changes", agent.name)).status_code == 200
@@ -366,7 +371,7 @@ def test_direction_controls_are_shown_as_markers_never_raw(staff_client, agent, 
     )
     skill = make.skill(agent, content='# Steps\u202e\n\n[a link](https://x.test "ti\u202etle")\n')
     preview = staff_client.post(
-        url("record_preview", agent.name, "memory", memory.pk, "record_edit"),
+        url("record_preview", agent.name, "memory", memory.pk, "edit"),
         {"old_string": "bold", "new_string": "\u2068bolder", "expected_version": 2},
         headers=htmx(),
     )

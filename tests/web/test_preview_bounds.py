@@ -15,7 +15,7 @@ MEMORY_LIMIT = settings.MEMORYADMIN["MAX_TEXT_LENGTH"]["memory"]
 
 def preview(client, agent, memory, old, new):
     return client.post(
-        reverse("web:record_preview", args=(agent.name, "memory", memory.pk, "record_edit")),
+        reverse("web:record_preview", args=(agent.name, "memory", memory.pk, "edit")),
         {"old_string": old, "new_string": new, "replace_all": "on", "expected_version": 1},
         headers=htmx(),
     )

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from functools import cache
+from typing import Any, ClassVar
 
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from stores.models import Memory
+from stores.ops.catalog import OpSpec
+from stores.ops.params import Kind, Param
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 from stores.selectors.records import MAX_OFFSET
 from stores.surfaces import SURFACES
@@ -29,242 +33,128 @@ class InputSerializer(serializers.Serializer):
         return super().to_internal_value(data)
 
 
-def text(**kwargs: Any) -> serializers.CharField:
-    """Text as sent: whitespace is content, an empty string is a value."""
-    return serializers.CharField(allow_blank=True, trim_whitespace=False, **kwargs)
+class StrictBoolean(serializers.BooleanField):
+    """true or false, as JSON has them: a body is JSON, not a form's "on" or "1"."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
 
 
-def expected_version() -> serializers.IntegerField:
-    return serializers.IntegerField(
-        min_value=1,
-        required=False,
-        allow_null=True,
-        help_text="The version you read. A different current version is refused as a "
-        "conflict (409). The If-Match header does the same and answers 412.",
-    )
+class StrictInteger(serializers.IntegerField):
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
-def allow_shorter() -> serializers.BooleanField:
-    return serializers.BooleanField(
-        default=False,
-        help_text="Set only when you mean to replace the text with a shorter one that keeps "
-        "its beginning. Without it such a text is refused as suspected_truncation (422), "
-        "because it is what an edited recall preview looks like: read the full text first.",
-    )
+class StrictNumber(serializers.FloatField):
+    def to_internal_value(self, data: Any) -> float:
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
-def reference(**kwargs: Any) -> serializers.CharField:
-    return serializers.CharField(max_length=255, **kwargs)
+class StrictText(serializers.CharField):
+    """A JSON string; a number is not text."""
+
+    def to_internal_value(self, data: Any) -> str:
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+@extend_schema_field({"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]})
+class Reference(serializers.Field):
+    """A record's id, or the alias it had in the store it came from."""
+
+    default_error_messages = {"invalid": "An id (a number) or an alias (a string)."}
+
+    def to_internal_value(self, data: Any) -> int | str:
+        if isinstance(data, bool) or not isinstance(data, int | str) or data == "":
+            self.fail("invalid")
+        if isinstance(data, str) and len(data) > 255:
+            self.fail("invalid")
+        return data
 
 
 class PhraseEditInput(InputSerializer):
-    old_string = text(help_text="The exact text to replace, quoted from a full read.")
-    new_string = text()
-    replace_all = serializers.BooleanField(default=False)
+    old_string = StrictText(trim_whitespace=False)
+    new_string = StrictText(allow_blank=True, trim_whitespace=False)
+    replace_all = StrictBoolean(default=False)
 
 
-class EditInput(InputSerializer):
-    old_string = text(required=False)
-    new_string = text(required=False)
-    replace_all = serializers.BooleanField(
-        default=False, help_text="Replace every occurrence instead of refusing as ambiguous."
+def param_field(param: Param) -> serializers.Field:
+    """One op parameter as a field of a request body, from its one declaration."""
+    common: dict[str, Any] = {"required": param.required, "help_text": param.description}
+    if param.default is not None:
+        common["default"] = param.default
+    if param.kind is Kind.EDITS:
+        return PhraseEditInput(many=True, allow_empty=False, **common)
+    if param.kind is Kind.VERSION:
+        # Never required here: the If-Match header may give it instead (the schema says so).
+        common["required"] = False
+        return StrictInteger(min_value=1, **common)
+    bounds = {
+        key: value
+        for key, value in (("min_value", param.minimum), ("max_value", param.maximum))
+        if value is not None
+    }
+    if param.pattern:
+        common["validators"] = [RegexValidator(param.pattern, f"Not {param.description}")]
+    match param.kind:
+        case Kind.TEXT:
+            return StrictText(
+                allow_blank=not param.min_length,
+                min_length=param.min_length,
+                trim_whitespace=False,
+                **common,
+            )
+        case Kind.STRING:
+            return StrictText(max_length=param.max_length or 255, **common)
+        case Kind.REF:
+            return Reference(**common)
+        case Kind.BOOLEAN:
+            return StrictBoolean(**common)
+        case Kind.INTEGER:
+            return StrictInteger(**bounds, **common)
+        case Kind.NUMBER:
+            return StrictNumber(**bounds, **common)
+        case Kind.MOMENT:
+            return serializers.DateTimeField(**common)
+        case Kind.CHOICE:
+            return serializers.ChoiceField(choices=list(param.choices), **common)
+        case Kind.TAGS:
+            return serializers.ListField(child=StrictText(allow_blank=True), **common)
+        case Kind.OBJECT:
+            return serializers.DictField(**common)
+    raise ValueError(f"No request field for parameters of kind {param.kind}.")
+
+
+class OpInput(InputSerializer):
+    """The body of one op on one surface; `op` and `surface_key` say which."""
+
+    op: ClassVar[OpSpec]
+    surface_key: ClassVar[str]
+
+
+@cache
+def op_input(op: OpSpec, surface_key: str) -> type[OpInput]:
+    """The request body `op` takes on records of `surface_key`, derived from its params."""
+    name = "".join(part.title() for part in (surface_key, *op.name.split("_"))) + "Input"
+    fields = {param.name: param_field(param) for param in op.params(surface_key)}
+    return type(
+        name,
+        (OpInput,),
+        {
+            "__module__": __name__,
+            "__doc__": op.summary,
+            "op": op,
+            "surface_key": surface_key,
+            **fields,
+        },
     )
-    edits = PhraseEditInput(
-        many=True,
-        required=False,
-        help_text="Several phrase edits applied in order, all or nothing (instead of "
-        "old_string/new_string).",
-    )
-    field = serializers.CharField(
-        required=False, help_text="The text field to edit (skills: content or summary)."
-    )
-    expected_version = expected_version()
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        single = "old_string" in attrs or "new_string" in attrs
-        if "edits" in attrs and single:
-            raise serializers.ValidationError("Send either edits or old_string/new_string.")
-        if "edits" not in attrs and not ("old_string" in attrs and "new_string" in attrs):
-            raise serializers.ValidationError("A phrase edit needs old_string and new_string.")
-        if "edits" in attrs and not attrs["edits"]:
-            raise serializers.ValidationError({"edits": ["Give at least one edit."]})
-        return attrs
-
-
-class ReplaceInput(InputSerializer):
-    text = text(help_text="The complete new text, merged from a full read (never a preview).")
-    field = serializers.CharField(required=False)
-    allow_shorter = allow_shorter()
-    expected_version = expected_version()
-
-
-class VersionOnlyInput(InputSerializer):
-    expected_version = expected_version()
-
-
-class SetImportanceInput(InputSerializer):
-    importance = serializers.FloatField(help_text="0..1; values outside are clamped.")
-    expected_version = expected_version()
-
-
-class InvalidateInput(InputSerializer):
-    replacement_id = reference(
-        required=False,
-        allow_null=True,
-        help_text="Id or alias of the memory that supersedes this one.",
-    )
-    expected_version = expected_version()
-
-
-class RevertInput(InputSerializer):
-    revision_id = serializers.IntegerField(min_value=1)
-    to = serializers.ChoiceField(
-        choices=["after", "before"],
-        default="after",
-        help_text="'after': how the record stood after that revision; 'before': before it.",
-    )
-    expected_version = expected_version()
-
-
-class AppendInput(InputSerializer):
-    content = text()
-    heading = serializers.CharField(
-        required=False, allow_null=True, help_text="Append at the end of this section."
-    )
-    expected_version = expected_version()
-
-
-class ReplaceSectionInput(InputSerializer):
-    heading = serializers.CharField()
-    content = text()
-    expected_version = expected_version()
-
-
-class DeleteSectionInput(InputSerializer):
-    heading = serializers.CharField()
-    expected_version = expected_version()
-
-
-class SetTtlInput(InputSerializer):
-    ttl = serializers.IntegerField(
-        required=False, allow_null=True, min_value=1, help_text="Seconds from now."
-    )
-    expires_at = serializers.DateTimeField(required=False, allow_null=True)
-    clear = serializers.BooleanField(default=False, help_text="Never expire.")
-    expected_version = expected_version()
-
-
-class AddRuleInput(InputSerializer):
-    rule = text()
-    section = serializers.CharField(
-        required=False, allow_null=True, help_text="Add under this heading."
-    )
-    expected_version = expected_version()
-
-
-class RemoveRuleInput(InputSerializer):
-    rule = text()
-    expected_version = expected_version()
-
-
-class ReplaceRuleInput(InputSerializer):
-    rule = text()
-    new_rule = text()
-    expected_version = expected_version()
-
-
-# --- create and PATCH bodies, one per surface ---------------------------------------------
-
-
-class MemoryFieldsInput(InputSerializer):
-    content = text(required=False)
-    category = serializers.CharField(required=False, max_length=100)
-    tags = serializers.ListField(child=serializers.CharField(), required=False)
-    importance = serializers.FloatField(required=False)
-    importance_floor = serializers.FloatField(required=False)
-    pinned = serializers.BooleanField(required=False)
-    metadata = serializers.DictField(required=False)
-    allow_shorter = allow_shorter()
-    expected_version = expected_version()
-
-
-class MemoryCreateInput(InputSerializer):
-    content = text()
-    store = serializers.ChoiceField(choices=Memory.Store.choices, required=False)
-    category = serializers.CharField(required=False, max_length=100)
-    tags = serializers.ListField(child=serializers.CharField(), required=False)
-    importance = serializers.FloatField(required=False)
-    importance_floor = serializers.FloatField(required=False)
-    pinned = serializers.BooleanField(required=False)
-    metadata = serializers.DictField(required=False)
-    subject = serializers.CharField(
-        required=False,
-        allow_null=True,
-        help_text="External id of the subject this memory is about; absent: shared bank.",
-    )
-    alias = reference(required=False, allow_null=True)
-
-
-class WorkingFieldsInput(InputSerializer):
-    value = text(required=False)
-    category = serializers.CharField(required=False, allow_blank=True, max_length=100)
-    tags = serializers.ListField(child=serializers.CharField(), required=False)
-    allow_shorter = allow_shorter()
-    expected_version = expected_version()
-
-
-class WorkingCreateInput(InputSerializer):
-    namespace = serializers.CharField(required=False, max_length=100)
-    key = serializers.CharField(max_length=255)
-    value = text()
-    ttl = serializers.IntegerField(required=False, allow_null=True, min_value=1)
-    expires_at = serializers.DateTimeField(required=False, allow_null=True)
-    category = serializers.CharField(required=False, allow_blank=True, max_length=100)
-    tags = serializers.ListField(child=serializers.CharField(), required=False)
-    alias = reference(required=False, allow_null=True)
-
-
-class SkillFieldsInput(InputSerializer):
-    name = serializers.CharField(required=False, max_length=200)
-    summary = text(required=False)
-    content = text(required=False)
-    allow_shorter = allow_shorter()
-    expected_version = expected_version()
-
-
-class SkillCreateInput(InputSerializer):
-    name = serializers.CharField(max_length=200)
-    summary = text(required=False)
-    content = text(required=False)
-    alias = reference(required=False, allow_null=True)
-
-
-class TaskFieldsInput(InputSerializer):
-    name = serializers.CharField(required=False, max_length=200)
-    schedule = serializers.CharField(required=False, max_length=100)
-    directive = text(required=False)
-    enabled = serializers.BooleanField(required=False)
-    allow_shorter = allow_shorter()
-    expected_version = expected_version()
-
-
-class TaskCreateInput(InputSerializer):
-    name = serializers.CharField(max_length=200)
-    schedule = serializers.CharField(max_length=100)
-    directive = text()
-    enabled = serializers.BooleanField(required=False)
-    alias = reference(required=False, allow_null=True)
-
-
-class RulesFieldsInput(InputSerializer):
-    content = text(required=False)
-    allow_shorter = allow_shorter()
-    expected_version = expected_version()
-
-
-class RulesCreateInput(InputSerializer):
-    content = text(required=False)
-    alias = reference(required=False, allow_null=True)
 
 
 # --- query parameters -----------------------------------------------------------------------
@@ -281,14 +171,27 @@ class QueryParameters(serializers.Serializer):
         return {name: value for name, value in attrs.items() if value != ""}
 
 
+class QueryText(serializers.CharField):
+    """Text in a query string; the schema says it holds no NUL, which no text may."""
+
+
 def optional_text(**kwargs: Any) -> serializers.CharField:
-    return serializers.CharField(required=False, allow_blank=True, **kwargs)
+    return QueryText(required=False, allow_blank=True, **kwargs)
+
+
+class QueryInteger(serializers.IntegerField):
+    """A number in a query string: `?limit=` is no number, not the default."""
+
+    def get_value(self, dictionary: Mapping[str, Any]) -> Any:
+        if dictionary.get(self.field_name) == "":
+            return ""
+        return super().get_value(dictionary)
 
 
 class PageQuery(QueryParameters):
     agent = optional_text(help_text="Humans: the agent (name or id). Tokens: their own agent.")
-    limit = serializers.IntegerField(min_value=1, max_value=200, default=20)
-    offset = serializers.IntegerField(min_value=0, max_value=MAX_OFFSET, default=0)
+    limit = QueryInteger(min_value=1, max_value=200, default=20)
+    offset = QueryInteger(min_value=0, max_value=MAX_OFFSET, default=0)
 
 
 def filter_field(spec: FilterSpec) -> serializers.Field:
@@ -300,7 +203,7 @@ def filter_field(spec: FilterSpec) -> serializers.Field:
         return serializers.FloatField(min_value=spec.minimum, max_value=spec.maximum, **common)
     if spec.choices:
         return serializers.ChoiceField(choices=spec.choices, allow_blank=True, **common)
-    return serializers.CharField(allow_blank=True, max_length=spec.max_length, **common)
+    return QueryText(allow_blank=True, max_length=spec.max_length, **common)
 
 
 # The recall parameters: paging, then every memory filter under its query-string name.
@@ -314,6 +217,26 @@ RecallQuery = type(PageQuery)(
 class RevisionQuery(PageQuery):
     surface = serializers.ChoiceField(choices=list(SURFACES), required=False, allow_blank=True)
     record_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+
+
+@cache
+def op_query(op: OpSpec, surface_key: str) -> type[QueryParameters]:
+    """The query string a read op takes on records of `surface_key`, from its params."""
+    fields: dict[str, serializers.Field] = {"agent": optional_text()}
+    for param in op.params(surface_key):
+        common: dict[str, Any] = {"required": False, "help_text": param.description}
+        if param.kind is Kind.INTEGER:
+            fields[param.name] = QueryInteger(
+                min_value=param.minimum, max_value=param.maximum, **common
+            )
+        elif param.kind is Kind.CHOICE:
+            fields[param.name] = serializers.ChoiceField(
+                choices=list(param.choices), allow_blank=True, **common
+            )
+        else:
+            raise ValueError(f"No query parameter for {param.name} ({param.kind}).")
+    name = "".join(part.title() for part in (surface_key, op.name)) + "Query"
+    return type(name, (QueryParameters,), {"__module__": __name__, **fields})
 
 
 class AgentQuery(QueryParameters):

@@ -3,11 +3,16 @@ and WriteResult.as_dict(); schemathesis checks that the two agree)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import cache
+
+from django.db import models
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from stores.editing import Status
 from stores.models import Memory
+from stores.surfaces import SurfaceSpec
 
 STATUS_WORDS = [status.value for status in Status]
 
@@ -16,7 +21,18 @@ class NearMissSerializer(serializers.Serializer):
     line = serializers.IntegerField()
     text = serializers.CharField()
     similarity = serializers.FloatField()
-    explanation = serializers.CharField()
+    explanation = serializers.CharField(allow_null=True)
+
+
+class OccurrenceSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    column = serializers.IntegerField()
+    context = serializers.CharField(help_text="The words around the match, to quote more of.")
+
+
+class RuleAtSerializer(serializers.Serializer):
+    line = serializers.IntegerField()
+    text = serializers.CharField()
 
 
 class UnlinkedSerializer(serializers.Serializer):
@@ -50,6 +66,24 @@ class ResultSerializer(serializers.Serializer):
     lines = serializers.ListField(
         child=serializers.IntegerField(), required=False, help_text="Line numbers matched."
     )
+    occurrences = OccurrenceSerializer(
+        many=True,
+        required=False,
+        help_text="ambiguous: the first few matches, each with its line, column and context.",
+    )
+    existing_rule = RuleAtSerializer(
+        required=False, help_text="no_change of add_rule: the rule already there."
+    )
+    placed = serializers.ChoiceField(
+        choices=["after_last_rule", "first_in_section", "first_in_document"],
+        required=False,
+        help_text="add_rule: where the rule went (its line is in `lines`).",
+    )
+    dropped_heading = serializers.CharField(
+        required=False,
+        help_text="replace_section: the content's first line restated the section's heading "
+        "and was dropped, so the section keeps one heading.",
+    )
     replacements = serializers.IntegerField(required=False)
     clamped = serializers.BooleanField(required=False)
     importance = serializers.FloatField(required=False)
@@ -57,6 +91,11 @@ class ResultSerializer(serializers.Serializer):
     reinforcement_count = serializers.IntegerField(required=False)
     replacement_id = serializers.IntegerField(required=False)
     reverted_to = serializers.IntegerField(required=False)
+    reverted_revision = serializers.IntegerField(
+        required=False,
+        help_text="revert, undo: the revision gone back to or taken back; its history entry "
+        "names it too.",
+    )
     unlinked = UnlinkedSerializer(
         many=True,
         required=False,
@@ -92,61 +131,69 @@ class RecordSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
-class MemorySerializer(RecordSerializer):
-    bank = serializers.CharField()
-    subject = SubjectSerializer(allow_null=True)
-    store = serializers.ChoiceField(choices=Memory.Store.choices)
-    category = serializers.CharField()
-    tags = serializers.ListField(child=serializers.CharField())
-    content = serializers.CharField()
-    importance = serializers.FloatField()
-    importance_floor = serializers.FloatField()
-    pinned = serializers.BooleanField()
-    last_seen_at = serializers.DateTimeField()
-    reinforcement_count = serializers.IntegerField()
-    metadata = serializers.DictField()
-    superseded_by = serializers.IntegerField(allow_null=True)
-    invalidated_at = serializers.DateTimeField(allow_null=True)
-    archived_at = serializers.DateTimeField(allow_null=True)
-    decayed_at = serializers.DateTimeField(allow_null=True)
-
-
-class WorkingSerializer(RecordSerializer):
-    namespace = serializers.CharField()
-    key = serializers.CharField()
-    value = serializers.CharField()
-    stored_at = serializers.DateTimeField()
-    expires_at = serializers.DateTimeField(allow_null=True)
-    category = serializers.CharField()
-    tags = serializers.ListField(child=serializers.CharField())
-
-
-class SkillSerializer(RecordSerializer):
-    name = serializers.CharField()
-    summary = serializers.CharField()
-    content = serializers.CharField()
-
-
-class TaskSerializer(RecordSerializer):
-    name = serializers.CharField()
-    schedule = serializers.CharField()
-    directive = serializers.CharField()
-    enabled = serializers.BooleanField()
-    last_run_at = serializers.DateTimeField(allow_null=True)
-
-
-class RulesSerializer(RecordSerializer):
-    content = serializers.CharField()
-
-
 class PreviewFields(serializers.Serializer):
     preview = serializers.CharField(help_text="At most 500 characters; cut ones end in '…'.")
     truncated = serializers.BooleanField()
     full_length = serializers.IntegerField()
 
 
-def _read(record: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
+# Read fields whose JSON shape the model field does not say.
+_SHAPES: dict[str, Callable[[], serializers.Field]] = {
+    "subject": lambda: SubjectSerializer(allow_null=True),
+    "bank": serializers.CharField,
+    "tags": lambda: serializers.ListField(child=serializers.CharField()),
+    "metadata": serializers.DictField,
+}
+
+
+def _read_field(spec: SurfaceSpec, name: str) -> serializers.Field:
+    if name in _SHAPES:
+        return _SHAPES[name]()
+    field = spec.model._meta.get_field(name)
+    if field.choices:
+        return serializers.ChoiceField(choices=field.choices, allow_null=field.null)
+    if isinstance(field, models.ForeignKey):
+        return serializers.IntegerField(allow_null=True)
+    if isinstance(field, models.DateTimeField):
+        return serializers.DateTimeField(allow_null=field.null)
+    if isinstance(field, models.BooleanField):
+        return serializers.BooleanField()
+    if isinstance(field, models.FloatField):
+        return serializers.FloatField()
+    if isinstance(field, models.IntegerField):
+        return serializers.IntegerField()
+    return serializers.CharField(allow_blank=True)
+
+
+def _schema_name(spec: SurfaceSpec) -> str:
+    return "".join(part.title() for part in spec.api_path.split("-"))
+
+
+@cache
+def record_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
+    """A full record of `spec` as a read returns it: the registry's read fields, typed."""
+    fields = {name: _read_field(spec, name) for name in spec.read_fields}
+    return type(f"{_schema_name(spec)}Record", (RecordSerializer,), fields)
+
+
+@cache
+def read_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
     """{status: ok, record: <record>} — the answer of a full read."""
+    return _read(record_output(spec), f"{_schema_name(spec)}Read")
+
+
+@cache
+def page_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
+    """A page of the list: the records without their text, each with a preview of it."""
+    item = type(
+        f"{_schema_name(spec)}Summary",
+        (record_output(spec), PreviewFields),
+        {spec.primary_text_field: None},
+    )
+    return page_of(item, f"{_schema_name(spec)}Page")
+
+
+def _read(record: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
     return type(
         name,
         (serializers.Serializer,),
@@ -155,13 +202,6 @@ def _read(record: type[serializers.Serializer], name: str) -> type[serializers.S
             "record": record(),
         },
     )
-
-
-def _summary(
-    record: type[serializers.Serializer], text_field: str, name: str
-) -> type[serializers.Serializer]:
-    """A list entry: the record without its text, with a preview of it."""
-    return type(name, (record, PreviewFields), {text_field: None})
 
 
 def page_of(item: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
@@ -178,18 +218,6 @@ def page_of(item: type[serializers.Serializer], name: str) -> type[serializers.S
         },
     )
     return extend_schema_serializer(many=False)(page)
-
-
-MemoryRead = _read(MemorySerializer, "MemoryRead")
-WorkingRead = _read(WorkingSerializer, "WorkingMemoryRead")
-SkillRead = _read(SkillSerializer, "SkillRead")
-TaskRead = _read(TaskSerializer, "TaskRead")
-RulesRead = _read(RulesSerializer, "RulesRead")
-
-WorkingPage = page_of(_summary(WorkingSerializer, "value", "WorkingMemorySummary"), "WorkingPage")
-SkillPage = page_of(_summary(SkillSerializer, "content", "SkillSummary"), "SkillPage")
-TaskPage = page_of(_summary(TaskSerializer, "directive", "TaskSummary"), "TaskPage")
-RulesPage = page_of(_summary(RulesSerializer, "content", "RulesSummary"), "RulesPage")
 
 
 class RecallResultSerializer(PreviewFields):
@@ -235,3 +263,16 @@ class RevisionDetailSerializer(RevisionSerializer):
 
 RevisionPage = page_of(RevisionSerializer, "RevisionPage")
 RevisionRead = _read(RevisionDetailSerializer, "RevisionRead")
+
+
+class LinesRead(serializers.Serializer):
+    """Some lines of a record's text, numbered: `<number right-aligned to 6>\\t<line>`."""
+
+    status = serializers.ChoiceField(choices=[Status.OK.value])
+    id = serializers.IntegerField()
+    version = serializers.IntegerField()
+    field = serializers.CharField()
+    numbered = serializers.CharField()
+    first = serializers.IntegerField()
+    last = serializers.IntegerField()
+    total = serializers.IntegerField()

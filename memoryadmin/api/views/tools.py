@@ -96,6 +96,7 @@ class ToolViewSet(AgentViewSet):
                     (401, "not authenticated"),
                     (403, "forbidden"),
                     (404, "no such tool"),
+                    (409, "this Idempotency-Key was used for another request"),
                     (429, "rate limited"),
                 )
             },
@@ -105,6 +106,10 @@ class ToolViewSet(AgentViewSet):
     def create_call(self, request: Request, name: str) -> Response:
         if get_tool(name) is None:
             raise ApiError(Status.NOT_FOUND, f"No tool {name!r}; GET tools/ lists them.")
+        if not request.body:
+            raise ApiError(
+                Status.INVALID, "Send the tool's arguments as a JSON object (`{}` for none)."
+            )
         context = ToolContext(agent=self.caller.agent, actor=self.caller.actor)
         try:
             return Response(call_tool(name, request.data, context))

@@ -29,8 +29,15 @@ def refusal(status: Status, message: str) -> WriteResult:
     return WriteResult(status=status, message=message)
 
 
-def outcome(request: HttpRequest, result: WriteResult, *, back: str) -> HttpResponse:
-    """A refusal (or a plain success note) as a fragment for htmx, or a message and a redirect."""
+def outcome(
+    request: HttpRequest,
+    result: WriteResult,
+    *,
+    back: str,
+    extra: dict[str, Any] | None = None,
+) -> HttpResponse:
+    """A refusal (or a plain success note) as a fragment for htmx, or a message and a redirect;
+    `extra` is what the fragment shows beside the result (the revisions in an undo's way)."""
     if not request.htmx:
         level = messages.SUCCESS if result.ok else messages.ERROR
         messages.add_message(request, level, f"{result.status}: {result.message}".strip(": "))
@@ -38,7 +45,7 @@ def outcome(request: HttpRequest, result: WriteResult, *, back: str) -> HttpResp
     return render(
         request,
         "web/partials/_outcome.html",
-        {"result": result},
+        {"result": result, **(extra or {})},
         status=http_status(result),
     )
 

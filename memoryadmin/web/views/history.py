@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.rendering import diff_pieces, page_budget, state_changes
+from memoryadmin.web.selectors import with_snippets
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     flash_for,
@@ -18,8 +19,8 @@ from memoryadmin.web.views.common import (
     load_record,
     swap_into,
 )
-from stores.models import Channel
-from stores.selectors.revisions import agent_revisions, history_of, live_refs
+from stores.models import Channel, Revision
+from stores.selectors.revisions import agent_revision, agent_revisions, history_of, live_refs
 from stores.services import WriteResult
 
 HISTORY_LIMIT = 200
@@ -32,6 +33,7 @@ def _history_context(
     record = load_record(scope, ui, pk)
     revisions = history_of(scope.agent, ui.key, pk, limit=HISTORY_LIMIT)
     budget = page_budget()
+    shown = {revision.pk: revision for revision in revisions}
     entries = [
         {
             "revision": revision,
@@ -43,6 +45,7 @@ def _history_context(
             "fields": state_changes(revision.before_state, revision.after_state)
             if revision.op not in ("create", "forget")
             else [],
+            "went_back": _went_back(revision, shown),
         }
         for revision in revisions
     ]
@@ -61,6 +64,22 @@ def _history_context(
         "truncated": len(revisions) == HISTORY_LIMIT,
         "flash": flash,
     }
+
+
+def _went_back(revision: Revision, shown: dict[int, Revision]) -> str | None:
+    """What a revert or an undo took back, in the versions the timeline shows."""
+    ref = revision.reverted_revision
+    if ref is None:
+        return None
+    target = shown.get(ref)
+    # A revision older than the page shows is named by its id.
+    if target is None:
+        return f"{'took back' if revision.op == 'undo' else 'went back to'} revision {ref}"
+    if revision.op == "undo":
+        return f"took back v{target.version_before} → v{target.version_after}"
+    # A revert went back to one side of the revision; the text it wrote tells which.
+    to_before = revision.after_text == target.before_text != target.after_text
+    return f"went back to v{target.version_before if to_before else target.version_after}"
 
 
 @require_GET
@@ -91,12 +110,14 @@ def agent_changes(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     surface = request.GET.get("surface", "")
     channel = request.GET.get("channel", "")
     op = request.GET.get("op", "")
-    revisions = agent_revisions(
-        scope.agent,
-        surface=surface if surface in SURFACE_UI else None,
-        channel=channel if channel in Channel.values else None,
-        op=op or None,
-        with_body=False,
+    revisions = with_snippets(
+        agent_revisions(
+            scope.agent,
+            surface=surface if surface in SURFACE_UI else None,
+            channel=channel if channel in Channel.values else None,
+            op=op or None,
+            with_body=False,
+        )
     )
     page = Paginator(revisions, CHANGES_PAGE_SIZE).get_page(request.GET.get("page"))
     rows = list(page.object_list)
@@ -114,3 +135,23 @@ def agent_changes(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         "querystring": query.urlencode(),
     }
     return render(request, "web/changes.html", context)
+
+
+@require_GET
+@agent_view
+def change_detail(request: HttpRequest, scope: AgentScope, revision_id: int) -> HttpResponse:
+    """What one change did, for a row of the dashboard or Changes opened in place: its word
+    diff and the fields it changed."""
+    revision = agent_revision(scope.agent, revision_id)
+    if revision is None:
+        raise Http404("No such change.")
+    context = {
+        "revision": revision,
+        "diff": diff_pieces(revision.before_text, revision.after_text, collapse=True)
+        if revision.before_text != revision.after_text
+        else None,
+        "fields": state_changes(revision.before_state, revision.after_state)
+        if revision.op not in ("create", "forget")
+        else [],
+    }
+    return render(request, "web/partials/_change_detail.html", context)

@@ -9,11 +9,12 @@ from django.views.decorators.http import require_GET
 
 from memoryadmin.web.access import AgentScope, agent_view, visible_agents
 from memoryadmin.web.forms import ReviewModeForm
-from memoryadmin.web.selectors import dashboard_counts, memory_store_counts
+from memoryadmin.web.selectors import dashboard_counts, memory_store_counts, with_snippets
+from stores.selectors.changes import change_head
 from stores.selectors.revisions import (
+    agent_revisions,
     live_refs,
     pending_revisions,
-    recent_changes,
     with_pending_counts,
 )
 
@@ -34,8 +35,8 @@ def agent_index(request: HttpRequest) -> HttpResponse:
 @agent_view
 def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     agent = scope.agent
-    recent = recent_changes(agent, limit=RECENT_CHANGES)
-    pending = list(pending_revisions(agent, with_body=False)[:REVIEW_PREVIEW])
+    recent = list(with_snippets(agent_revisions(agent, with_body=False))[:RECENT_CHANGES])
+    pending = list(with_snippets(pending_revisions(agent, with_body=False))[:REVIEW_PREVIEW])
     alive = live_refs(agent, [*recent, *pending])
     counts = dashboard_counts(agent)
     context = {
@@ -48,5 +49,7 @@ def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         "recent": [(row, (row.surface, row.record_id) in alive) for row in recent],
         "pending": [(row, (row.surface, row.record_id) in alive) for row in pending],
         "mode_form": ReviewModeForm(initial={"review_mode": agent.review_mode}),
+        # Where the agent's feed stood as the page was made: newer changes are announced.
+        "live_after": change_head(agent),
     }
     return render(request, "web/dashboard.html", context)

@@ -21,6 +21,7 @@ from memoryadmin.web.views.common import (
     read_only_refusal,
 )
 from stores.models import Subject
+from stores.selectors.changes import change_head
 from stores.selectors.filters import SHARED_SUBJECT
 from stores.selectors.revisions import pending_counts, pending_ids
 from stores.services import (
@@ -61,10 +62,15 @@ def _list_context(
         "rows": [(row, pending.get(row.pk, 0)) for row in rows],
         "querystring": query.urlencode(),
         "list_url": reverse("web:record_list", args=[scope.agent.name, ui.key]),
-        "sorts": list(ui.sorts),
+        "sorts": ui.sort_choices,
+        "query": filters.get("q") or "",
         "current_sort": effective_sort(ui, filters),
+        # The sort the select shows: the one asked for, else the default choice ("").
+        "chosen_sort": filters.get("sort") if filters.get("sort") in ui.sorts else "",
         "bulk_actions": _bulk_actions(ui) if scope.can_write else [],
         "refused": refused,
+        # Where the agent's feed stood as the page was made: newer changes are announced.
+        "live_after": change_head(scope.agent),
     }
     if ui.key == "memory":
         context["categories"] = memory_categories(scope.agent)

@@ -8,8 +8,7 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from memoryadmin.web.access import AgentScope
-from memoryadmin.web.forms import OpForm
-from memoryadmin.web.ops import WebOp
+from memoryadmin.web.ops import OpForm, WebOp
 from memoryadmin.web.rendering import diff_pieces, hx_vals
 from memoryadmin.web.surfaces import SurfaceUI
 from memoryadmin.web.views.common import detail_url
@@ -63,6 +62,12 @@ def conflict_response(
     loaded = text_at_version(scope.agent, ui.key, record.pk, loaded_version, field)
     changes = changes_since(scope.agent, ui.key, record.pk, loaded_version, limit=20)
     context = {
+        # The header's version and the text are swapped for the current ones (out of band),
+        # so what the person reads beside the conflict is what it is about.
+        "ui": ui,
+        "title": ui.title(record),
+        "field": field,
+        "current": current,
         "record": record,
         "loaded_version": loaded_version,
         "changes": changes,

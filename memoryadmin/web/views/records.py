@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from memoryadmin.web.access import AgentScope, agent_view
-from memoryadmin.web.ops import WEB_OPS, ops_of, web_op
+from memoryadmin.web.ops import page_ops, web_op
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     detail_url,
@@ -34,7 +34,8 @@ from memoryadmin.web.views.history import timeline_response
 from memoryadmin.web.views.previews import conflict_response, op_url, preview_response
 from stores.editing import Status
 from stores.models import Memory, RulesDocument, VersionedRecord
-from stores.selectors.revisions import has_history, pending_count
+from stores.ops.names import OpName
+from stores.selectors.revisions import has_history, pending_count, revision_versions
 from stores.services import (
     WriteResult,
     rules_document,
@@ -49,7 +50,14 @@ STORE_NOTES = {
     "they are not rewritten, re-weighted or deleted.",
 }
 # The policy's op words the page asks about, to offer a form or say why it is absent.
-POLICY_OPS = ("edit", "update", "set_importance", "invalidate", "reinforce", "forget")
+POLICY_OPS = (
+    OpName.EDIT,
+    OpName.UPDATE,
+    OpName.SET_IMPORTANCE,
+    OpName.INVALIDATE,
+    OpName.REINFORCE,
+    OpName.FORGET,
+)
 
 
 def record_context(
@@ -89,11 +97,11 @@ def record_context(
         "can": can,
         "expired": expired,
         "flash": flash,
-        "op_url": {name: op_url(scope, ui, record.pk, name) for name in ops_of(ui.key)},
+        "op_url": {op.name: op_url(scope, ui, record.pk, op.name) for op in page_ops(ui.key)},
         "preview_url": {
-            name: op_url(scope, ui, record.pk, name, preview=True)
-            for name in ops_of(ui.key)
-            if WEB_OPS[name].previews
+            op.name: op_url(scope, ui, record.pk, op.name, preview=True)
+            for op in page_ops(ui.key)
+            if op.previews
         },
         "pending": pending_count(scope.agent, ui.key, record.pk),
     }
@@ -149,25 +157,31 @@ def record_op(
     """Guard → form → service → panel (or preview), or the refusal where the form is."""
     ui = surface_ui(surface)
     action = web_op(op, ui.key)
-    timeline = action is not None and action.shown_in == "timeline"
+    # An op offered in the history too (undo) answers there with the timeline.
+    timeline = action is not None and (
+        action.shown_in_timeline or request.POST.get("shown_in") == "history"
+    )
     back = history_url(scope, ui, pk) if timeline else detail_url(scope, ui, pk)
     if action is None or (preview and not action.previews):
         refused = refusal(Status.INVALID, f"{op} is not an op the page offers on a {ui.key}.")
         return outcome(request, refused, back=back)
     if not scope.can_write:
         return outcome(request, read_only_refusal(), back=back)
-    form = action.form(request.POST)
+    form = action.form(request.POST, ui.key)
     if not form.is_valid():
         return outcome(request, form_refusal(form), back=back)
     if preview and (hint := form.preview_hint()):
         return render(request, "web/partials/_hint.html", {"hint": hint})
     result = action.call(scope=scope, surface=ui.key, pk=pk, form=form, dry_run=preview)
-    if result.status == Status.CONFLICT and action.previews and request.htmx:
+    # A stale version is shown with what changed since; a conflict in the text itself (an
+    # undo that later edits overlap, naming their revisions) is a refusal like any other.
+    stale = result.status == Status.CONFLICT and not result.details.get("revisions")
+    if stale and action.previews and request.htmx:
         record = load_record(scope, ui, pk)
         if record is not None:
             return conflict_response(request, scope, ui, record, op, action, form)
     if not result.ok:
-        return outcome(request, result, back=back)
+        return outcome(request, result, back=back, extra=_clash(scope, result))
     if preview:
         return preview_response(request, scope, ui, op, result)
     if result.status == Status.DELETED:
@@ -175,6 +189,15 @@ def record_op(
     if timeline:
         return timeline_response(request, scope, ui, pk, result)
     return _render_panel(request, scope, ui, pk, result)
+
+
+def _clash(scope: AgentScope, result: WriteResult) -> dict[str, Any]:
+    """The later revisions an undo ran into, by the versions the history shows them with."""
+    named = result.details.get("revisions") if result.status == Status.CONFLICT else None
+    if not named:
+        return {}
+    versions = revision_versions(scope.agent, named)
+    return {"clash": [(pk, *versions[pk]) for pk in named if pk in versions]}
 
 
 def _forgotten(

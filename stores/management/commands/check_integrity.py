@@ -17,9 +17,11 @@ class Command(BaseCommand):
     def handle(self, *args, **options) -> None:
         report = check_integrity()
         for status in report.embeddings:
+            # Three parts that add up to the total: missing is a part of stale, not beside it.
             self.stdout.write(
-                f"{status.surface}: {status.fresh}/{status.total} vectors fresh "
-                f"({status.stale} stale, {status.missing} missing) for {status.model_name}"
+                f"{status.surface}: {status.fresh}/{status.total} vectors fresh, "
+                f"{status.missing} missing, {status.outdated} outdated (from older text or "
+                f"another model) for {status.model_name}"
             )
         for finding in report.backlog:
             if finding.count:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,19 +19,22 @@ class Command(BaseCommand):
     help = (
         "Write every surface of an agent (records with all fields and versions, subjects; "
         "optionally vectors and revisions) as JSON Lines. --out names a file, or a directory "
-        "to write AGENT.jsonl into."
+        "(existing, or ending in /, then created) to write AGENT.jsonl into."
     )
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("agent")
-        parser.add_argument("--out", type=Path, required=True)
+        # A string, not a Path: Path("backups/") drops the slash that says "a directory".
+        parser.add_argument("--out", required=True)
         parser.add_argument("--with-vectors", action="store_true")
         parser.add_argument("--with-revisions", action="store_true")
 
     def handle(self, *args: Any, **options: Any) -> None:
         agent = find_agent(options["agent"])
-        out: Path = options["out"]
-        if out.is_dir() or str(out).endswith("/"):
+        named = str(options["out"])
+        out = Path(named)
+        if out.is_dir() or named.endswith(("/", os.sep)):
+            # A directory that does not exist yet is made (atomic_output makes the parents).
             out = out / f"{agent.name}.jsonl"
         total = native.count_records(agent)
         with (

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('stores', '0005_store_rules_permission'),
+        ('stores', '0010_webhooks'),
     ]
 
     operations = [

@@ -1,0 +1,165 @@
+"""Long polls of the change feed, held at the ASGI layer rather than in a Django view.
+
+`GET /api/v1/changes/?wait=N` is answered by the feed view like any request: authentication,
+rate limit, parameters, the page. When the page is empty and the request came through this
+wrapper, the view marks its answer (`WAIT_HEADER`: the agent, the head it read, the wait)
+instead of waiting itself; the wrapper keeps that answer, waits for the agent's feed to move
+(memoryadmin.doors.changes) and then asks the view again, until something is there or the
+wait is over, when the last empty answer goes out. Between two answers the request holds no
+thread and no database connection, and nothing of it lives in the view.
+
+Served without this wrapper (WSGI, Django's test client), the view answers at once: a long
+poll may always come back early, and the client simply asks again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable
+from dataclasses import dataclass, field
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memoryadmin.doors.changes import wait_for_change
+
+SCOPE_KEY = "memoryadmin.long_poll"
+WAIT_HEADER = "X-Memoryadmin-Wait"
+_WAIT_HEADER_BYTES = WAIT_HEADER.lower().encode("latin-1")
+
+
+@dataclass(frozen=True)
+class Wait:
+    agent_id: int
+    head: int
+    seconds: float
+
+
+def wait_marker(agent_id: int, head: int, seconds: float) -> str:
+    return f"{agent_id} {head} {seconds:g}"
+
+
+def _parse_marker(value: bytes) -> Wait | None:
+    try:
+        agent_id, head, seconds = value.decode("latin-1").split()
+        return Wait(int(agent_id), int(head), float(seconds))
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Answer:
+    """One answer of the Django application, kept until we know whether to send it."""
+
+    start: Message | None = None
+    body: list[Message] = field(default_factory=list)
+    wait: Wait | None = None
+
+    async def capture(self, message: Message) -> None:
+        if message["type"] == "http.response.start":
+            headers = []
+            for name, value in message.get("headers", []):
+                if name.lower() == _WAIT_HEADER_BYTES:
+                    self.wait = _parse_marker(value)
+                else:
+                    headers.append((name, value))
+            self.start = {**message, "headers": headers}
+        else:
+            self.body.append(message)
+
+    async def send_to(self, send: Send) -> None:
+        if self.start is not None:
+            await send(self.start)
+        for message in self.body:
+            await send(message)
+
+
+class LongPoll:
+    """ASGI middleware for the change feed's path: see the module's docstring."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
+            await self.app(scope, receive, send)
+            return
+        client = _Client(receive)
+        reader = asyncio.get_running_loop().create_task(client.read())
+        try:
+            await self._answer({**scope, SCOPE_KEY: True}, client, send)
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await reader
+
+    async def _answer(self, scope: Scope, client: _Client, send: Send) -> None:
+        loop = asyncio.get_running_loop()
+        deadline: float | None = None
+        while True:
+            answer = _Answer()
+            await self.app(scope, client.replay(), answer.capture)
+            wait = answer.wait
+            if wait is None or client.gone.is_set():
+                await answer.send_to(send)
+                return
+            if deadline is None:
+                deadline = loop.time() + wait.seconds
+            remaining = deadline - loop.time()
+            moved = remaining > 0 and await _first(
+                wait_for_change(wait.agent_id, wait.head, remaining), client.gone.wait()
+            )
+            if client.gone.is_set():
+                return
+            if not moved:
+                await answer.send_to(send)
+                return
+
+
+class _Client:
+    """The request's body, read once, and whether the client has gone away."""
+
+    def __init__(self, receive: Receive) -> None:
+        self._receive = receive
+        self._body: list[Message] = []
+        self._complete = asyncio.Event()
+        self.gone = asyncio.Event()
+
+    async def read(self) -> None:
+        while True:
+            message = await self._receive()
+            if message["type"] == "http.disconnect":
+                self.gone.set()
+                self._complete.set()
+                return
+            self._body.append(message)
+            if not message.get("more_body", False):
+                self._complete.set()
+
+    def replay(self) -> Receive:
+        """A receive for one dispatch: the body as it came, then the disconnect, if any."""
+        given = 0
+
+        async def receive() -> Message:
+            nonlocal given
+            await self._complete.wait()
+            if given < len(self._body):
+                given += 1
+                return self._body[given - 1]
+            await self.gone.wait()
+            return {"type": "http.disconnect"}
+
+        return receive
+
+
+async def _first(waiting: Awaitable[bool], gone: Awaitable[object]) -> bool:
+    """The waiter's answer, or False as soon as the client is gone."""
+    tasks = [asyncio.ensure_future(waiting), asyncio.ensure_future(gone)]
+    done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+    for task in pending:
+        task.cancel()
+    for task in pending:
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+    first = tasks[0]
+    return first in done and first.result()

@@ -1,0 +1,1 @@
+"""Client libraries for applications that keep their agents' memory in memoryadmin."""

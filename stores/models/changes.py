@@ -1,0 +1,37 @@
+"""The change feed's rows: every committed write (and decay pass) of an agent, in commit order."""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Change(models.Model):
+    """One committed change of an agent; the id is its position in the agent's feed.
+
+    Rows are never written by Python for a write: the database adds one per revision when
+    the write's transaction commits (stores.dbops.FEED_TRIGGERS), so an id handed out is
+    never overtaken by a lower one committing later. On PostgreSQL the ids of one agent are
+    taken under a per-agent lock held to the commit; on SQLite writers are serialized.
+    """
+
+    class Kind(models.TextChoices):
+        WRITE = "write", "A write (one revision)"
+        DECAY = "decay", "An importance decay pass"
+
+    agent = models.ForeignKey("stores.Agent", on_delete=models.CASCADE, related_name="changes")
+    revision = models.OneToOneField(
+        "stores.Revision", null=True, blank=True, on_delete=models.CASCADE, related_name="change"
+    )
+    kind = models.CharField(max_length=10, choices=Kind, default=Kind.WRITE)
+    decay_pass = models.ForeignKey(
+        "stores.DecayPass", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # A decay pass: how many of the agent's memories it lowered.
+    memories = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["agent", "id"], name="change_feed")]
+
+    def __str__(self) -> str:
+        return f"change {self.pk} of agent {self.agent_id} ({self.kind})"

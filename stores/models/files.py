@@ -1,0 +1,89 @@
+"""Memory files: per agent, text documents addressed by a path under /memories.
+
+The shape of Anthropic's memory tool (and of Claude Code's and Hermes' memory folders): a
+file is a record, a directory is only the prefix its files' paths share, so there is never
+an empty directory to keep or a directory record to version.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+
+from stores.models.agents import Agent
+from stores.models.base import EmbeddedRecord
+
+MEMORY_ROOT = "/memories"
+MAX_PATH_LENGTH = 1000
+# A file system's limit on one name (ext4, APFS, NTFS): what export_files can write.
+MAX_SEGMENT_LENGTH = 255
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+# A percent sign before two hex digits is how a traversal hides from a check of the
+# literal path (%2e%2e, %2f); paths are taken literally, so none is allowed.
+_ENCODED = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def path_problem(path: object) -> str | None:
+    """Why `path` cannot name a memory file, in words a model can act on; None if it can."""
+    if not isinstance(path, str):
+        return "A path must be a string such as /memories/notes.md."
+    if not path.startswith(MEMORY_ROOT + "/"):
+        return f"Path must start with {MEMORY_ROOT}/, got: {path}"
+    if len(path) > MAX_PATH_LENGTH:
+        return f"Path is {len(path)} characters long; the limit is {MAX_PATH_LENGTH}."
+    if _CONTROL.search(path):
+        return "Path contains a control character (a newline, a tab, NUL, ...); remove it."
+    if "\\" in path:
+        return f"Path {path} contains a backslash; separate directories with /."
+    if _ENCODED.search(path):
+        return (
+            f"Path {path} contains a percent-encoded character; write the characters "
+            "themselves (paths are taken literally)."
+        )
+    segments = path[len(MEMORY_ROOT) + 1 :].split("/")
+    if any(segment in (".", "..") for segment in segments):
+        return f"Path {path} would escape {MEMORY_ROOT} directory"
+    if any(segment == "" for segment in segments):
+        return f"Path {path} has an empty segment (// or a trailing /); name a file."
+    if any(len(segment) > MAX_SEGMENT_LENGTH for segment in segments):
+        return f"Path {path} has a name longer than {MAX_SEGMENT_LENGTH} characters."
+    return None
+
+
+def validate_memory_path(path: object) -> None:
+    problem = path_problem(path)
+    if problem is not None:
+        raise ValidationError(problem, code="path")
+
+
+class MemoryFile(EmbeddedRecord):
+    """A memory file. Its vector reads the path and the text: both say what it is about."""
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="memory_files")
+    path = models.CharField(
+        max_length=MAX_PATH_LENGTH,
+        validators=[validate_memory_path],
+        help_text="The file's path, e.g. /memories/projects/heron.md.",
+    )
+    content = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["path"]
+        indexes = [models.Index(fields=["agent", "-updated_at"], name="file_updated")]
+        constraints = [
+            models.UniqueConstraint(fields=["agent", "path"], name="file_unique_path"),
+            models.UniqueConstraint(
+                fields=["agent", "alias"],
+                condition=Q(alias__isnull=False),
+                name="file_unique_alias",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.path
+
+    def embedding_text(self) -> str:
+        return f"{self.path}\n{self.content}"

@@ -1,0 +1,35 @@
+"""The op words: what a revision records, what the policy weighs, what a door offers."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class OpName(StrEnum):
+    CREATE = "create"
+    READ = "read"
+    RECALL = "recall"
+    EDIT = "edit"
+    REPLACE = "replace"
+    UPDATE = "update"
+    FORGET = "forget"
+    REVERT = "revert"
+    SET_IMPORTANCE = "set_importance"
+    REINFORCE = "reinforce"
+    INVALIDATE = "invalidate"
+    SET_TTL = "set_ttl"
+    APPEND = "append"
+    REPLACE_SECTION = "replace_section"
+    DELETE_SECTION = "delete_section"
+    ADD_RULE = "add_rule"
+    REMOVE_RULE = "remove_rule"
+    REPLACE_RULE = "replace_rule"
+    VIEW = "view"
+    INSERT = "insert"
+    PREPEND = "prepend"
+    UNDO = "undo"
+    INSERT_BEFORE_SECTION = "insert_before_section"
+    INSERT_AFTER_SECTION = "insert_after_section"
+    # Bookkeeping a door never offers: an import's write, and the link a forget removes.
+    IMPORT = "import"
+    UNLINK = "unlink"

@@ -1,0 +1,135 @@
+"""An op's parameters, each declared once with its type, bounds and words for a model.
+
+The doors derive what they accept from these: the tools' JSON Schema (`json_schema`, here,
+since it is plain data), the REST serializers and the web forms (in their doors). A door
+never adds a parameter or a bound of its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+
+class Kind(StrEnum):
+    # Text as sent: whitespace is content, an empty string is a value.
+    TEXT = "text"
+    # A short name or label: at least one character.
+    STRING = "string"
+    BOOLEAN = "boolean"
+    INTEGER = "integer"
+    NUMBER = "number"
+    MOMENT = "moment"
+    CHOICE = "choice"
+    # A record's id, or the alias it had in the store it came from.
+    REF = "ref"
+    # The version a write expects to find (optimistic lock).
+    VERSION = "version"
+    TAGS = "tags"
+    OBJECT = "object"
+    # A batch of phrase edits, applied all or nothing.
+    EDITS = "edits"
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: Kind
+    description: str
+    required: bool = False
+    # What an absent value means; None: absent is absent (the service decides).
+    default: Any = None
+    minimum: float | None = None
+    maximum: float | None = None
+    max_length: int | None = None
+    # At least this many characters (a text that may not be empty: 1).
+    min_length: int | None = None
+    # A regular expression (ECMA and Python alike) the whole value must match.
+    pattern: str | None = None
+    choices: tuple[str, ...] = ()
+    # The service's keyword for it, when not `name`.
+    argument: str = ""
+    # Its words on a form, for people.
+    label: str = ""
+    # A choice whose values depend on the surface (a text field's name): resolved per surface.
+    choices_of: Callable[[Any], tuple[str, ...]] | None = None
+
+    @property
+    def keyword(self) -> str:
+        return self.argument or self.name
+
+    def for_surfaces(self, specs: Iterable[Any]) -> Param:
+        """This parameter on records of `specs`: a surface-dependent choice, resolved."""
+        if self.choices_of is None:
+            return self
+        choices: list[str] = []
+        for spec in specs:
+            choices += [value for value in self.choices_of(spec) if value not in choices]
+        return replace(self, choices=tuple(choices), choices_of=None)
+
+    def json_schema(self) -> dict[str, Any]:
+        """The parameter as a JSON Schema property (the tools' and the MCP tools')."""
+        schema: dict[str, Any] = {**_JSON_TYPES[self.kind], "description": self.description}
+        if self.kind is Kind.STRING or self.min_length:
+            schema["minLength"] = self.min_length or 1
+        if self.pattern:
+            schema["pattern"] = self.pattern
+        if self.kind is Kind.CHOICE:
+            schema["enum"] = list(self.choices)
+        for keyword, bound in (
+            ("minimum", self.minimum),
+            ("maximum", self.maximum),
+            ("maxLength", self.max_length),
+        ):
+            if bound is not None:
+                schema[keyword] = bound
+        if self.default is not None:
+            schema["default"] = self.default
+        return schema
+
+
+PHRASE_ITEM_PROPERTIES = {
+    "old_string": {"type": "string", "minLength": 1},
+    "new_string": {"type": "string"},
+    "replace_all": {"type": "boolean", "default": False},
+}
+_JSON_TYPES: dict[Kind, dict[str, Any]] = {
+    Kind.TEXT: {"type": "string"},
+    Kind.STRING: {"type": "string"},
+    Kind.BOOLEAN: {"type": "boolean"},
+    Kind.INTEGER: {"type": "integer"},
+    Kind.NUMBER: {"type": "number"},
+    Kind.MOMENT: {"type": "string", "format": "date-time"},
+    Kind.CHOICE: {"type": "string"},
+    Kind.REF: {"type": ["integer", "string"]},
+    Kind.VERSION: {"type": "integer", "minimum": 1},
+    Kind.TAGS: {"type": "array", "items": {"type": "string"}},
+    Kind.OBJECT: {"type": "object"},
+    Kind.EDITS: {
+        "type": "array",
+        "minItems": 1,
+        "items": {
+            "type": "object",
+            "properties": PHRASE_ITEM_PROPERTIES,
+            "required": ["old_string", "new_string"],
+            "additionalProperties": False,
+        },
+    },
+}
+
+
+def given(param: Param, values: Mapping[str, Any]) -> bool:
+    """Whether `values` gives `param`: present, not null, and for a flag, set."""
+    value = values.get(param.name)
+    if value is None:
+        return False
+    return value is True if param.kind is Kind.BOOLEAN else True
+
+
+def given_schema(param: Param) -> dict[str, Any]:
+    """JSON Schema for "the body gives `param`", as `given` decides it."""
+    if param.kind is Kind.BOOLEAN:
+        return {"required": [param.name], "properties": {param.name: {"enum": [True]}}}
+    return {"required": [param.name]}

@@ -1,0 +1,198 @@
+"""The change feed: an agent's committed changes in the order they committed, a page at a time.
+
+A position is a `Change` id. The database gives those out as each write commits (see
+stores.dbops), so reading `id > position` never skips a change that committed late, and a
+client that keeps its cursor (`encode_cursor`) across restarts of either side misses nothing.
+Each page reads the agent's head first and only rows up to it, so a page whose filters skip
+rows can still move the cursor past them without passing a row it has not examined.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.db.models import Case, F, Max, Q, When
+from django.db.models.functions import Substr
+
+from stores.editing import Status
+from stores.errors import Invalid
+from stores.models import Agent, Change
+from stores.models.revisions import FORGET
+
+# A feed item carries a preview of the text, never the text: at most this many characters.
+PREVIEW_CHARS = 200
+MAX_PAGE = 500
+# `after=now`: start at the end of the feed, for a client that has just read everything.
+NOW = "now"
+_CURSOR_PREFIX = "feed:"
+
+
+@dataclass(frozen=True)
+class FeedPage:
+    items: list[dict[str, Any]]
+    # The position of each item, and the one to read on from: for readers that keep their
+    # own cursor (webhooks).
+    positions: list[int]
+    position: int
+    # The agent's head when the page was read: a waiter sleeps until it moves past this.
+    head: int
+
+    @property
+    def next(self) -> str:
+        return encode_cursor(self.position)
+
+
+def encode_cursor(position: int) -> str:
+    return base64.urlsafe_b64encode(f"{_CURSOR_PREFIX}{position}".encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, agent: Agent) -> int:
+    """The position `cursor` names (`now`: the agent's head); Invalid for anything else."""
+    text = cursor.strip()
+    if text == NOW:
+        return change_head(agent)
+    try:
+        decoded = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        decoded = ""
+    number = decoded.removeprefix(_CURSOR_PREFIX)
+    if not decoded.startswith(_CURSOR_PREFIX) or not number.isdigit() or len(number) > 18:
+        raise Invalid(
+            "after must be a cursor this feed gave (a `cursor` or `next` value), or 'now'; "
+            "leave it out to read the feed from its start."
+        )
+    return int(number)
+
+
+def change_head(agent: Agent) -> int:
+    """The position of the agent's latest committed change (0 before any)."""
+    return change_head_of(agent.pk)
+
+
+def change_head_of(agent_id: int) -> int:
+    return Change.objects.filter(agent_id=agent_id).aggregate(head=Max("id"))["head"] or 0
+
+
+def change_status(op: str, version_before: int) -> Status:
+    """The status word a write of `op` answered, read back from its revision."""
+    if op == FORGET:
+        return Status.DELETED
+    if version_before == 0:
+        return Status.CREATED
+    if op == "invalidate":
+        return Status.INVALIDATED
+    if op == "revert":
+        return Status.REVERTED
+    return Status.UPDATED
+
+
+def changes_after(
+    agent: Agent,
+    *,
+    after: int,
+    limit: int,
+    include_decay: bool = False,
+    surface: str | None = None,
+) -> FeedPage:
+    """The agent's changes after position `after`, oldest first (two indexed queries)."""
+    head = change_head(agent)
+    rows = Change.objects.filter(agent=agent, id__gt=after, id__lte=head)
+    if not include_decay:
+        rows = rows.filter(kind=Change.Kind.WRITE)
+    if surface is not None:
+        # A decay pass lowers memories: it belongs to the memory surface's changes.
+        wanted = Q(revision__surface=surface)
+        if surface == "memory":
+            wanted |= Q(kind=Change.Kind.DECAY)
+        rows = rows.filter(wanted)
+    # A delete's preview is the text it deleted: what a person confirming it needs to see.
+    shown = Case(
+        When(revision__op=FORGET, then=F("revision__before_text")),
+        default=F("revision__after_text"),
+    )
+    page = list(
+        rows.select_related("revision", "decay_pass")
+        .defer(
+            "revision__before_text",
+            "revision__after_text",
+            "revision__before_state",
+            "revision__after_state",
+        )
+        .annotate(preview=Substr(shown, 1, PREVIEW_CHARS))
+        .order_by("id")[: min(limit, MAX_PAGE)]
+    )
+    full = len(page) == min(limit, MAX_PAGE)
+    position = page[-1].pk if full else max(after, head)
+    return FeedPage(
+        items=[change_data(row) for row in page],
+        positions=[row.pk for row in page],
+        position=position,
+        head=head,
+    )
+
+
+def _moment(value: dt.datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def change_data(change: Change) -> dict[str, Any]:
+    """One feed item: what changed, by whom, the new text's hash and a preview."""
+    cursor = encode_cursor(change.pk)
+    if change.kind == Change.Kind.DECAY:
+        run = change.decay_pass
+        return {
+            "cursor": cursor,
+            "revision": None,
+            "surface": "memory",
+            "id": None,
+            "op": "decay",
+            "status": str(Status.UPDATED),
+            "version": None,
+            "actor": (run.triggered_by if run is not None else "") or "task:decay",
+            "channel": "task",
+            "at": _moment(run.finished_at or run.started_at) if run is not None else None,
+            "field": "importance",
+            "hash": None,
+            "preview": "",
+            "memories": change.memories,
+        }
+    revision = change.revision
+    return {
+        "cursor": cursor,
+        "revision": revision.pk,
+        "surface": revision.surface,
+        "id": revision.record_id,
+        "op": revision.op,
+        "status": str(change_status(revision.op, revision.version_before)),
+        "version": revision.version_after,
+        "actor": revision.actor,
+        "channel": revision.channel,
+        "at": _moment(revision.created_at),
+        "field": revision.field,
+        "hash": revision.after_hash or None,
+        "preview": getattr(change, "preview", "") or "",
+    }
+
+
+def newest_changes(
+    agent: Agent, *, after: int, limit: int, surface: str | None = None
+) -> list[Change]:
+    """The agent's writes after position `after`, newest first, without their texts (one
+    indexed query): what a page shows of the changes made since it was loaded."""
+    rows = Change.objects.filter(agent=agent, id__gt=after, kind=Change.Kind.WRITE)
+    if surface is not None:
+        rows = rows.filter(revision__surface=surface)
+    return list(
+        rows.select_related("revision")
+        .defer(
+            "revision__before_text",
+            "revision__after_text",
+            "revision__before_state",
+            "revision__after_state",
+        )
+        .order_by("-id")[:limit]
+    )

@@ -1,0 +1,1 @@
+"""Sending webhooks: what goes out for a change (payloads) and how it is sent (outbound)."""

@@ -1,0 +1,186 @@
+"""One POST to a webhook's URL, made safe to aim at a URL someone typed in.
+
+- http and https only; a timeout on connecting and on every read;
+- the host is resolved here and every address it resolves to must be public (not loopback,
+  private, link-local, multicast or reserved), unless private addresses are allowed
+  (MEMORYADMIN_WEBHOOK_ALLOW_PRIVATE); the connection then goes to the address that was
+  checked, so a second lookup cannot swap in another one (DNS rebinding);
+- redirects are followed only to the same scheme, host and port (at most MAX_REDIRECTS);
+- at most MAX_ANSWER_BYTES of the answer are read.
+
+Written on the standard library's http.client, which lets the connection be pinned to the
+checked address while TLS still verifies the host name; nothing here raises: every outcome,
+including a refusal, is an `Answer`.
+"""
+
+from __future__ import annotations
+
+import http.client
+import ipaddress
+import socket
+import ssl
+import time
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+SCHEMES = {"http": 80, "https": 443}
+MAX_REDIRECTS = 3
+MAX_ANSWER_BYTES = 64 * 1024
+REDIRECTS = frozenset({301, 302, 303, 307, 308})
+USER_AGENT = "memoryadmin-webhooks/1"
+
+
+class Refused(Exception):
+    """A URL this sender will not call; trying again would not help."""
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: int | None  # the HTTP status, None when no answer came
+    duration_ms: float
+    error: str = ""
+    # Worth trying again later: no answer (network, timeout), 5xx, 408 and 429.
+    retryable: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status is not None and 200 <= self.status < 300
+
+
+def check_url(url: str) -> tuple[str, str, int, str]:
+    """(scheme, host, port, path with query) of an acceptable URL, or Refused."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as error:
+        raise Refused(f"Not a usable URL: {error}.") from None
+    scheme = parts.scheme.lower()
+    if scheme not in SCHEMES:
+        raise Refused("Only http and https URLs can receive webhooks.")
+    if not parts.hostname:
+        raise Refused("The URL names no host.")
+    if parts.username or parts.password:
+        raise Refused("Credentials in the URL are not sent; put a token in its path instead.")
+    path = parts.path or "/"
+    if parts.query:
+        path = f"{path}?{parts.query}"
+    return scheme, parts.hostname, port or SCHEMES[scheme], path
+
+
+def public_address(address: str) -> bool:
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def resolve(host: str, port: int, *, allow_private: bool) -> str:
+    """The address to connect to: the first the host resolves to, all of them checked."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except socket.gaierror as error:
+        raise OSError(f"cannot resolve {host}: {error.strerror or error}") from None
+    addresses = [info[4][0] for info in found]
+    if not addresses:
+        raise OSError(f"{host} resolves to no address")
+    if not allow_private:
+        private = [address for address in addresses if not public_address(address)]
+        if private:
+            raise Refused(
+                f"{host} resolves to {private[0]}, a loopback, private or link-local address; "
+                "webhooks reach only public addresses (MEMORYADMIN_WEBHOOK_ALLOW_PRIVATE=true "
+                "lifts this)."
+            )
+    return addresses[0]
+
+
+class _PinnedHTTPConnection(http.client.HTTPConnection):
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout)
+        self._address = address
+
+    def connect(self) -> None:
+        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+
+
+class _PinnedHTTPSConnection(http.client.HTTPSConnection):
+    def __init__(self, host: str, port: int, address: str, timeout: float) -> None:
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self._address = address
+
+    def connect(self) -> None:
+        raw = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(raw, server_hostname=self.host)
+
+
+def post(
+    url: str,
+    body: bytes,
+    headers: dict[str, str],
+    *,
+    timeout: float,
+    allow_private: bool,
+) -> Answer:
+    """POST `body` to `url` with `headers`; every outcome is an Answer."""
+    started = time.perf_counter()
+
+    def answer(status: int | None, error: str = "", retryable: bool = False) -> Answer:
+        elapsed = (time.perf_counter() - started) * 1000
+        return Answer(status, round(elapsed, 1), error[:500], retryable)
+
+    try:
+        origin = check_url(url)
+        for _hop in range(MAX_REDIRECTS + 1):
+            status, location = _post_once(origin, body, headers, timeout, allow_private)
+            if status not in REDIRECTS or location is None:
+                return answer(
+                    status,
+                    "" if 200 <= status < 300 else f"HTTP {status}",
+                    retryable=status >= 500 or status in (408, 429),
+                )
+            target = check_url(urljoin(_url_of(origin), location))
+            if target[:3] != origin[:3]:
+                raise Refused(f"Redirected to another host ({target[1]}); not followed.")
+            origin = target
+        raise Refused(f"More than {MAX_REDIRECTS} redirects.")
+    except Refused as refusal:
+        return answer(None, str(refusal))
+    except ssl.SSLCertVerificationError as error:
+        return answer(None, f"TLS certificate not valid: {error.verify_message or error}")
+    except (OSError, http.client.HTTPException) as error:
+        # Refused connections, resets, timeouts, a host that does not resolve (yet).
+        return answer(None, f"{type(error).__name__}: {error}", retryable=True)
+
+
+def _url_of(origin: tuple[str, str, int, str]) -> str:
+    scheme, host, port, path = origin
+    return f"{scheme}://{host}:{port}{path}"
+
+
+def _post_once(
+    origin: tuple[str, str, int, str],
+    body: bytes,
+    headers: dict[str, str],
+    timeout: float,
+    allow_private: bool,
+) -> tuple[int, str | None]:
+    scheme, host, port, path = origin
+    address = resolve(host, port, allow_private=allow_private)
+    kind = _PinnedHTTPSConnection if scheme == "https" else _PinnedHTTPConnection
+    connection = kind(host, port, address, timeout)
+    try:
+        connection.request(
+            "POST",
+            path,
+            body=body,
+            headers={
+                "Content-Type": "application/json",
+                "User-Agent": USER_AGENT,
+                **headers,
+            },
+        )
+        response = connection.getresponse()
+        response.read(MAX_ANSWER_BYTES)
+        return response.status, response.getheader("Location")
+    finally:
+        connection.close()

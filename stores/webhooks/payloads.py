@@ -1,0 +1,83 @@
+"""What a webhook sends for one change: a Standard Webhooks message, or a Discord embed.
+
+Both are built from the change feed's item (stores.selectors.changes.change_data), so a
+receiver of either learns exactly what a feed reader learns; Discord also shows the text,
+as Tomori's notice does: the new text of an update, the deleted text of a delete.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from standardwebhooks import Webhook as Signer
+
+# Discord's limits on one embed (https://discord.com/developers/docs/resources/message).
+DISCORD_DESCRIPTION = 4096
+DISCORD_FIELD = 1024
+DISCORD_TITLE = 256
+# Tomori's notice colours: amber for an update (MEMORY_UPDATE), red for a delete (ERROR).
+AMBER = 0xFFBF00
+RED = 0xE74C3C
+GREEN = 0x2ECC71
+COLOURS = {"deleted": RED, "created": GREEN}
+
+
+@dataclass(frozen=True)
+class Message:
+    body: bytes
+    headers: dict[str, str]
+
+
+def event_type(item: dict[str, Any]) -> str:
+    """`<surface>.<status>`, e.g. memory.updated: what webhooks filter on."""
+    return f"{item['surface']}.{item['status']}"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def standard(item: dict[str, Any], *, secret: str, now: dt.datetime) -> Message:
+    """A Standard Webhooks message: the revision id is its idempotency key (webhook-id)."""
+    body = _json({"type": event_type(item), "timestamp": item["at"], "data": item})
+    message_id = str(item["revision"])
+    signature = Signer(secret).sign(message_id, now, body)
+    return Message(
+        body=body.encode("utf-8", "surrogatepass"),
+        headers={
+            "webhook-id": message_id,
+            "webhook-timestamp": str(int(now.timestamp())),
+            "webhook-signature": signature,
+        },
+    )
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def discord(item: dict[str, Any], *, text: str, agent: str) -> Message:
+    """One Discord embed for the change, with the text it wrote (or deleted)."""
+    surface, status = item["surface"], item["status"]
+    noun = "Memory" if surface == "memory" else surface.capitalize()
+    record = f"{surface} {item['id']}" + (
+        f" · version {item['version']}" if item["version"] else ""
+    )
+    embed = {
+        "title": _clip(f"{noun} {status}", DISCORD_TITLE),
+        "description": _clip(text, DISCORD_DESCRIPTION) if text else "*(empty)*",
+        "color": COLOURS.get(status, AMBER),
+        "fields": [
+            {"name": "Record", "value": _clip(record, DISCORD_FIELD), "inline": True},
+            {"name": "By", "value": _clip(item["actor"], DISCORD_FIELD), "inline": True},
+            {"name": "Op", "value": _clip(item["op"], DISCORD_FIELD), "inline": True},
+        ],
+        "footer": {"text": _clip(agent, DISCORD_FIELD)},
+        "timestamp": item["at"],
+    }
+    # Memory text is written by models and people: it must never ping anyone (@everyone).
+    body = {"username": "memoryadmin", "embeds": [embed], "allowed_mentions": {"parse": []}}
+    return Message(body=_json(body).encode("utf-8", "surrogatepass"), headers={})
