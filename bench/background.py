@@ -379,6 +379,9 @@ def table(rows: list[tuple[str, str]]) -> str:
 
 
 def report(host: dict[str, str], search: dict, decay: dict, embed: dict, seconds: float) -> str:
+    from django.conf import settings
+
+    ef_search = settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"]
     search_table = table(
         [
             ("hybrid search p50", f"{search['p50_ms']:.1f} ms"),
@@ -432,7 +435,7 @@ drawn around {CLUSTERS} random cluster centres (Gaussian noise, L2-normalised) a
 12-word texts from a Zipf-distributed 5,000-word vocabulary; {QUERIES} queries of two
 words plus a vector near a cluster centre. One query is the full `search_memories` path:
 100 full-text candidates (GIN, with each word's document count), 40 vector candidates
-(HNSW, `ef_search` 100, iterative scan) and the similarity of 512 recent memories (the
+(HNSW, `ef_search` {ef_search}, iterative scan) and the similarity of 512 recent memories (the
 baseline), the fusion of both sides' strengths, loading the page of 20 records.
 
 {search_table}

@@ -24,7 +24,6 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 # found by the list-append checker at full size). Django's advice: no persistent
 # connections under ASGI; MEMORYADMIN_DATABASE_POOL=true reuses them through a pool.
 os.environ.setdefault("MEMORYADMIN_CONN_MAX_AGE", "0")
-MCP_PATHS = ("/mcp", "/mcp/")
 # The change feed, whose long polls wait here rather than in a Django view (api/longpoll.py).
 CHANGES_PATH = "/api/v1/changes/"
 
@@ -41,7 +40,7 @@ def build_application() -> Starlette:
     # Imported once get_asgi_application has set Django up: it reaches the models.
     from memoryadmin.api.longpoll import LongPoll
     from memoryadmin.doors.changes import close_listener
-    from memoryadmin.mcp.http import McpHttpDoor
+    from memoryadmin.mcp.http import MCP_PATHS, McpHttpDoor
 
     door = McpHttpDoor()
 

@@ -7,9 +7,12 @@ re-checks each entry under a lock.
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
 import threading
 import time
+from collections.abc import Callable
 
 from celery import shared_task
 from django.conf import settings
@@ -98,28 +101,50 @@ def enqueue_webhooks(agent_id: int) -> None:
 
 
 def enqueue_reembed(surface_key: str, record_id: int) -> None:
-    """Ask for a re-embed; if the broker is down the edit still stands and the sweep catches up."""
+    """Ask for a re-embed of a committed write; the write's answer never waits for it.
+
+    "thread" (the default without a broker): the model runs in a background thread of this
+    process. "task" with a broker: a background thread of this process sends the task, so
+    the request spends no broker round trip either; "task" without one (tests) runs the task
+    eagerly, here. Whatever a stopped process or a broker outage left stale, the sweep embeds.
+    """
     if settings.MEMORYADMIN["REEMBED_AFTER_WRITE"] == "thread":
         background_reembedder.submit(surface_key, record_id)
-        return
+    elif settings.CELERY_TASK_ALWAYS_EAGER:
+        _send_reembed(surface_key, [record_id])
+    else:
+        background_sender.submit(surface_key, record_id)
+
+
+def _send_reembed(surface_key: str, record_ids: list[int]) -> None:
     try:
-        reembed_records.delay(surface_key, [record_id])
+        reembed_records.delay(surface_key, record_ids)
     except BrokerUnavailable as error:
         logger.warning(
-            "broker unavailable (%s); %s %s left stale for the sweep", error, surface_key, record_id
+            "broker unavailable (%s); %s %s left stale for the sweep",
+            *(error, surface_key, record_ids),
         )
 
 
-class BackgroundReembedder:
-    """Re-embeds after a write in a thread of the writing process, so no answer waits for it.
+class AfterWriteQueue:
+    """Record ids handed to `handle(surface_key, ids)` in a daemon thread of this process.
 
-    For the embedded default, which has no broker: there, an eager Celery task ran the
-    model inside the request (half a second for one 512-token window on two cores). Ids
-    submitted while a batch runs are coalesced into the next one. What a stopped process
-    had not embedded yet stays stale and the periodic sweep embeds it.
+    Ids submitted while a batch is handled are coalesced into the next one, so a burst of
+    writes costs one pass per surface, in batches of REEMBED_BATCH_SIZE. What a process
+    that stops had not handled yet stays stale, and the periodic sweep embeds it; at a
+    normal exit the process first waits a little for the queue to empty (EXIT_WAIT_SECONDS).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, name: str, handle: Callable[[str, list[int]], None]) -> None:
+        self._name = name
+        self._handle = handle
+        self._reset()
+        # A forked child (a Celery or gunicorn worker) starts with no thread and, should the
+        # parent have held the lock at the fork, a lock no one would release.
+        os.register_at_fork(after_in_child=self._reset)
+        atexit.register(self.drain, EXIT_WAIT_SECONDS)
+
+    def _reset(self) -> None:
         self._pending: dict[str, set[int]] = {}
         self._condition = threading.Condition()
         self._busy = False
@@ -129,14 +154,12 @@ class BackgroundReembedder:
         with self._condition:
             self._pending.setdefault(surface_key, set()).add(record_id)
             if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._run, name="memoryadmin-reembed", daemon=True
-                )
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
                 self._thread.start()
             self._condition.notify_all()
 
     def drain(self, timeout: float) -> bool:
-        """Wait until everything submitted is embedded (or failed); False on timeout."""
+        """Wait until everything submitted is handled (or failed); False on timeout."""
         with self._condition:
             return self._condition.wait_for(lambda: not self._pending and not self._busy, timeout)
 
@@ -147,8 +170,15 @@ class BackgroundReembedder:
                 batch, self._pending = self._pending, {}
                 self._busy = True
             try:
+                batch_size = settings.MEMORYADMIN["REEMBED_BATCH_SIZE"]
                 for surface_key, record_ids in batch.items():
-                    self._embed(surface_key, sorted(record_ids))
+                    ids = sorted(record_ids)
+                    for start in range(0, len(ids), batch_size):
+                        chunk = ids[start : start + batch_size]
+                        try:
+                            self._handle(surface_key, chunk)
+                        except Exception:  # the vector stays stale: the sweep retries
+                            logger.exception("%s of %s %s failed", self._name, surface_key, chunk)
             finally:
                 # This thread's connection is its own: close it rather than keep a SQLite
                 # handle (or a PostgreSQL session) open between bursts of writes.
@@ -157,17 +187,19 @@ class BackgroundReembedder:
                     self._busy = False
                     self._condition.notify_all()
 
-    @staticmethod
-    def _embed(surface_key: str, record_ids: list[int]) -> None:
-        batch_size = settings.MEMORYADMIN["REEMBED_BATCH_SIZE"]
-        for start in range(0, len(record_ids), batch_size):
-            try:
-                embeddings.reembed(surface_key, record_ids[start : start + batch_size])
-            except Exception:  # the vector stays stale: the sweep retries, nothing is lost
-                logger.exception("background re-embed of %s %s failed", surface_key, record_ids)
+
+def _embed(surface_key: str, record_ids: list[int]) -> None:
+    embeddings.reembed(surface_key, record_ids)
 
 
-background_reembedder = BackgroundReembedder()
+# How long a process that exits normally (a shell, a command, a server stopping) waits for
+# its queued re-embeds: past it, the sweep embeds what is left.
+EXIT_WAIT_SECONDS = 30.0
+# The embedded default, which has no broker: an eager Celery task ran the model inside the
+# request (half a second for one 512-token window on two cores).
+background_reembedder = AfterWriteQueue("memoryadmin-reembed", _embed)
+# With a broker: the task is sent from here, off the request (about 1 ms of an edit).
+background_sender = AfterWriteQueue("memoryadmin-reembed-sender", _send_reembed)
 
 
 class BackgroundDeliverer:

@@ -19,6 +19,9 @@ def _test_settings(settings):
     settings.MEMORYADMIN = {
         **settings.MEMORYADMIN,
         "EMBEDDINGS": {"BACKEND": TEST_EMBEDDING_BACKEND, "OPTIONS": {}},
+        # Each write's vector stored before the write returns (an eager task): tests read
+        # it at once. The embedded default embeds in a background thread instead.
+        "REEMBED_AFTER_WRITE": "task",
     }
 
 

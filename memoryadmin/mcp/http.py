@@ -42,6 +42,8 @@ from stores.editing import Status
 from stores.models import AgentToken
 
 TOKEN_SCOPE_KEY = "memoryadmin.agent_token"
+# Where the door answers, in both servers (memoryadmin.asgi and memoryadmin.wsgi).
+MCP_PATHS = ("/mcp", "/mcp/")
 # Django's own default when DEBUG is on and ALLOWED_HOSTS is empty.
 DEBUG_HOSTS = [".localhost", "127.0.0.1", "[::1]"]
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db import connection
 from django.db.models import Case, Count, IntegerField, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce, NullIf, Substr
 
@@ -61,6 +62,9 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
             records = records.filter(enabled=params["enabled"] == "yes")
     if ui.select_related:
         records = records.select_related(*ui.select_related)
+    if ui.spec.embedded:
+        # No list shows a vector: 384 floats a row parsed for nothing.
+        records = records.defer("embedding")
     if query:
         match = Q()
         for name in ui.search_fields:
@@ -103,12 +107,38 @@ def _relevant(agent: Agent, filters: MemoryFilters) -> list[int]:
 
 
 def memory_categories(agent: Agent) -> list[str]:
+    """The agent's categories, sorted: the list page's filter menu."""
+    if connection.vendor == "postgresql":
+        return _postgres_categories(agent)
     return list(
         Memory.objects.filter(agent=agent)
         .order_by("category")
         .values_list("category", flat=True)
         .distinct()
     )
+
+
+def _postgres_categories(agent: Agent) -> list[str]:
+    # A loose index scan: one probe of the (agent, category) index per category, where
+    # DISTINCT read every memory of the agent (66 ms at 100,000 rows until a vacuum had
+    # made the index alone enough; 1 ms this way).
+    table = Memory._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""
+            WITH RECURSIVE categories(category) AS (
+                (SELECT category FROM {table} WHERE agent_id = %s ORDER BY category LIMIT 1)
+                UNION ALL
+                SELECT (SELECT m.category FROM {table} m
+                        WHERE m.agent_id = %s AND m.category > categories.category
+                        ORDER BY m.category LIMIT 1)
+                FROM categories WHERE categories.category IS NOT NULL
+            )
+            SELECT category FROM categories WHERE category IS NOT NULL
+            """,
+            [agent.pk, agent.pk],
+        )
+        return [row[0] for row in cursor.fetchall()]
 
 
 @dataclass(frozen=True)

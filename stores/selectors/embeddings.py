@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import BooleanField, Count, ExpressionWrapper, F, Func, Q, QuerySet
 
 from stores.embeddings import get_backend
 from stores.models import Agent, EmbeddedRecord
@@ -41,13 +41,23 @@ def embedded_surfaces() -> list[str]:
     return [key for key, spec in SURFACES.items() if spec.embedded]
 
 
+class _IsTrue(Func):
+    template = "(%(expressions)s) IS TRUE"
+    output_field = BooleanField()
+
+
 def fresh_filter(model_name: str | None = None) -> Q:
     """Records whose vector was computed by `model_name` from their current text."""
     model_name = model_name or get_backend().model_name
+    # Written `(embedding_hash = text_hash) IS TRUE`, the expression PostgreSQL keeps
+    # statistics on (stores/dbops.py): as a plain comparison of two columns the planner
+    # guessed that 0.5% of the rows are fresh, and read a 20,000-memory agent exactly
+    # (130 ms) instead of through the vector index.
+    same_text = ExpressionWrapper(Q(embedding_hash=F("text_hash")), output_field=BooleanField())
     return (
         Q(embedding__isnull=False)
         & ~Q(embedding_hash="")
-        & Q(embedding_hash=F("text_hash"))
+        & Q(_IsTrue(same_text))
         & Q(embedding_model=model_name)
     )
 

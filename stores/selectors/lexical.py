@@ -8,7 +8,8 @@ rare one ("zanzibarite", an invoice number) for much. A memory's lexical score i
 of the query's weight its words cover: 1.0 when it holds every term, 0.0 when it holds none.
 Terms no memory holds keep their weight: the memory does not answer that part of the query.
 
-PostgreSQL matches through the GIN index on `to_tsvector('english', content)` (stemmed);
+PostgreSQL matches through the GIN index on each memory's stored `to_tsvector('english',
+content)` (stemmed);
 SQLite through its FTS5 index (Porter stemmer). Either way three or fewer queries, however
 many terms: the memories counted, the memories holding each term, the best candidates.
 """
@@ -22,9 +23,9 @@ import re
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
 from django.db import connection
-from django.db.models import Case, Count, F, FloatField, Func, Q, QuerySet, Value, When
+from django.db.models import Case, Count, FloatField, Func, Q, QuerySet, Value, When
 
-from stores.dbops import MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
+from stores.dbops import MEMORY_SEARCH_DOCUMENT, MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
 from stores.models import Memory
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -68,9 +69,11 @@ def term_weight(memories: int, holding: int) -> float:
 
 
 class MemoryDocument(Func):
-    """The memory's text-search document, written exactly as the GIN index expression."""
+    """The memory's text-search document: its stored column, which the GIN index covers
+    (`to_tsvector('english', content)`, kept by a trigger: stores/dbops.py)."""
 
-    template = f"to_tsvector('{MEMORY_TEXT_SEARCH_CONFIG}'::regconfig, %(expressions)s)"
+    template = f'"{Memory._meta.db_table}"."{MEMORY_SEARCH_DOCUMENT}"'
+    arity = 0
     output_field = SearchVectorField()
 
 
@@ -87,7 +90,7 @@ def lexical_candidates(
 
 
 def _postgres(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[tuple[int, float]]:
-    document = MemoryDocument(F("content"))
+    document = MemoryDocument()
     queries = [
         SearchQuery(term, config=MEMORY_TEXT_SEARCH_CONFIG, search_type="plain") for term in terms
     ]

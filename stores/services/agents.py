@@ -255,10 +255,14 @@ def token_create(
 
 def token_authenticate(raw: str) -> AgentToken | None:
     """The live token for `raw`, or None (unknown, revoked or expired)."""
-    token = (
-        AgentToken.objects.select_related("agent")
-        .filter(key_hash=hash_token(raw.strip()), revoked_at__isnull=True)
-        .first()
+    # key_hash is unique: no ORDER BY to build (every request runs this).
+    token = next(
+        iter(
+            AgentToken.objects.select_related("agent")
+            .filter(key_hash=hash_token(raw.strip()), revoked_at__isnull=True)
+            .order_by()[:1]
+        ),
+        None,
     )
     if token is None or (token.expires_at is not None and token.expires_at <= timezone.now()):
         return None

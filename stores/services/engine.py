@@ -149,7 +149,9 @@ def find_record(
         records = records.defer("embedding")
     if lock:
         records = records.select_for_update(of=("self",))
-    candidates = list(records[:2])
+    # At most one id match and one alias match (aliases are unique per agent), told apart
+    # below: no ORDER BY to build on every write.
+    candidates = list(records.order_by()[:2])
     if not candidates:
         raise NotFound(_not_found_message(spec, ref))
     # An id beats an alias that happens to read like another record's id.

@@ -40,6 +40,7 @@ def database_url() -> str:
 def gunicorn(
     *,
     wsgi: bool = True,
+    asgi: bool = False,
     workers: int = 4,
     threads: int = 4,
     port: int | None = None,
@@ -61,14 +62,19 @@ def gunicorn(
     }
     if "BROKER_URL" not in settings:
         env.pop("MEMORYADMIN_BROKER_URL", None)  # eager tasks: re-embedding after each commit
-    # The project's gunicorn.conf.py (read from the working folder) runs the production
-    # server: the ASGI application under uvicorn workers. `wsgi` asks for the classic
-    # threaded WSGI server instead (command-line options override the config file).
+    # `wsgi=False` runs the production server as the container does: the project's
+    # gunicorn.conf.py (read from the working folder) with memoryadmin.wsgi. `wsgi` runs the
+    # same application with `threads` threads per worker given here; `asgi` the ASGI
+    # application under uvicorn workers, as memoryadmin.asgi serves it (command-line options
+    # override the config file).
     command = [str(Path(sys.executable).parent / "gunicorn"), "-b", f"127.0.0.1:{port}"]
-    if wsgi:
+    if asgi:
+        command += ["-c", "gunicorn.conf.py", "-k", "uvicorn_worker.UvicornWorker"]
+        command += ["memoryadmin.asgi:application"]
+    elif wsgi:
         command += ["memoryadmin.wsgi", "--worker-class", "gthread", "--threads", str(threads)]
     else:
-        command += ["-c", "gunicorn.conf.py", "memoryadmin.asgi:application"]
+        command += ["-c", "gunicorn.conf.py", "memoryadmin.wsgi:application"]
     command += ["-w", str(workers), "--timeout", "120", "--graceful-timeout", "5"]
     log = (ROOT / "var").joinpath(f"gunicorn-{port}.log")
     log.parent.mkdir(exist_ok=True)

@@ -1,9 +1,10 @@
-"""The production server reuses PostgreSQL connections (PostgreSQL pass).
+"""The servers reuse PostgreSQL connections (PostgreSQL pass).
 
 Under ASGI, Django runs each request's sync code in a new thread, and its connections are
 per thread, so CONN_MAX_AGE kept none: every request opened a connection (about 10 of an
 edit's 27 ms, bench/edit_path.py). The connection pool (MEMORYADMIN_DATABASE_POOL=true)
-hands out warm ones instead.
+hands out warm ones instead. The production server (memoryadmin.wsgi in gunicorn's threaded
+workers) keeps one connection per worker thread, with no pool.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def test_requests_do_not_open_a_connection_each():
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: the pool is PostgreSQL's")
     raw = agent_token(AgentFactory())[1]
-    with gunicorn(wsgi=False, workers=1, DATABASE_POOL="true") as base:
+    with gunicorn(asgi=True, workers=1, DATABASE_POOL="true") as base:
         session = requests.Session()
         session.headers["Authorization"] = f"Bearer {raw}"
         session.get(f"{base}/api/v1/memories/", timeout=30)
@@ -43,6 +44,24 @@ def test_requests_do_not_open_a_connection_each():
         time.sleep(1.5)  # a backend reports its session when it ends or flushes its stats
         opened = sessions_opened() - before
     assert opened <= 3, f"{opened} connections opened for {REQUESTS} requests"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_production_server_keeps_a_connection_per_thread():
+    if connection.vendor != "postgresql":
+        pytest.skip("needs PostgreSQL")
+    raw = agent_token(AgentFactory())[1]
+    with gunicorn(wsgi=False, workers=1, WEB_THREADS="2") as base:
+        session = requests.Session()
+        session.headers["Authorization"] = f"Bearer {raw}"
+        session.get(f"{base}/api/v1/memories/", timeout=30)
+        before = sessions_opened()
+        for _ in range(REQUESTS):
+            assert session.get(f"{base}/api/v1/memories/", timeout=30).status_code == 200
+        time.sleep(1.5)
+        opened = sessions_opened() - before
+    # At most the second thread's own (and the first's, if it closed one at its age limit).
+    assert opened <= 2, f"{opened} connections opened for {REQUESTS} requests"
 
 
 def backends_connected() -> int:
@@ -58,7 +77,7 @@ def test_the_asgi_server_does_not_leak_a_connection_per_request():
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL")
     raw = agent_token(AgentFactory())[1]
-    with gunicorn(wsgi=False, workers=1) as base:
+    with gunicorn(asgi=True, workers=1) as base:
         session = requests.Session()
         session.headers["Authorization"] = f"Bearer {raw}"
         session.get(f"{base}/api/v1/memories/", timeout=30)

@@ -195,7 +195,7 @@ def background_work(records, stop, counters, failures) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("server", ["wsgi-threads", "asgi-production"])
+@pytest.mark.parametrize("server", ["production", "asgi"])
 def test_no_edit_is_lost_or_invented_under_load(server, real_password_hasher, settings):
     if connection.vendor != "postgresql":
         pytest.skip(
@@ -236,7 +236,7 @@ def test_no_edit_is_lost_or_invented_under_load(server, real_password_hasher, se
     counters = {"reembedded": 0, "reembed_skipped_changed": 0, "swept": 0, "decayed": 0}
     clock = Clock()
     stop = threading.Event()
-    with gunicorn(wsgi=server == "wsgi-threads", workers=4, threads=4) as base:
+    with gunicorn(wsgi=False, asgi=server == "asgi", workers=4) as base:
         writers = [
             threading.Thread(
                 target=agent_writer,

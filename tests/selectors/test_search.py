@@ -193,14 +193,13 @@ def test_similar_memories_of_a_stale_memory_is_empty(agent, make):
 
 def test_postgres_uses_the_gin_and_hnsw_indexes(postgres_only, agent, recall):
     from django.contrib.postgres.search import SearchQuery
-    from django.db.models import F
     from pgvector.django import CosineDistance
 
     from stores.selectors.lexical import MemoryDocument
 
     with connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
-    lexical = Memory.objects.annotate(document=MemoryDocument(F("content"))).filter(
+    lexical = Memory.objects.annotate(document=MemoryDocument()).filter(
         document=SearchQuery("zanzibarite", config="english")
     )
     assert "memory_content_fts" in lexical.explain()
