@@ -37,4 +37,4 @@ RUN MEMORYADMIN_ENV=production \
 
 USER memoryadmin
 EXPOSE 8000
-CMD ["gunicorn", "-c", "gunicorn.conf.py", "memoryadmin.wsgi:application"]
+CMD ["gunicorn", "-c", "gunicorn.conf.py", "memoryadmin.asgi:application"]

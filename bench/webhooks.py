@@ -215,7 +215,7 @@ def production(options, work: Path) -> dict:
 
             django.setup()
             settings = {name.removeprefix("MEMORYADMIN_"): v for name, v in SERVER_ENV.items()}
-            with gunicorn(wsgi=False, workers=2, BROKER_URL=redis_url, **settings) as base:
+            with gunicorn(workers=2, BROKER_URL=redis_url, **settings) as base:
                 return measure(base, agents, options.edits)
     finally:
         if worker is not None:

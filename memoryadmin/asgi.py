@@ -1,8 +1,15 @@
-"""The ASGI application: Django for every page and the REST API, MCP at /mcp/, one process.
+"""The application: Django in a fixed pool of threads, the long-poll feed and MCP on the loop.
 
-`uvicorn memoryadmin.asgi:application` serves it (bin/serve does); in production run several
-workers (`uvicorn --workers N`, or gunicorn with `-k uvicorn_worker.UvicornWorker`). The MCP
-door is stateless, so any worker answers any request.
+`gunicorn -c gunicorn.conf.py memoryadmin.asgi:application` serves it in production (uvicorn
+workers, the container does); `bin/serve` runs it under uvicorn on the embedded default.
+
+Django (the UI and the REST API) runs as a WSGI application in `MEMORYADMIN_WEB_THREADS`
+threads per process, the same threads from one request to the next, so each keeps its
+PostgreSQL connection (CONN_MAX_AGE, health-checked before reuse). Django's own ASGI handler
+runs every request in a new thread, and so opened a connection per request: an edit took 1.7
+to 2.7 times as long (bench/edit_path.py measures both). On the event loop beside it: the
+MCP door (an ASGI application of the SDK's) and the change feed's long polls, which wait
+there without holding a thread or a connection (memoryadmin/api/longpoll.py).
 """
 
 from __future__ import annotations
@@ -11,33 +18,29 @@ import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from a2wsgi import WSGIMiddleware
 from django.conf import settings
-from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler
-from django.core.asgi import get_asgi_application
+from django.contrib.staticfiles.handlers import StaticFilesHandler
+from django.core.wsgi import get_wsgi_application
 from starlette.applications import Starlette
 from starlette.routing import Route
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
-# Django's ASGI handler runs each request's sync code in a thread of its own and keeps
-# connections per thread: a connection kept for reuse (CONN_MAX_AGE > 0) is never reused
-# and never closed, so a busy server ran PostgreSQL out of connections ("too many clients",
-# found by the list-append checker at full size). Django's advice: no persistent
-# connections under ASGI; MEMORYADMIN_DATABASE_POOL=true reuses them through a pool.
-os.environ.setdefault("MEMORYADMIN_CONN_MAX_AGE", "0")
 # The change feed, whose long polls wait here rather than in a Django view (api/longpoll.py).
 CHANGES_PATH = "/api/v1/changes/"
 
 
 def build_application() -> Starlette:
     """A new application (each MCP door can be started once, so tests build their own)."""
-    django_application = get_asgi_application()
+    django_wsgi = get_wsgi_application()
     if "whitenoise.middleware.WhiteNoiseMiddleware" not in settings.MIDDLEWARE:
         # The embedded default has no WhiteNoise (production's collected files) and no
         # front server: Django serves the static files from the source folders, DEBUG on or
         # off (DEBUG is off unless asked for, and the pages need their stylesheet and script).
-        django_application = ASGIStaticFilesHandler(django_application)
+        django_wsgi = StaticFilesHandler(django_wsgi)
+    django_application = WSGIMiddleware(django_wsgi, workers=settings.MEMORYADMIN["WEB_THREADS"])
 
-    # Imported once get_asgi_application has set Django up: it reaches the models.
+    # Imported once Django is set up: they reach the models.
     from memoryadmin.api.longpoll import LongPoll
     from memoryadmin.doors.changes import close_listener
     from memoryadmin.mcp.http import MCP_PATHS, McpHttpDoor

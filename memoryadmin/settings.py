@@ -118,7 +118,8 @@ if _database_url:
     DATABASES = {
         "default": dj_database_url.parse(
             _database_url,
-            # memoryadmin/asgi.py sets 0: under ASGI a kept connection leaks (see there).
+            # Django's threads are a fixed pool (memoryadmin/asgi.py), so each thread's kept
+            # connection serves its next request.
             conn_max_age=int(env("CONN_MAX_AGE", "60") or 0),
             conn_health_checks=True,
         )
@@ -290,6 +291,9 @@ MEMORYADMIN["DECAY"] = {
     "HALF_LIFE_DAYS": float(env("DECAY_HALF_LIFE_DAYS", "30") or 30),
     "BATCH_SIZE": int(env("DECAY_BATCH_SIZE", "20000") or 20000),
 }
+# Threads per web process that run Django (memoryadmin/asgi.py), each with its own database
+# connection: enough that requests waiting on a row lock or a commit leave others running.
+MEMORYADMIN["WEB_THREADS"] = int(env("WEB_THREADS", "8") or 8)
 MEMORYADMIN["EXPIRY_BATCH_SIZE"] = int(env("EXPIRY_BATCH_SIZE", "500") or 500)
 MEMORYADMIN["REEMBED_BATCH_SIZE"] = int(env("REEMBED_BATCH_SIZE", "64") or 64)
 # How a write's new text gets its vector, after commit: "task" sends a Celery task to the
@@ -470,14 +474,12 @@ SPECTACULAR_SETTINGS["POSTPROCESSING_HOOKS"] = [
     "memoryadmin.api.schema.require_constrained_bodies",
 ]
 
-# --- PostgreSQL connection pool (issue 8), opt-in ---
-# Under ASGI, Django runs each request's sync code in a thread of its own, and connections
-# are per thread: CONN_MAX_AGE keeps none of them, so every request opens a new PostgreSQL
-# connection (about 10 ms of a 27 ms edit, measured by bench/edit_path.py). A pool per
-# process (Django 5.1+, psycopg_pool) hands each request a warm connection, checked first.
-# Off by default: after a database restart the pool reconnects with a growing back-off, so
-# the service takes longer to recover than with a connection per request
-# (tests/e2e/test_faults.py) until that is tuned.
+# --- PostgreSQL connection pool, opt-in ---
+# Each of Django's threads keeps a connection of its own (WEB_THREADS per process). A pool per
+# process (Django 5.1+, psycopg_pool) shares fewer connections among them, for a database
+# that has fewer to give. Off by default: after a database restart the pool reconnects with
+# a growing back-off, so the service takes longer to recover than with a connection per
+# thread (tests/e2e/test_faults.py).
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and env_bool(
     "DATABASE_POOL", False
 ):

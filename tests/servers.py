@@ -21,8 +21,8 @@ def asgi_server() -> Iterator[str]:
     """
     from memoryadmin.asgi import build_application
 
-    # Each request's thread connects anew and closes when the request finishes, as in
-    # production under ASGI: none is left for the test database's teardown to trip over.
+    # Each request's thread connects anew and closes when the request finishes: none is left
+    # in the server's threads for the test database's teardown to trip over.
     settings = connections.settings["default"]
     kept, settings["CONN_MAX_AGE"] = settings.get("CONN_MAX_AGE", 0), 0
     listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

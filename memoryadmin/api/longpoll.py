@@ -8,7 +8,7 @@ instead of waiting itself; the wrapper keeps that answer, waits for the agent's 
 wait is over, when the last empty answer goes out. Between two answers the request holds no
 thread and no database connection, and nothing of it lives in the view.
 
-Served without this wrapper (WSGI, Django's test client), the view answers at once: a long
+Served without this wrapper (Django alone, its test client), the view answers at once: a long
 poll may always come back early, and the client simply asks again.
 """
 

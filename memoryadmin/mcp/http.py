@@ -42,7 +42,7 @@ from stores.editing import Status
 from stores.models import AgentToken
 
 TOKEN_SCOPE_KEY = "memoryadmin.agent_token"
-# Where the door answers, in both servers (memoryadmin.asgi and memoryadmin.wsgi).
+# Where the door answers (memoryadmin.asgi routes them here, with and without the slash).
 MCP_PATHS = ("/mcp", "/mcp/")
 # Django's own default when DEBUG is on and ALLOWED_HOSTS is empty.
 DEBUG_HOSTS = [".localhost", "127.0.0.1", "[::1]"]

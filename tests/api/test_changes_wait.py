@@ -165,7 +165,7 @@ def test_another_process_wakes_on_a_commit_here_and_its_cursor_survives_a_restar
     make = RecordMaker()
     make.memory(agent, "Already there.")
     _token, raw = agent_token(agent)
-    with gunicorn(wsgi=False, workers=2) as base:
+    with gunicorn(workers=2) as base:
         head, _ = get_feed(base, raw)
         poll = Poll(base, raw, f"?after={head['next']}&wait=20")
         poll.start()
@@ -180,6 +180,6 @@ def test_another_process_wakes_on_a_commit_here_and_its_cursor_survives_a_restar
 
     while_down = make.memory(agent, "Written while the server was stopped.")
 
-    with gunicorn(wsgi=False, workers=1) as base:
+    with gunicorn(workers=1) as base:
         resumed, _ = get_feed(base, raw, f"?after={cursor}")
     assert [item["id"] for item in resumed["results"]] == [while_down.pk]

@@ -184,7 +184,7 @@ class Stack:
                 "gunicorn",
                 "-c",
                 "gunicorn.conf.py",
-                "memoryadmin.wsgi:application",
+                "memoryadmin.asgi:application",
             ],
         )
         wait_for(lambda: self.get("/readyz").status_code == 200, "gunicorn to be ready")

@@ -39,8 +39,7 @@ def database_url() -> str:
 @contextlib.contextmanager
 def gunicorn(
     *,
-    wsgi: bool = True,
-    asgi: bool = False,
+    django_only: bool = False,
     workers: int = 4,
     threads: int = 4,
     port: int | None = None,
@@ -48,6 +47,10 @@ def gunicorn(
 ) -> Iterator[str]:
     """Start gunicorn on loopback; yield its base URL; stop it.
 
+    It runs the production server as the container does: the project's gunicorn.conf.py
+    (read from the working folder) with memoryadmin.asgi, Django in `threads` threads per
+    worker. `django_only` runs Django alone instead (memoryadmin.wsgi in gunicorn's threaded
+    workers: no MCP, no held long polls), the peer bench/edit_path.py measures it against.
     `settings` are MEMORYADMIN_* environment variables for the server (without the prefix).
     """
     port = port or int(os.environ.get("MEMORYADMIN_TEST_HTTP_PORT", "0")) or free_port()
@@ -58,23 +61,17 @@ def gunicorn(
         "MEMORYADMIN_EMBEDDING_BACKEND": "stores.embeddings.fake.FakeBackend",
         "MEMORYADMIN_API_RATE_LIMIT": "1000000/minute",
         "MEMORYADMIN_LOG_LEVEL": "WARNING",
+        "MEMORYADMIN_WEB_THREADS": str(threads),
         **{f"MEMORYADMIN_{name}": value for name, value in settings.items()},
     }
     if "BROKER_URL" not in settings:
         env.pop("MEMORYADMIN_BROKER_URL", None)  # eager tasks: re-embedding after each commit
-    # `wsgi=False` runs the production server as the container does: the project's
-    # gunicorn.conf.py (read from the working folder) with memoryadmin.wsgi. `wsgi` runs the
-    # same application with `threads` threads per worker given here; `asgi` the ASGI
-    # application under uvicorn workers, as memoryadmin.asgi serves it (command-line options
-    # override the config file).
+    # Command-line options override the config file.
     command = [str(Path(sys.executable).parent / "gunicorn"), "-b", f"127.0.0.1:{port}"]
-    if asgi:
-        command += ["-c", "gunicorn.conf.py", "-k", "uvicorn_worker.UvicornWorker"]
-        command += ["memoryadmin.asgi:application"]
-    elif wsgi:
+    if django_only:
         command += ["memoryadmin.wsgi", "--worker-class", "gthread", "--threads", str(threads)]
     else:
-        command += ["-c", "gunicorn.conf.py", "memoryadmin.wsgi:application"]
+        command += ["-c", "gunicorn.conf.py", "memoryadmin.asgi:application"]
     command += ["-w", str(workers), "--timeout", "120", "--graceful-timeout", "5"]
     log = (ROOT / "var").joinpath(f"gunicorn-{port}.log")
     log.parent.mkdir(exist_ok=True)

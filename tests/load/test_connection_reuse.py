@@ -1,10 +1,10 @@
-"""The servers reuse PostgreSQL connections (PostgreSQL pass).
+"""The production server reuses PostgreSQL connections (PostgreSQL pass).
 
-Under ASGI, Django runs each request's sync code in a new thread, and its connections are
-per thread, so CONN_MAX_AGE kept none: every request opened a connection (about 10 of an
-edit's 27 ms, bench/edit_path.py). The connection pool (MEMORYADMIN_DATABASE_POOL=true)
-hands out warm ones instead. The production server (memoryadmin.wsgi in gunicorn's threaded
-workers) keeps one connection per worker thread, with no pool.
+Under Django's own ASGI handler each request's sync code ran in a new thread, and its
+connections are per thread, so CONN_MAX_AGE kept none: every request opened a connection
+(about 10 of an edit's 27 ms, bench/edit_path.py), and one kept for reuse leaked with its
+thread. memoryadmin.asgi runs Django in a fixed pool of threads instead, each keeping its
+connection; the opt-in connection pool (MEMORYADMIN_DATABASE_POOL=true) shares fewer.
 """
 
 from __future__ import annotations
@@ -30,11 +30,11 @@ def sessions_opened() -> int:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_requests_do_not_open_a_connection_each():
+def test_with_the_pool_requests_do_not_open_a_connection_each():
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL: the pool is PostgreSQL's")
     raw = agent_token(AgentFactory())[1]
-    with gunicorn(asgi=True, workers=1, DATABASE_POOL="true") as base:
+    with gunicorn(workers=1, DATABASE_POOL="true") as base:
         session = requests.Session()
         session.headers["Authorization"] = f"Bearer {raw}"
         session.get(f"{base}/api/v1/memories/", timeout=30)
@@ -51,7 +51,7 @@ def test_the_production_server_keeps_a_connection_per_thread():
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL")
     raw = agent_token(AgentFactory())[1]
-    with gunicorn(wsgi=False, workers=1, WEB_THREADS="2") as base:
+    with gunicorn(workers=1, threads=2) as base:
         session = requests.Session()
         session.headers["Authorization"] = f"Bearer {raw}"
         session.get(f"{base}/api/v1/memories/", timeout=30)
@@ -71,13 +71,14 @@ def backends_connected() -> int:
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_asgi_server_does_not_leak_a_connection_per_request():
+def test_the_server_does_not_leak_a_connection_per_request():
     """Regression (the list-append checker at full size ran PostgreSQL out of connections):
-    under ASGI a connection kept for reuse stayed open with the thread it belonged to gone."""
+    under Django's ASGI handler a connection kept for reuse stayed open with the thread it
+    belonged to gone."""
     if connection.vendor != "postgresql":
         pytest.skip("needs PostgreSQL")
     raw = agent_token(AgentFactory())[1]
-    with gunicorn(asgi=True, workers=1) as base:
+    with gunicorn(workers=1, threads=2) as base:
         session = requests.Session()
         session.headers["Authorization"] = f"Bearer {raw}"
         session.get(f"{base}/api/v1/memories/", timeout=30)

@@ -2,9 +2,8 @@
 
 Agents (bearer tokens, JSON API) and humans (a logged-in browser session posting the UI's
 edit form with the version the page was loaded at, CSRF and all) put tokens in front of the
-anchor of a few hot records through a real gunicorn, twice: the threaded WSGI server
-(4 processes x 4 threads, the most overlap in the database) and the production one
-(gunicorn.conf.py: the ASGI application under 4 uvicorn workers), while the
+anchor of a few hot records through the production server (gunicorn.conf.py: 4 uvicorn
+workers, each running Django in 4 threads, the most overlap in the database), while the
 background tasks run back to back: re-embedding the hot records, the stale-vector sweep and
 the importance decay pass (with a half-life of seconds, so it really writes). The history
 each client saw is then checked against the rows and revisions (tests/load/history.py).
@@ -195,8 +194,7 @@ def background_work(records, stop, counters, failures) -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.parametrize("server", ["production", "asgi"])
-def test_no_edit_is_lost_or_invented_under_load(server, real_password_hasher, settings):
+def test_no_edit_is_lost_or_invented_under_load(real_password_hasher, settings):
     if connection.vendor != "postgresql":
         pytest.skip(
             "the list-append checker needs PostgreSQL: SQLite serialises writers on one lock, "
@@ -236,7 +234,7 @@ def test_no_edit_is_lost_or_invented_under_load(server, real_password_hasher, se
     counters = {"reembedded": 0, "reembed_skipped_changed": 0, "swept": 0, "decayed": 0}
     clock = Clock()
     stop = threading.Event()
-    with gunicorn(wsgi=False, asgi=server == "asgi", workers=4) as base:
+    with gunicorn(workers=4) as base:
         writers = [
             threading.Thread(
                 target=agent_writer,
@@ -295,7 +293,7 @@ def test_no_edit_is_lost_or_invented_under_load(server, real_password_hasher, se
 
     applied = sum(op.outcome == "applied" for op in ops)
     print(
-        f"\nlist-append checker ({server}): {len(ops)} edits by {WRITERS} writers "
+        f"\nlist-append checker: {len(ops)} edits by {WRITERS} writers "
         f"({HUMANS} humans) on {RECORDS} records in {elapsed:.1f} s; {applied} applied, "
         f"{len(ops) - applied} refused; "
         f"background: {counters}\n" + "\n".join(report)

@@ -13,9 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from socketserver import ThreadingMixIn
 from urllib.parse import quote
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import pytest
 import uvicorn
@@ -64,38 +62,6 @@ def mcp_url(sync_thread_db) -> Iterator[str]:
         server.should_exit = True
         thread.join(20)
         listener.close()
-
-
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def mcp_wsgi_url(sync_thread_db) -> Iterator[str]:
-    """The /mcp/ endpoint of the production application (memoryadmin.wsgi), served by a
-    threaded WSGI server as gunicorn's threaded workers serve it."""
-    from memoryadmin.wsgi import build_application
-
-    server = make_server(
-        "127.0.0.1",
-        0,
-        build_application(),
-        server_class=_ThreadingWSGIServer,
-        handler_class=_QuietHandler,
-    )
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_port}/mcp/"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(20)
 
 
 @pytest.fixture

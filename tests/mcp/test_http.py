@@ -67,22 +67,6 @@ def test_edit_refusal_conflict_and_recall(mcp_url, agent, make, mode):
     assert (edit.op, edit.actor_token, edit.version_after) == ("edit", token, 2)
 
 
-def test_the_production_wsgi_application_serves_mcp_too(mcp_wsgi_url, agent, make):
-    memory = make.memory(agent, STORY)
-    token, raw = agent_token(agent)
-
-    async def scenario() -> None:
-        async with http_client(mcp_wsgi_url, raw) as client:
-            await assert_tools_are_the_registry(client)
-            await edit_refusal_conflict_recall(client, memory.pk)
-
-    run_async(scenario)
-    memory.refresh_from_db()
-    assert (memory.content, memory.version) == (STORY.replace("Paris", "Lyon"), 2)
-    edit = Revision.objects.filter(surface="memory", record_id=memory.pk).latest("id")
-    assert (edit.op, edit.actor_token, edit.version_after) == ("edit", token, 2)
-
-
 def test_reference_tools_answer_in_their_own_words(mcp_url, agent, make):
     memory = make.memory(agent, STORY)
     _token, raw = agent_token(agent)

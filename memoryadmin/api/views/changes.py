@@ -26,7 +26,7 @@ Each answer (and each wake-up of a held request) counts against the rate limit."
 
 def _long_poll_held(request: Request) -> bool:
     """Whether the ASGI long-poll wrapper serves this request (it holds it, not the view)."""
-    return bool(getattr(request._request, "scope", {}).get(SCOPE_KEY))
+    return bool(request.META.get("asgi.scope", {}).get(SCOPE_KEY))
 
 
 class ChangeViewSet(AgentViewSet):
