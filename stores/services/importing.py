@@ -446,7 +446,7 @@ def _import_group(
                 ImportedSource,
                 kept,
                 unique_fields=("agent", "source_format", "path"),
-                update_fields=TRACE_FIELDS,
+                update_fields=(*TRACE_FIELDS, "updated_at"),
             )
     if not new:
         return
@@ -675,7 +675,7 @@ def _create_batch(
                 if entry.trace is not None
             ],
             unique_fields=("agent", "source_format", "path"),
-            update_fields=TRACE_FIELDS,
+            update_fields=(*TRACE_FIELDS, "updated_at"),
         )
     return list(zip(entries, records, strict=True))
 
