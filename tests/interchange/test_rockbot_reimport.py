@@ -143,3 +143,27 @@ def test_a_memory_decayed_since_the_import_gets_its_importance_back(agent, parse
     assert UNICODE_PATH in parsed
     assert tallies(report)["memory"] == (0, len(lowered), 5 - len(lowered), 0)
     assert dict(Memory.objects.filter(agent=agent).values_list("alias", "importance")) == before
+
+
+def test_an_unchanged_file_whose_id_another_file_gave_first_is_refused_as_before(
+    agent, parsed, tmp_path
+):
+    root = copy_of_fixture(tmp_path)
+    run_import(agent, root)
+    # Sorts before the memory's own file, and gives the same id.
+    copy = root / "memory" / "aaa" / f"{UNICODE_MEMORY}.json"
+    copy.parent.mkdir()
+    copy.write_bytes((root / UNICODE_PATH).read_bytes())
+    parsed.clear()
+
+    report = run_import(agent, root)
+
+    assert UNICODE_PATH in parsed
+    assert [(p.path, p.message) for p in report.problems if p.path == UNICODE_PATH] == [
+        (
+            UNICODE_PATH,
+            f"the id {UNICODE_MEMORY!r} was already read from memory/aaa/{UNICODE_MEMORY}.json; "
+            "this copy is skipped.",
+        )
+    ]
+    assert tallies(report)["memory"] == (0, 0, 5, 1)
