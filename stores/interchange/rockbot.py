@@ -54,7 +54,14 @@ from stores.models import (
     VersionedRecord,
     WorkingMemoryEntry,
 )
-from stores.services.importing import Incoming, Problem, Trace, clean_values
+from stores.services.importing import (
+    Incoming,
+    Problem,
+    Trace,
+    Unread,
+    clean_values,
+    file_digest,
+)
 from stores.surfaces import SURFACES
 
 FORMAT = "rockbot"
@@ -170,6 +177,13 @@ def _norm(name: str) -> str:
     return name.replace("_", "").replace("-", "").lower()
 
 
+# Each surface's fields with their spellings normalized once, not once per file read.
+_NORMED = {
+    surface_key: tuple((spec, tuple(_norm(name) for name in spec.names)) for spec in fields)
+    for surface_key, fields in FIELDS.items()
+}
+
+
 def _spell(canonical: str, case: str) -> str:
     return canonical[:1].lower() + canonical[1:] if case == "camel" else canonical
 
@@ -220,8 +234,8 @@ def read_document(
     raw_values: dict[str, Any] = {}
     absent: dict[str, Any] = {}
     known: set[str] = set()
-    for spec in FIELDS[surface_key]:
-        key = next((keys[_norm(n)] for n in spec.names if _norm(n) in keys), None)
+    for spec, names in _NORMED[surface_key]:
+        key = next((keys[name] for name in names if name in keys), None)
         if key is None:
             if spec.required:
                 raise FileProblem(f"{spec.names[0]} is missing.")
@@ -275,20 +289,29 @@ def count_files(root: Path) -> int:
 
 def read_store(
     root: Path, *, on_file: Callable[[], None] | None = None
-) -> Iterator[Incoming | Problem | Trace]:
+) -> Iterator[Incoming | Problem | Trace | Unread]:
     """Every record of the RockBot directory `root`, or a Problem for what cannot be read.
+
+    A memory file comes as Unread (its bytes and their digest): the import parses it only
+    if it or its memory changed since it was last imported.
 
     A symbolic link (to a file or a folder) is reported and not followed: an agent can write
     into its own directory, and a link would bring in any file this process can read.
     """
     now = timezone.now()
     readers = (
-        (MEMORY_DIR, _read_memory),
         (WORKING_DIR, _read_working),
         (SKILLS_DIR, _read_skill),
         (TASKS_DIR, _read_task),
     )
     with Source(root) as tree:
+        for item in tree.files(MEMORY_DIR, ".json"):
+            if isinstance(item, Refused):
+                yield Problem(item.path, f"{item.reason}.")
+            else:
+                yield _memory_file(tree, item, now)
+            if on_file:
+                on_file()
         for folder, reader in readers:
             for item in tree.files(folder, ".json"):
                 if isinstance(item, Refused):
@@ -306,6 +329,22 @@ def read_store(
             yield _read_rules(tree)
             if on_file:
                 on_file()
+
+
+def _memory_file(tree: Source, relative: str, now: dt.datetime) -> Unread | Problem:
+    try:
+        data = tree.read(relative)
+    except UnsafePath as error:  # it became a link after it was listed
+        return Problem(relative, f"{error}.")
+    digest = file_digest(data)
+
+    def parse() -> list[Incoming | Problem]:
+        try:
+            return list(_read_memory(relative, _load_json(data), now, digest))
+        except FileProblem as problem:
+            return [Problem(relative, str(problem))]
+
+    return Unread("memory", FORMAT, relative, digest, parse)
 
 
 def _read_rules(tree: Source) -> Incoming | Problem:
@@ -348,7 +387,7 @@ def working_namespace(relative: str) -> str:
     return "/".join(unsegment(part) for part in parts)
 
 
-def _read_memory(relative: str, doc: Any, now: dt.datetime) -> Iterator[Incoming]:
+def _read_memory(relative: str, doc: Any, now: dt.datetime, digest: str = "") -> Iterator[Incoming]:
     category, alias = memory_location(relative)
     defaults = {**_timestamp_defaults("memory", now), "category": category, "alias": alias}
     values, raw, unknown = read_document("memory", doc, defaults=defaults)
@@ -366,7 +405,7 @@ def _read_memory(relative: str, doc: Any, now: dt.datetime) -> Iterator[Incoming
     if not successor_stated:
         # Left out unless a successor is set later, as the other fields the file lacks.
         raw["absent"]["SupersededBy"] = None
-    incoming = _incoming("memory", ref, values, relative, raw, stated=stated)
+    incoming = _incoming("memory", ref, values, relative, raw, stated=stated, digest=digest)
     incoming.superseded_by = successor
     incoming.successor_stated = successor_stated
     yield incoming
@@ -382,6 +421,7 @@ def _incoming(
     position: int = 0,
     trace_path: str | None = None,
     stated: set[str] = frozenset(),
+    digest: str = "",
 ) -> Incoming:
     """Split values the file states from defaults that apply only to a new record."""
     absent = {spec.model for spec in FIELDS[surface_key] if spec.names[0] in raw["absent"]} - set(
@@ -393,7 +433,7 @@ def _incoming(
         values={name: value for name, value in values.items() if name not in absent},
         defaults={name: values[name] for name in absent if name in values},
         source=relative,
-        trace=Trace(FORMAT, trace_path or relative, position, raw),
+        trace=Trace(FORMAT, trace_path or relative, position, raw, digest),
     )
 
 

@@ -14,6 +14,11 @@ class ImportedSource(models.Model):
     metadata field), and the file's key order. An export writes a raw value back when the
     record still means the same value, and the record's current value when it changed.
     This is bookkeeping of the import door, not record state: it carries no version.
+
+    `digest` (of a file that holds one record) with `record_version` and `record_decayed_at`
+    say what the record was when it last matched the file: a re-import leaves a file unparsed
+    while its bytes and its record are both still those (decay changes a memory without a
+    new version, so it is noted too). Empty for a file that is always read.
     """
 
     agent = models.ForeignKey("stores.Agent", on_delete=models.CASCADE, related_name="+")
@@ -24,6 +29,9 @@ class ImportedSource(models.Model):
     record_id = models.BigIntegerField(null=True, blank=True)
     position = models.PositiveIntegerField(default=0)
     raw = models.JSONField(default=dict, blank=True)
+    digest = models.CharField(max_length=64, blank=True)
+    record_version = models.PositiveIntegerField(null=True, blank=True)
+    record_decayed_at = models.DateTimeField(null=True, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

@@ -13,12 +13,14 @@ problem in the report while the rest goes on.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any
 
-from django.db import IntegrityError, connection, models, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, connection, connections, models, transaction
+from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.models import Q
 
 from stores.errors import ApplicationError, Invalid
@@ -56,6 +58,19 @@ NOT_SYNCED = frozenset(
 )
 # Fields no import may set: the service owns them.
 NEVER_IMPORTED = frozenset({"id", "agent", "alias", "version", "text_hash", "superseded_by"})
+# A field a set-based pass changes without a new version (decay lowers a memory's importance
+# and notes when): an import trace notes it beside the version, so that change is synced too.
+UNVERSIONED = "decayed_at"
+# What an import trace holds beside its path (see ImportedSource).
+TRACE_FIELDS = (
+    "surface",
+    "record_id",
+    "position",
+    "raw",
+    "digest",
+    "record_version",
+    "record_decayed_at",
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +81,28 @@ class Trace:
     path: str
     position: int = 0
     raw: dict[str, Any] = field(default_factory=dict)
+    # Of the bytes of a file that holds this one record (see `Unread`), else empty.
+    digest: str = ""
+
+
+@dataclass(frozen=True)
+class Unread:
+    """A file that holds one record, read but not parsed yet.
+
+    The import leaves it unparsed when its bytes are those its trace notes and its record
+    has not changed since that trace was written (see `_unchanged_files`); otherwise `parse`
+    gives what the file holds, exactly as the parser reads it (traces carrying `digest`).
+    """
+
+    surface: str
+    source_format: str
+    path: str
+    digest: str
+    parse: Callable[[], Iterable[Incoming | Problem]]
+
+
+def file_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass
@@ -288,7 +325,7 @@ class _Link:
 def import_records(
     *,
     agent: Agent,
-    items: Iterable[Incoming | Problem | Trace],
+    items: Iterable[Incoming | Problem | Trace | Unread],
     actor: Actor,
     dry_run: bool = False,
     progress: Callable[[int], None] | None = None,
@@ -296,8 +333,9 @@ def import_records(
 ) -> ImportReport:
     """Create, change or leave alone each incoming record; problems are reported, not raised.
 
-    `items` may interleave Problems (entries a parser could not read) and Traces (the shape
-    of a file that holds several records) with records; it is consumed in batches, so an
+    `items` may interleave Problems (entries a parser could not read), Traces (the shape
+    of a file that holds several records) and Unread files (parsed only if they or their
+    record changed since the last import) with records; it is consumed in batches, so an
     import of any size holds one batch in memory at a time.
     """
     policy.check_agent(agent, actor=actor, op="import")
@@ -308,20 +346,34 @@ def import_records(
     links: list[_Link] = []
     iterator = iter(items)
     while batch := list(islice(iterator, BATCH_SIZE)):
+        unchanged = _unchanged_files(agent, [item for item in batch if isinstance(item, Unread)])
         records: list[Incoming] = []
-        for entry in batch:
-            if isinstance(entry, Problem):
-                report.problems.append(entry)
-                continue
-            if isinstance(entry, Trace):
-                if not dry_run:
-                    record_file_trace(agent=agent, trace=entry)
-                continue
-            refused = _too_long_a_ref(entry) or _duplicate_of(entry, seen, seen_keys)
-            if refused:
-                report.problem(entry.source, refused, entry.surface)
-                continue
-            records.append(entry)
+        for item in batch:
+            entries: Iterable[Incoming | Problem | Trace]
+            if not isinstance(item, Unread):
+                entries = [item]
+            else:
+                alias = unchanged.get((item.source_format, item.path))
+                # A file whose id another file of this import already gave is parsed, so it
+                # is refused as a duplicate exactly as it is today.
+                if alias is not None and (item.surface, alias) not in seen:
+                    seen[(item.surface, alias)] = item.path
+                    report.tally(item.surface).unchanged += 1
+                    continue
+                entries = item.parse()
+            for entry in entries:
+                if isinstance(entry, Problem):
+                    report.problems.append(entry)
+                    continue
+                if isinstance(entry, Trace):
+                    if not dry_run:
+                        record_file_trace(agent=agent, trace=entry)
+                    continue
+                refused = _too_long_a_ref(entry) or _duplicate_of(entry, seen, seen_keys)
+                if refused:
+                    report.problem(entry.source, refused, entry.surface)
+                    continue
+                records.append(entry)
         for surface_key in SURFACES:
             group = [entry for entry in records if entry.surface == surface_key]
             if group:
@@ -378,13 +430,24 @@ def _import_group(
     new = [entry for entry in entries if entry.ref not in matches]
     tally = report.tally(spec.key)
     traces = _current_traces(agent, [e for e in entries if e.ref in matches])
+    kept: list[ImportedSource] = []
     for entry in entries:
         record = matches.get(entry.ref)
         if record is None:
             continue
-        _sync_existing(spec, agent, record, entry, actor, dry_run, report, traces)
+        _sync_existing(spec, agent, record, entry, actor, dry_run, report, traces, kept)
         if spec is MEMORY and entry.successor_stated:
             links.append(_Link(record.pk, entry.superseded_by, entry.source, existing=True))
+    if kept:
+        # The traces of records left alone, in one statement: the first re-import after
+        # digests were added rewrites every trace.
+        with transaction.atomic():
+            insert_rows(
+                ImportedSource,
+                kept,
+                unique_fields=("agent", "source_format", "path"),
+                update_fields=(*TRACE_FIELDS, "updated_at"),
+            )
     if not new:
         return
     if dry_run:
@@ -469,13 +532,17 @@ def _sync_existing(
     dry_run: bool,
     report: ImportReport,
     traces: dict[tuple[str, str], ImportedSource],
+    kept: list[ImportedSource],
 ) -> None:
+    """Compare one file with its record; the trace of a record left alone goes to `kept`."""
     tally = report.tally(spec.key)
     changed = _differences(spec, record, entry.values)
     if not changed:
         tally.unchanged += 1
         if not dry_run:
-            _keep_trace(spec, agent, record, entry, traces)
+            row = _trace_update(spec, agent, record, entry, traces)
+            if row is not None:
+                kept.append(row)
             _add_missing_history(spec, agent, record, entry, actor)
         return
     report.changes.append(ChangeNote(spec.key, entry.ref, sorted(changed)))
@@ -603,12 +670,12 @@ def _create_batch(
         insert_rows(
             ImportedSource,
             [
-                _trace_row(spec, agent, record, entry.trace)
+                _trace_row(spec, agent, record, entry, entry.trace.raw)
                 for entry, record in zip(entries, records, strict=True)
                 if entry.trace is not None
             ],
             unique_fields=("agent", "source_format", "path"),
-            update_fields=("surface", "record_id", "position", "raw"),
+            update_fields=(*TRACE_FIELDS, "updated_at"),
         )
     return list(zip(entries, records, strict=True))
 
@@ -643,7 +710,8 @@ def insert_rows(
     quote = connection.ops.quote_name
     fields = list(meta.concrete_fields)
     columns = ", ".join(quote(field.column) for field in fields)
-    prepare = [_preparer(field) for field in fields]
+    db = connections[DEFAULT_DB_ALIAS]  # once: each attribute of the proxy is a lookup
+    prepare = [_preparer(field, db) for field in fields]
     target = quote(meta.db_table)
     with connection.cursor() as cursor:
         cursor.execute(
@@ -677,19 +745,51 @@ def insert_rows(
         row._state.db = connection.alias
 
 
-def _preparer(field: models.Field) -> Callable[[models.Model], Any]:
-    """A row's value of `field` for the database, as `field.get_db_prep_save` gives it."""
+# Django's own field classes (not subclasses, which may convert) whose value, when it is
+# exactly this Python type, goes to the database as it is: get_db_prep_save returns it
+# unchanged. Any other value takes Django's path.
+_PLAIN_TYPES: dict[type[models.Field], type] = {
+    models.BooleanField: bool,
+    models.IntegerField: int,
+    models.PositiveIntegerField: int,
+    models.BigIntegerField: int,
+    models.AutoField: int,
+    models.BigAutoField: int,
+    models.FloatField: float,
+    models.CharField: str,
+    models.TextField: str,
+}
+
+
+def _preparer(field: models.Field, db: BaseDatabaseWrapper) -> Callable[[models.Model], Any]:
+    """A row's value of `field` for the database, as `field.get_db_prep_save` gives it.
+
+    Django's preparation of each value (the connection proxy's lookups, settings and
+    time-zone checks, conversions of values already of their type) was a third of an
+    import's time; values of a plain type and aware datetimes skip it.
+    """
+    attname = field.attname
     if isinstance(field, models.DateTimeField) and not (field.auto_now or field.auto_now_add):
-        # An aware datetime goes to PostgreSQL as it is; Django's preparation of each one
-        # (settings and time-zone checks) was a sixth of an import's time.
+
         def datetime_value(row: models.Model) -> Any:
-            value = getattr(row, field.attname)
+            value = getattr(row, attname)
             if value is None or (isinstance(value, dt.datetime) and value.tzinfo is not None):
                 return value
-            return field.get_db_prep_save(value, connection)
+            return field.get_db_prep_save(value, db)
 
         return datetime_value
-    return lambda row: field.get_db_prep_save(field.pre_save(row, True), connection)
+    kind = field.target_field if isinstance(field, models.ForeignKey) else field
+    plain = _PLAIN_TYPES.get(type(kind))
+    if plain is not None:
+
+        def plain_value(row: models.Model) -> Any:
+            value = getattr(row, attname)
+            if value is None or type(value) is plain:
+                return value
+            return field.get_db_prep_save(value, db)
+
+        return plain_value
+    return lambda row: field.get_db_prep_save(field.pre_save(row, True), db)
 
 
 def _history_rows(
@@ -744,8 +844,18 @@ def _add_missing_history(
 
 
 def _trace_row(
-    spec: SurfaceSpec, agent: Agent, record: VersionedRecord, trace: Trace
+    spec: SurfaceSpec,
+    agent: Agent,
+    record: VersionedRecord,
+    entry: Incoming,
+    raw: dict[str, Any],
 ) -> ImportedSource:
+    """The trace of `entry` as it now matches `record` (whose version and decay are current)."""
+    trace = entry.trace
+    assert trace is not None
+    # A file naming a successor is always parsed: whether its link can be set depends on
+    # other files (the successor may come in a later import).
+    digest = "" if entry.superseded_by else trace.digest
     return ImportedSource(
         agent=agent,
         source_format=trace.source_format,
@@ -753,7 +863,10 @@ def _trace_row(
         surface=spec.key,
         record_id=record.pk,
         position=trace.position,
-        raw=trace.raw,
+        raw=raw,
+        digest=digest,
+        record_version=record.version if digest else None,
+        record_decayed_at=getattr(record, UNVERSIONED, None) if digest else None,
     )
 
 
@@ -765,6 +878,28 @@ def _current_traces(agent: Agent, entries: list[Incoming]) -> dict[tuple[str, st
     return {(row.source_format, row.path): row for row in rows}
 
 
+def _trace_update(
+    spec: SurfaceSpec,
+    agent: Agent,
+    record: VersionedRecord,
+    entry: Incoming,
+    traces: dict[tuple[str, str], ImportedSource],
+) -> ImportedSource | None:
+    """The trace `entry` leaves for `record`, or None when the one stored already says it."""
+    trace = entry.trace
+    if trace is None:
+        return None
+    current = traces.get((trace.source_format, trace.path))
+    same_record = (
+        current is not None and current.record_id == record.pk and current.surface == spec.key
+    )
+    raw = _carry_absent(current.raw, trace.raw) if same_record else trace.raw
+    row = _trace_row(spec, agent, record, entry, raw)
+    if same_record and all(getattr(current, name) == getattr(row, name) for name in TRACE_FIELDS):
+        return None
+    return row
+
+
 def _keep_trace(
     spec: SurfaceSpec,
     agent: Agent,
@@ -772,27 +907,78 @@ def _keep_trace(
     entry: Incoming,
     traces: dict[tuple[str, str], ImportedSource],
 ) -> None:
-    trace = entry.trace
-    if trace is None:
-        return
-    current = traces.get((trace.source_format, trace.path))
-    same_record = (
-        current is not None and current.record_id == record.pk and current.surface == spec.key
-    )
-    raw = _carry_absent(current.raw, trace.raw) if same_record else trace.raw
-    if same_record and current.position == trace.position and current.raw == raw:
+    """Store the trace of a record just changed to match its file."""
+    # The writes re-read the record: its version (and decay) are the stored ones now.
+    record.refresh_from_db(fields=["version", *_unversioned(spec)])
+    row = _trace_update(spec, agent, record, entry, traces)
+    if row is None:
         return
     ImportedSource.objects.update_or_create(
         agent=agent,
-        source_format=trace.source_format,
-        path=trace.path,
-        defaults={
-            "surface": spec.key,
-            "record_id": record.pk,
-            "position": trace.position,
-            "raw": raw,
-        },
+        source_format=row.source_format,
+        path=row.path,
+        defaults={name: getattr(row, name) for name in TRACE_FIELDS},
     )
+
+
+def _unversioned(spec: SurfaceSpec) -> list[str]:
+    return [UNVERSIONED] if hasattr(spec.model, UNVERSIONED) else []
+
+
+def _unchanged_files(agent: Agent, files: list[Unread]) -> dict[tuple[str, str], str]:
+    """The files whose bytes and whose record are as their trace notes, with the record's
+    alias (its ref): an import counts them unchanged without parsing them.
+
+    Only for surfaces matched by alias alone (a file of a record found by its name or key
+    says its ref only when parsed).
+    """
+    if not files or agent.pk is None:
+        return {}
+    wanted = {(item.source_format, item.path): item for item in files}
+    rows: list[tuple[Any, ...]] = []
+    for source_format in {item.source_format for item in files}:
+        # By the whole of the unique index (agent, format, path): without the format, every
+        # trace of the agent would be read for each batch.
+        rows.extend(
+            ImportedSource.objects.filter(
+                agent=agent,
+                source_format=source_format,
+                path__in=[path for fmt, path in wanted if fmt == source_format],
+            )
+            .exclude(digest="")
+            .values_list(
+                "source_format",
+                "path",
+                "surface",
+                "record_id",
+                "digest",
+                "record_version",
+                "record_decayed_at",
+            )
+        )
+    noted: dict[str, dict[int, tuple[tuple[str, str], int | None, Any]]] = {}
+    for source_format, path, surface, record_id, digest, version, decayed_at in rows:
+        item = wanted.get((source_format, path))
+        if item is None or item.digest != digest or item.surface != surface:
+            continue
+        if record_id is None or SURFACES[surface].natural_key is not None:
+            continue
+        noted.setdefault(surface, {})[record_id] = ((source_format, path), version, decayed_at)
+    unchanged: dict[tuple[str, str], str] = {}
+    for surface, by_record in noted.items():
+        spec = SURFACES[surface]
+        current = spec.model.objects.filter(agent=agent, pk__in=list(by_record)).values_list(
+            "pk", "alias", "version", *_unversioned(spec)
+        )
+        for pk, alias, version, *decayed in current:
+            key, noted_version, noted_decayed_at = by_record[pk]
+            if (
+                alias is not None
+                and version == noted_version
+                and (decayed[0] if decayed else None) == noted_decayed_at
+            ):
+                unchanged[key] = alias
+    return unchanged
 
 
 def _carry_absent(before: dict[str, Any], raw: dict[str, Any]) -> dict[str, Any]:
