@@ -19,6 +19,9 @@ from stores.editing.quotes import CUT, words_after, words_before
 
 # An ambiguous refusal locates this many occurrences; `count` and `lines` tell the rest.
 OCCURRENCES_SHOWN = 5
+# ... and names at most this many lines: a one-letter phrase in a long text occurs on
+# thousands, a list no reader goes through, and `count` says how many there are.
+LINES_LISTED = 100
 # How far around an occurrence its context reaches (about three words each side), and how long
 # a match may be before only its ends are shown.
 CONTEXT_CHARS = 16
@@ -218,13 +221,15 @@ def _occurrences(haystack: str, needle: str) -> Iterator[int]:
 
 
 def _distinct_lines(text: str, needle: str) -> tuple[int, ...]:
-    """The line numbers of the matches, each once, in order."""
+    """The line numbers of the first LINES_LISTED lines holding a match, in order."""
     numbers: dict[int, None] = {}
     line = 1
     previous = 0
     for start in _occurrences(text, needle):
         line += text.count(LF, previous, start)
         numbers[line] = None
+        if len(numbers) == LINES_LISTED:
+            break
         previous = start
     return tuple(numbers)
 

@@ -56,6 +56,15 @@ def test_repeated_phrase_is_ambiguous_with_count_and_lines():
     assert refused.value.lines == (1, 3)
 
 
+def test_an_ambiguous_refusal_names_the_first_hundred_lines_and_counts_them_all():
+    text = "\n".join(f"entry {n}: tea" for n in range(5000))
+    with pytest.raises(Ambiguous) as refused:
+        apply_edit(text, "tea", "water")
+    assert refused.value.count == 5000
+    assert refused.value.lines == tuple(range(1, 101))
+    assert len(refused.value.occurrences) == 5
+
+
 def test_replace_all_replaces_every_occurrence():
     applied = apply_edit("tea\ncoffee\ntea and tea", "tea", "water", replace_all=True)
     assert applied.text == "water\ncoffee\nwater and water"
