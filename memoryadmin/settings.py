@@ -306,13 +306,14 @@ MEMORYADMIN["SEARCH"] = {
     # ranks past 40 add little to reciprocal rank fusion.
     "CANDIDATES": int(env("SEARCH_CANDIDATES", "100") or 100),
     "VECTOR_CANDIDATES": int(env("SEARCH_VECTOR_CANDIDATES", "40") or 40),
-    # The relevance cut-off: recall lists only memories whose fused score (0..1, the mean of
-    # the lexical and the vector strength; see stores/selectors/search.py) reaches it, and
-    # counts only those; 0 lists every candidate either side gives some strength. At 0.35 a
-    # memory holding every word of the query passes on its words alone, and one holding
-    # none passes when its vector stands out about 3 standard deviations above the store's
-    # typical memory for the query.
-    "MIN_SCORE": float(env("SEARCH_MIN_SCORE", "0.35") or 0.35),
+    # The relevance cut-off: a query is answered when its best result's fused score (0..1,
+    # the mean of the lexical and the vector strength; see stores/selectors/search.py)
+    # reaches it; recall then lists, and counts, the results reaching it and those within
+    # RELATIVE_SCORE (0.65) of the best. 0 lists every candidate either side gives some
+    # strength.
+    # At 0.25 a memory holding none of the query's words answers it when its vector stands
+    # about 2.6 standard deviations above the store's typical memory for the query.
+    "MIN_SCORE": float(env("SEARCH_MIN_SCORE", "0.25") or 0.25),
     # pgvector HNSW search breadth: higher finds more true neighbours, slower.
     "HNSW_EF_SEARCH": int(env("SEARCH_HNSW_EF_SEARCH", "100") or 100),
     # The vector side ignores neighbours at or under this cosine similarity. 0 drops only
