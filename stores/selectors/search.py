@@ -25,8 +25,9 @@ a question whose answer shares none of its words ("when does the user wake up on
 workdays" for "Maya's alarm is set for 6:15 on weekdays") scores no higher than the
 memories a query nothing answers drifts to ("Lyon" finding the calendar's Europe/London
 timezone). A cut-off on each result alone must drop that answer or list those; measured
-against the query's best, the answer stays in the list beside a hit that stands out, and
-a query nothing answers in a small store finds nothing. Equal scores go to the memory
+against the query's best, the answer stays in the list beside a hit that stands out. The
+price: a query nothing answers whose best stray match reaches the cut-off lists that
+match's near neighbours too (docs/BENCHMARKS.md counts them). Equal scores go to the memory
 whose stronger side is stronger, then the older. The constants were chosen on the tuning
 half of the recall set of `bench/recall_quality.py` (its even-numbered queries); the
 figures, held-out half apart, are in docs/BENCHMARKS.md.
