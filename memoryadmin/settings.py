@@ -314,13 +314,14 @@ MEMORYADMIN["SEARCH"] = {
     # ranks past 40 add little to the fusion.
     "CANDIDATES": int(env("SEARCH_CANDIDATES", "100") or 100),
     "VECTOR_CANDIDATES": int(env("SEARCH_VECTOR_CANDIDATES", "40") or 40),
-    # The relevance cut-off: recall lists only memories whose fused score (0..1, the mean of
-    # the lexical and the vector strength; see stores/selectors/search.py) reaches it, and
-    # counts only those; 0 lists every candidate either side gives some strength. At 0.35 a
-    # memory holding every word of the query passes on its words alone, and one holding
-    # none passes when its vector stands out about 3 standard deviations above the store's
-    # typical memory for the query.
-    "MIN_SCORE": float(env("SEARCH_MIN_SCORE", "0.35") or 0.35),
+    # The relevance cut-off: a query is answered when its best result's fused score (0..1,
+    # the mean of the lexical and the vector strength; see stores/selectors/search.py)
+    # reaches it; recall then lists, and counts, the results reaching it and those within
+    # RELATIVE_SCORE (0.65) of the best. 0 lists every candidate either side gives some
+    # strength.
+    # At 0.25 a memory holding none of the query's words answers it when its vector stands
+    # about 2.6 standard deviations above the store's typical memory for the query.
+    "MIN_SCORE": float(env("SEARCH_MIN_SCORE", "0.25") or 0.25),
     # pgvector HNSW search breadth: higher finds more true neighbours, slower. Many agents
     # share one index, and an agent's nearest neighbours are found among the index's: for
     # an agent holding a third of 300,000 memories, recall@10 against an exact scan was

@@ -7,8 +7,8 @@ similarities of the 512 most recently updated fresh memories passing the filters
 them in a small store), the memory being judged left out, and so are the memories that hold
 most of the query's words (they are not typical of the store for this query, and in a small
 store one of them would raise the level enough to hide the others). A memory's strength is
-then how many standard deviations it stands above: 1 or less is nothing, 4 or more is full,
-linear between. With fewer than 3 memories to measure against there is no typical level,
+then how many standard deviations it stands above: 0.75 or less is nothing, 4.5 or more is
+full, linear between. With fewer than 3 memories to measure against there is no typical level,
 and a vector has no strength.
 """
 
@@ -31,8 +31,8 @@ from stores.models import Memory
 HNSW_MAX_EF_SEARCH = 1000
 # Vector strength: 0 up to Z_UNRELATED standard deviations above the typical memory, 1 from
 # Z_FULL on.
-Z_UNRELATED = 1.0
-Z_FULL = 4.0
+Z_UNRELATED = 0.75
+Z_FULL = 4.5
 # The typical similarity is measured on at most this many memories (the most recently
 # updated): enough for a steady mean and spread, one index range scan on PostgreSQL.
 BASELINE_SAMPLE = 512

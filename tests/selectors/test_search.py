@@ -11,8 +11,8 @@ from stores.errors import Invalid
 from stores.models import Memory
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.lexical import query_terms
+from stores.selectors.search import min_score, search_memories, similar_memories
 from stores.selectors.search import recall as recall_page
-from stores.selectors.search import search_memories, similar_memories
 from stores.services import Actor, memory_invalidate, record_edit, record_forget
 from stores.services.embeddings import reembed_sweep
 from tests.factories import SubjectFactory
@@ -308,3 +308,52 @@ def test_a_search_runs_a_few_queries_whatever_its_words_and_rows(agent, make, re
     reembed_sweep()
     # PostgreSQL: 3 lexical, the HNSW search in its savepoint, 2 more vector reads, the page.
     assert max(few, many, queries("violin")) <= 10
+
+
+# Cosine similarities to the query, placed exactly: 31 memories spread evenly around a
+# typical 0.72, one that stands out, and the answer, a little less far above them.
+TYPICAL = {f"Background note {n}.": 0.69 + 0.002 * n for n in range(31)}
+STANDS_OUT = "The kids leave for school at 8:15."
+ANSWER = "Her alarm rings at 6:15 on weekdays."
+PLACED = {**TYPICAL, STANDS_OUT: 0.785, ANSWER: 0.775}
+
+
+class PlacedBackend(FakeBackend):
+    """The query is the first axis; each memory of PLACED (the first line of the text
+    embedded: its content) leans towards it by its similarity and is otherwise on an axis
+    of its own."""
+
+    def _embed_documents(self, texts):
+        order = list(PLACED)
+        vectors = []
+        for text in texts:
+            content = text.split("\n")[0]
+            similarity = PLACED[content]
+            vector = [0.0] * self.dimensions
+            vector[0], vector[1 + order.index(content)] = similarity, (1 - similarity**2) ** 0.5
+            vectors.append(vector)
+        return vectors
+
+    def _embed_query(self, text):
+        return [1.0] + [0.0] * (self.dimensions - 1)
+
+
+def test_an_answer_sharing_no_word_stays_listed_beside_a_hit_that_stands_out(agent, make, settings):
+    """Regression (issue 15, item 9): a cut-off on each result alone dropped an answer
+    whose only evidence is a vector a little over 2.5 standard deviations above the
+    typical memory (as "when does the user wake up on workdays" for the alarm memory):
+    only the memory standing out more was listed, and the vector side alone ranked the
+    answer in its top five. Now, the query being answered by its best result, a result
+    within reach of that best is listed and counted too."""
+    use_backend(settings, f"{__name__}.PlacedBackend")
+    for text in PLACED:
+        make.memory(agent, text)
+    reembed_sweep()
+    query = MemoryFilters(query="when does she wake up on workdays")
+
+    hits = search_memories(agent=agent, filters=query)
+
+    assert [hit.record.content for hit in hits] == [STANDS_OUT, ANSWER]
+    assert [hit.lexical_rank for hit in hits] == [None, None]  # no word in common
+    assert hits[1].score < min_score() <= hits[0].score
+    assert recall_page(agent=agent, filters=query).total == 2
