@@ -91,9 +91,7 @@ def lexical_candidates(
 
 def _postgres(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[tuple[int, float]]:
     document = MemoryDocument()
-    queries = [
-        SearchQuery(term, config=MEMORY_TEXT_SEARCH_CONFIG, search_type="plain") for term in terms
-    ]
+    queries = [_term_query(term) for term in terms]
     anything = functools.reduce(operator.or_, queries)
     matching = memories.annotate(document=document).filter(document=anything)
     holding = matching.aggregate(
@@ -119,6 +117,15 @@ def _postgres(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[
     )
     whole = sum(weights)
     return [(record_id, float(score) / whole) for record_id, score in rows]
+
+
+def _term_query(term: str) -> SearchQuery:
+    query = SearchQuery(term, config=MEMORY_TEXT_SEARCH_CONFIG, search_type="plain")
+    if term.isascii() and term.isdigit():
+        # PostgreSQL's parser reads "INV-20933" as the word "inv" and the signed integer
+        # "-20933": a number asked for matches its signed spelling too.
+        query |= SearchQuery(f"-{term}", config=MEMORY_TEXT_SEARCH_CONFIG, search_type="plain")
+    return query
 
 
 def _sqlite(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[tuple[int, float]]:

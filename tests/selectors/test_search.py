@@ -83,6 +83,18 @@ def test_lexical_search_stems_words(agent, recall):
     assert hits[0].record.pk == recall[1].pk and hits[0].lexical_rank == 1
 
 
+def test_a_number_finds_the_code_that_holds_it(agent, make):
+    """Regression (PostgreSQL): "INV-20933" was indexed as "inv" and "-20933", so the
+    query "20933" matched nothing lexically."""
+    invoice = make.memory(agent, "Invoice INV-20933 was paid on 3 March.")
+    make.memory(agent, "Invoice INV-20934 is still open.")
+
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="invoice 20933"))
+
+    assert hits[0].record.pk == invoice.pk and hits[0].lexical_rank == 1
+    assert hits[0].lexical_score == 1.0
+
+
 def test_a_stale_vector_is_never_ranked_as_if_fresh(agent, recall):
     record_edit(
         surface_key="memory",
