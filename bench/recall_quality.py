@@ -307,9 +307,9 @@ little more than its vector strength, so no fusion of these two sides lifts it.
 Reciprocal rank fusion scores by places alone: a memory holding one common word of the
 query ranks as high on the lexical list as one holding all of them, which is why it trails
 the vector side. The two databases stem differently (Snowball English on PostgreSQL,
-Porter on SQLite), and PostgreSQL reads the digits of a code such as INV-20931 as a signed
-number ("-20931"), which the query's "20931" does not match: hence the weaker lexical side
-there on codes.
+Porter on SQLite), hence their different lexical figures. PostgreSQL reads the digits of a
+code such as INV-20931 as a signed number ("-20931"): a number in the query matches that
+spelling too (stores/selectors/lexical.py).
 {SECTION_END}
 """
 
