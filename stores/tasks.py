@@ -81,17 +81,24 @@ def sweep_webhooks() -> dict[str, int]:
 
 
 def enqueue_webhooks(agent_id: int) -> None:
-    """After a write's commit: deliver to the agent's webhooks, without waiting for them.
+    """After a write's commit: deliver to the agent's webhooks; the answer waits for neither
+    the lookup of its webhooks nor the deliveries.
 
-    If the broker is down the changes wait in the feed and the sweep delivers them.
+    "thread": the background deliverer looks the agent's webhooks up and sends. "task" with a
+    broker: a background thread of this process looks them up and sends their tasks (a burst
+    of writes costs one lookup); "task" without one (tests) does both here. What a process
+    stopped before sending, or a broker outage, left in the feed, the sweep delivers.
     """
-    webhook_ids = enabled_webhook_ids(agent_id)
-    if not webhook_ids:
-        return
     if settings.MEMORYADMIN["WEBHOOKS"]["DELIVERY"] == "thread":
-        background_deliverer.submit(webhook_ids)
-        return
-    for webhook_id in webhook_ids:
+        background_deliverer.submit_agent(agent_id)
+    elif settings.CELERY_TASK_ALWAYS_EAGER:
+        _send_webhooks(WEBHOOK_AGENTS, [agent_id])
+    else:
+        background_webhook_sender.submit(WEBHOOK_AGENTS, agent_id)
+
+
+def _send_webhooks(_group: str, agent_ids: list[int]) -> None:
+    for webhook_id in enabled_webhook_ids(agent_ids):
         try:
             deliver_webhook.delay(webhook_id)
         except BrokerUnavailable as error:
@@ -200,26 +207,33 @@ EXIT_WAIT_SECONDS = 30.0
 background_reembedder = AfterWriteQueue("memoryadmin-reembed", _embed)
 # With a broker: the task is sent from here, off the request (about 1 ms of an edit).
 background_sender = AfterWriteQueue("memoryadmin-reembed-sender", _send_reembed)
+# With a broker: the agents whose writes committed, their webhooks looked up and their
+# delivery tasks sent from here, off the request (the lookup was about 1 ms of an edit).
+WEBHOOK_AGENTS = "agents"
+background_webhook_sender = AfterWriteQueue("memoryadmin-webhook-sender", _send_webhooks)
 
 
 class BackgroundDeliverer:
     """Delivers webhooks from a thread of the writing process (the embedded default).
 
     Without a broker, a Celery task would send inside the request; here a write only adds
-    ids to a set. A retry waits for its time in `_timers` (one per webhook); what a stopped
-    process had not sent stays in the feed, and the periodic sweep sends it.
+    its agent's id to a set, and this thread looks up the agent's webhooks. A retry waits
+    for its time in `_timers` (one per webhook); what a stopped process had not sent stays
+    in the feed, and the periodic sweep sends it.
     """
 
     def __init__(self) -> None:
         self._pending: set[int] = set()
+        self._agents: set[int] = set()
         self._timers: dict[int, float] = {}
         self._condition = threading.Condition()
         self._busy = False
         self._thread: threading.Thread | None = None
 
-    def submit(self, webhook_ids: list[int]) -> None:
+    def submit_agent(self, agent_id: int) -> None:
+        """Deliver to the agent's enabled webhooks, looked up in this deliverer's thread."""
         with self._condition:
-            self._pending.update(webhook_ids)
+            self._agents.add(agent_id)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="memoryadmin-webhooks", daemon=True
@@ -238,7 +252,7 @@ class BackgroundDeliverer:
             if due <= now:
                 del self._timers[webhook_id]
                 self._pending.add(webhook_id)
-        return bool(self._pending)
+        return bool(self._pending or self._agents)
 
     def drain(self, timeout: float) -> bool:
         """Wait until everything submitted, and every retry scheduled, has been tried."""
@@ -257,16 +271,27 @@ class BackgroundDeliverer:
                 while not self._due():
                     soonest = min(self._timers.values(), default=None)
                     self._condition.wait(None if soonest is None else soonest - time.monotonic())
-                batch, self._pending = sorted(self._pending), set()
+                batch, self._pending = self._pending, set()
+                agents, self._agents = self._agents, set()
                 self._busy = True
             try:
-                for webhook_id in batch:
+                if agents:
+                    batch.update(self._webhooks_of(agents))
+                for webhook_id in sorted(batch):
                     self._deliver(webhook_id)
             finally:
                 connection.close()
                 with self._condition:
                     self._busy = False
                     self._condition.notify_all()
+
+    @staticmethod
+    def _webhooks_of(agent_ids: set[int]) -> list[int]:
+        try:
+            return enabled_webhook_ids(agent_ids)
+        except Exception:  # the changes stay in the feed: the next write or the sweep sends
+            logger.exception("webhooks of agents %s: lookup failed", sorted(agent_ids))
+            return []
 
     def _deliver(self, webhook_id: int) -> None:
         try:
