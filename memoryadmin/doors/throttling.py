@@ -2,8 +2,8 @@
 
 MEMORYADMIN["API"]["RATE_LIMIT"] requests per caller and period, counted over a sliding
 window (the timestamps of the caller's recent requests; in Redis a sorted set that one
-script trims, counts and adds to, so a request costs one round trip). A token's requests to /api/ and
-/mcp/ share one budget, so switching doors does not double it. The counters live in
+script trims, counts and adds to, so a request costs one round trip). A token's requests
+to /api/ and /mcp/ share one budget, so switching doors does not double it. The counters live in
 Django's cache: configure a shared cache (Redis) when several processes serve the doors, or
 each process counts on its own.
 """
