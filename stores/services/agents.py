@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from stores.editing import Status
 from stores.errors import Invalid
 from stores.models import Agent, AgentAccess, AgentToken, Subject
+from stores.prepared import PreparedQuery
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 
@@ -253,17 +254,20 @@ def token_create(
     return _traced(actor, agent, "token_create", result, f"{name} (ma_{prefix}_…)")
 
 
+# Every request runs this: compiled once (key_hash is unique: no ORDER BY either).
+_LIVE_TOKEN = PreparedQuery(
+    lambda key_hash: (
+        AgentToken.objects.select_related("agent")
+        .filter(key_hash=key_hash, revoked_at__isnull=True)
+        .order_by()[:1]
+    ),
+    str,
+)
+
+
 def token_authenticate(raw: str) -> AgentToken | None:
     """The live token for `raw`, or None (unknown, revoked or expired)."""
-    # key_hash is unique: no ORDER BY to build (every request runs this).
-    token = next(
-        iter(
-            AgentToken.objects.select_related("agent")
-            .filter(key_hash=hash_token(raw.strip()), revoked_at__isnull=True)
-            .order_by()[:1]
-        ),
-        None,
-    )
+    token = next(iter(_LIVE_TOKEN.run(hash_token(raw.strip()))), None)
     if token is None or (token.expires_at is not None and token.expires_at <= timezone.now()):
         return None
     return token
