@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from celery import shared_task
 from django.conf import settings
-from django.db import connection
+from django.db import close_old_connections, connection
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
@@ -142,9 +142,15 @@ class AfterWriteQueue:
     normal exit the process first waits a little for the queue to empty (EXIT_WAIT_SECONDS).
     """
 
-    def __init__(self, name: str, handle: Callable[[str, list[int]], None]) -> None:
+    def __init__(
+        self, name: str, handle: Callable[[str, list[int]], None], *, keep_connection: bool = False
+    ) -> None:
         self._name = name
         self._handle = handle
+        # A queue that reads the database after most writes keeps its connection, as a
+        # request thread does (a new PostgreSQL session per burst of writes is a new server
+        # process each time); the others close theirs between bursts.
+        self._keep_connection = keep_connection
         self._reset()
         # A forked child (a Celery or gunicorn worker) starts with no thread and, should the
         # parent have held the lock at the fork, a lock no one would release.
@@ -177,6 +183,8 @@ class AfterWriteQueue:
                 batch, self._pending = self._pending, {}
                 self._busy = True
             try:
+                if self._keep_connection:
+                    close_old_connections()  # past CONN_MAX_AGE, or broken: a new one
                 batch_size = settings.MEMORYADMIN["REEMBED_BATCH_SIZE"]
                 for surface_key, record_ids in batch.items():
                     ids = sorted(record_ids)
@@ -187,9 +195,10 @@ class AfterWriteQueue:
                         except Exception:  # the vector stays stale: the sweep retries
                             logger.exception("%s of %s %s failed", self._name, surface_key, chunk)
             finally:
-                # This thread's connection is its own: close it rather than keep a SQLite
-                # handle (or a PostgreSQL session) open between bursts of writes.
-                connection.close()
+                # This thread's connection is its own: unless kept, close it rather than
+                # keep a SQLite handle (or a PostgreSQL session) open between bursts of writes.
+                if not self._keep_connection:
+                    connection.close()
                 with self._condition:
                     self._busy = False
                     self._condition.notify_all()
@@ -210,7 +219,9 @@ background_sender = AfterWriteQueue("memoryadmin-reembed-sender", _send_reembed)
 # With a broker: the agents whose writes committed, their webhooks looked up and their
 # delivery tasks sent from here, off the request (the lookup was about 1 ms of an edit).
 WEBHOOK_AGENTS = "agents"
-background_webhook_sender = AfterWriteQueue("memoryadmin-webhook-sender", _send_webhooks)
+background_webhook_sender = AfterWriteQueue(
+    "memoryadmin-webhook-sender", _send_webhooks, keep_connection=True
+)
 
 
 class BackgroundDeliverer:

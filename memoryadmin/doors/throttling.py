@@ -11,7 +11,7 @@ each process counts on its own.
 from __future__ import annotations
 
 import logging
-import os
+import random
 import time
 import weakref
 from dataclasses import dataclass
@@ -110,7 +110,7 @@ def _admit_in_redis(client: Redis, ident: str, limit: int, duration: int) -> Adm
         script = _scripts[client] = client.register_script(WINDOW_SCRIPT)
     now = time.time()
     # A member of its own for each request: two at the same instant are two requests.
-    member = f"{now!r}:{os.urandom(6).hex()}"
+    member = f"{now!r}:{random.getrandbits(64):x}"
     key = cache.make_key(WINDOW_KEY.format(ident=ident))
     answer = script(keys=[key], args=[repr(now), repr(now - duration), limit, duration, member])
     if answer[0]:
