@@ -155,12 +155,13 @@ class AfterWriteQueue:
         # A forked child (a Celery or gunicorn worker) starts with no thread and, should the
         # parent have held the lock at the fork, a lock no one would release.
         os.register_at_fork(after_in_child=self._reset)
-        atexit.register(self.drain, EXIT_WAIT_SECONDS)
+        atexit.register(self.drain, EXIT_WAIT_SECONDS, release=True)
 
     def _reset(self) -> None:
         self._pending: dict[str, set[int]] = {}
         self._condition = threading.Condition()
         self._busy = False
+        self._release = False
         self._thread: threading.Thread | None = None
 
     def submit(self, surface_key: str, record_id: int) -> None:
@@ -171,15 +172,26 @@ class AfterWriteQueue:
                 self._thread.start()
             self._condition.notify_all()
 
-    def drain(self, timeout: float) -> bool:
-        """Wait until everything submitted is handled (or failed); False on timeout."""
+    def drain(self, timeout: float, *, release: bool = False) -> bool:
+        """Wait until everything submitted is handled (or failed); False on timeout. With
+        `release` a kept connection is closed too (at exit, or before a test database goes)."""
         with self._condition:
-            return self._condition.wait_for(lambda: not self._pending and not self._busy, timeout)
+            if release and self._thread is not None and self._thread.is_alive():
+                self._release = True
+                self._condition.notify_all()
+            return self._condition.wait_for(
+                lambda: not self._pending and not self._busy and not self._release, timeout
+            )
 
     def _run(self) -> None:
         while True:
             with self._condition:
-                self._condition.wait_for(lambda: bool(self._pending))
+                self._condition.wait_for(lambda: bool(self._pending) or self._release)
+                if not self._pending:  # asked to let go of its connection, with nothing to do
+                    connection.close()
+                    self._release = False
+                    self._condition.notify_all()
+                    continue
                 batch, self._pending = self._pending, {}
                 self._busy = True
             try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Iterator
 
 import pytest
 from django.db import connection, transaction
@@ -276,7 +277,7 @@ def test_a_write_answers_before_its_webhooks_are_looked_up_and_they_still_hear_o
 
 
 @pytest.fixture
-def broker_sends(settings, monkeypatch) -> list[int]:
+def broker_sends(settings, monkeypatch) -> Iterator[list[int]]:
     """ "task" delivery with a broker: the webhook ids whose delivery tasks were sent."""
     settings.MEMORYADMIN = {
         **settings.MEMORYADMIN,
@@ -285,7 +286,9 @@ def broker_sends(settings, monkeypatch) -> list[int]:
     settings.CELERY_TASK_ALWAYS_EAGER = False
     sent: list[int] = []
     monkeypatch.setattr(tasks.deliver_webhook, "delay", sent.append)
-    return sent
+    yield sent
+    # The sender keeps its connection between bursts: the test database must not be in use.
+    assert tasks.background_webhook_sender.drain(30, release=True)
 
 
 def test_with_a_broker_the_lookup_and_the_send_leave_the_request_after_commit(agent, broker_sends):
