@@ -7,7 +7,7 @@ profiled). A PreparedQuery builds its QuerySet once per thread's connection to t
 default database, with placeholder values; it keeps the SQL and the places its
 placeholders took among the parameters, and for each call sends that SQL with the real
 values, then makes the model instances as Django's own iterator does (the same converters,
-`from_db`, select_related).
+`from_db`, select_related, annotations).
 
 Only plain lookups whose values reach the SQL unchanged may take a placeholder: text
 compared as it is, or an integer (an id). Building the query checks that each placeholder
@@ -47,6 +47,7 @@ class _Compiled:
     fields: slice
     init_list: list[str]
     populators: list[Any]
+    annotations: dict[str, int]
     for_update: bool
 
 
@@ -93,6 +94,7 @@ class PreparedQuery(Generic[M]):
             fields=slice(first, last),
             init_list=[column[0].target.attname for column in select[first:last]],
             populators=get_related_populators(klass_info, select, alias),
+            annotations=dict(compiler.annotation_col_map or {}),
             for_update=queryset.query.select_for_update,
         )
 
@@ -120,5 +122,7 @@ class PreparedQuery(Generic[M]):
             instance = compiled.model.from_db(alias, compiled.init_list, row[compiled.fields])
             for populator in compiled.populators:
                 populator.populate(row, instance)
+            for name, position in compiled.annotations.items():
+                setattr(instance, name, row[position])
             instances.append(instance)
         return instances

@@ -548,7 +548,8 @@ def record_revision(spec: SurfaceSpec, record: VersionedRecord, **write: Any) ->
     """Build and store the revision of one write (see `build_revision` for the arguments)."""
     revision = build_revision(spec, record, **write)
     revision.save(force_insert=True)
-    webhooks.after_commit(revision.agent_id)
+    # The agent as the caller loaded it (build_revision read it already).
+    webhooks.after_commit(revision.agent_id, agent=record.agent)
     return revision
 
 

@@ -17,7 +17,7 @@ from standardwebhooks import Webhook as Verifier
 from stores import tasks
 from stores.models import AgentAccess, Webhook, WebhookDelivery
 from stores.selectors.changes import changes_after
-from stores.services import Actor, record_edit, record_forget
+from stores.services import Actor, record_edit, record_forget, token_authenticate
 from stores.services.webhooks import (
     backoff,
     webhook_create,
@@ -316,6 +316,67 @@ def test_with_a_broker_a_rolled_back_write_sends_nothing(agent, broker_sends):
         raise RuntimeError("rolled back")
     assert tasks.background_webhook_sender.drain(30)
     assert broker_sends == []
+
+
+def token_edit(agent, memory, old: str, new: str):
+    """An edit as the API makes it: by the agent its token was read with."""
+    _token, raw = agent_token(agent)
+    authenticated = token_authenticate(raw)
+    result = record_edit(
+        surface_key="memory",
+        agent=authenticated.agent,
+        ref=memory.pk,
+        actor=Actor.for_token(authenticated),
+        old_string=old,
+        new_string=new,
+    )
+    assert result.ok, result.message
+    return result
+
+
+def test_a_token_whose_agent_has_no_webhook_writes_without_looking_for_one(agent, monkeypatch):
+    with together():
+        memory = RecordMaker().memory(agent)
+    looked: list[int] = []
+    monkeypatch.setattr(tasks, "enqueue_webhooks", looked.append)
+
+    token_edit(agent, memory, "tea", "mate")
+
+    assert looked == []
+
+
+def test_a_token_whose_agent_has_a_webhook_still_delivers(agent):
+    with receiver() as hook:
+        add_webhook(agent, hook.url)
+        with together():
+            memory = RecordMaker().memory(agent)
+        settle()
+        hook.wait_for(1)
+        token_edit(agent, memory, "tea", "mate")
+        settle()
+        assert json.loads(hook.wait_for(2)[1].body)["type"] == "memory.updated"
+
+
+def test_a_webhook_added_while_a_token_request_runs_hears_of_its_write_from_the_sweep(agent):
+    with together():
+        memory = RecordMaker().memory(agent)
+    _token, raw = agent_token(agent)
+    authenticated = token_authenticate(raw)  # the request begins: no webhook yet
+    with receiver() as hook:
+        add_webhook(agent, hook.url)
+        result = record_edit(
+            surface_key="memory",
+            agent=authenticated.agent,
+            ref=memory.pk,
+            actor=Actor.for_token(authenticated),
+            old_string="tea",
+            new_string="mate",
+        )
+        settle()
+        assert result.ok and hook.received == []
+        assert webhooks_sweep() == {"webhooks": 1, "delivered": 1, "given_up": 0}
+        (arrived,) = hook.wait_for(1)
+    assert json.loads(arrived.body)["data"]["revision"] == result.revision
 
 
 def test_a_closed_port_never_fails_a_write(agent):
