@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from celery import shared_task
 from django.conf import settings
-from django.db import connection
+from django.db import close_old_connections, connection
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
@@ -81,17 +81,24 @@ def sweep_webhooks() -> dict[str, int]:
 
 
 def enqueue_webhooks(agent_id: int) -> None:
-    """After a write's commit: deliver to the agent's webhooks, without waiting for them.
+    """After a write's commit: deliver to the agent's webhooks; the answer waits for neither
+    the lookup of its webhooks nor the deliveries.
 
-    If the broker is down the changes wait in the feed and the sweep delivers them.
+    "thread": the background deliverer looks the agent's webhooks up and sends. "task" with a
+    broker: a background thread of this process looks them up and sends their tasks (a burst
+    of writes costs one lookup); "task" without one (tests) does both here. What a process
+    stopped before sending, or a broker outage, left in the feed, the sweep delivers.
     """
-    webhook_ids = enabled_webhook_ids(agent_id)
-    if not webhook_ids:
-        return
     if settings.MEMORYADMIN["WEBHOOKS"]["DELIVERY"] == "thread":
-        background_deliverer.submit(webhook_ids)
-        return
-    for webhook_id in webhook_ids:
+        background_deliverer.submit_agent(agent_id)
+    elif settings.CELERY_TASK_ALWAYS_EAGER:
+        _send_webhooks(WEBHOOK_AGENTS, [agent_id])
+    else:
+        background_webhook_sender.submit(WEBHOOK_AGENTS, agent_id)
+
+
+def _send_webhooks(_group: str, agent_ids: list[int]) -> None:
+    for webhook_id in enabled_webhook_ids(agent_ids):
         try:
             deliver_webhook.delay(webhook_id)
         except BrokerUnavailable as error:
@@ -135,19 +142,26 @@ class AfterWriteQueue:
     normal exit the process first waits a little for the queue to empty (EXIT_WAIT_SECONDS).
     """
 
-    def __init__(self, name: str, handle: Callable[[str, list[int]], None]) -> None:
+    def __init__(
+        self, name: str, handle: Callable[[str, list[int]], None], *, keep_connection: bool = False
+    ) -> None:
         self._name = name
         self._handle = handle
+        # A queue that reads the database after most writes keeps its connection, as a
+        # request thread does (a new PostgreSQL session per burst of writes is a new server
+        # process each time); the others close theirs between bursts.
+        self._keep_connection = keep_connection
         self._reset()
         # A forked child (a Celery or gunicorn worker) starts with no thread and, should the
         # parent have held the lock at the fork, a lock no one would release.
         os.register_at_fork(after_in_child=self._reset)
-        atexit.register(self.drain, EXIT_WAIT_SECONDS)
+        atexit.register(self.drain, EXIT_WAIT_SECONDS, release=True)
 
     def _reset(self) -> None:
         self._pending: dict[str, set[int]] = {}
         self._condition = threading.Condition()
         self._busy = False
+        self._release = False
         self._thread: threading.Thread | None = None
 
     def submit(self, surface_key: str, record_id: int) -> None:
@@ -158,18 +172,31 @@ class AfterWriteQueue:
                 self._thread.start()
             self._condition.notify_all()
 
-    def drain(self, timeout: float) -> bool:
-        """Wait until everything submitted is handled (or failed); False on timeout."""
+    def drain(self, timeout: float, *, release: bool = False) -> bool:
+        """Wait until everything submitted is handled (or failed); False on timeout. With
+        `release` a kept connection is closed too (at exit, or before a test database goes)."""
         with self._condition:
-            return self._condition.wait_for(lambda: not self._pending and not self._busy, timeout)
+            if release and self._thread is not None and self._thread.is_alive():
+                self._release = True
+                self._condition.notify_all()
+            return self._condition.wait_for(
+                lambda: not self._pending and not self._busy and not self._release, timeout
+            )
 
     def _run(self) -> None:
         while True:
             with self._condition:
-                self._condition.wait_for(lambda: bool(self._pending))
+                self._condition.wait_for(lambda: bool(self._pending) or self._release)
+                if not self._pending:  # asked to let go of its connection, with nothing to do
+                    connection.close()
+                    self._release = False
+                    self._condition.notify_all()
+                    continue
                 batch, self._pending = self._pending, {}
                 self._busy = True
             try:
+                if self._keep_connection:
+                    close_old_connections()  # past CONN_MAX_AGE, or broken: a new one
                 batch_size = settings.MEMORYADMIN["REEMBED_BATCH_SIZE"]
                 for surface_key, record_ids in batch.items():
                     ids = sorted(record_ids)
@@ -180,9 +207,10 @@ class AfterWriteQueue:
                         except Exception:  # the vector stays stale: the sweep retries
                             logger.exception("%s of %s %s failed", self._name, surface_key, chunk)
             finally:
-                # This thread's connection is its own: close it rather than keep a SQLite
-                # handle (or a PostgreSQL session) open between bursts of writes.
-                connection.close()
+                # This thread's connection is its own: unless kept, close it rather than
+                # keep a SQLite handle (or a PostgreSQL session) open between bursts of writes.
+                if not self._keep_connection:
+                    connection.close()
                 with self._condition:
                     self._busy = False
                     self._condition.notify_all()
@@ -200,26 +228,35 @@ EXIT_WAIT_SECONDS = 30.0
 background_reembedder = AfterWriteQueue("memoryadmin-reembed", _embed)
 # With a broker: the task is sent from here, off the request (about 1 ms of an edit).
 background_sender = AfterWriteQueue("memoryadmin-reembed-sender", _send_reembed)
+# With a broker: the agents whose writes committed, their webhooks looked up and their
+# delivery tasks sent from here, off the request (the lookup was about 1 ms of an edit).
+WEBHOOK_AGENTS = "agents"
+background_webhook_sender = AfterWriteQueue(
+    "memoryadmin-webhook-sender", _send_webhooks, keep_connection=True
+)
 
 
 class BackgroundDeliverer:
     """Delivers webhooks from a thread of the writing process (the embedded default).
 
     Without a broker, a Celery task would send inside the request; here a write only adds
-    ids to a set. A retry waits for its time in `_timers` (one per webhook); what a stopped
-    process had not sent stays in the feed, and the periodic sweep sends it.
+    its agent's id to a set, and this thread looks up the agent's webhooks. A retry waits
+    for its time in `_timers` (one per webhook); what a stopped process had not sent stays
+    in the feed, and the periodic sweep sends it.
     """
 
     def __init__(self) -> None:
         self._pending: set[int] = set()
+        self._agents: set[int] = set()
         self._timers: dict[int, float] = {}
         self._condition = threading.Condition()
         self._busy = False
         self._thread: threading.Thread | None = None
 
-    def submit(self, webhook_ids: list[int]) -> None:
+    def submit_agent(self, agent_id: int) -> None:
+        """Deliver to the agent's enabled webhooks, looked up in this deliverer's thread."""
         with self._condition:
-            self._pending.update(webhook_ids)
+            self._agents.add(agent_id)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="memoryadmin-webhooks", daemon=True
@@ -238,7 +275,7 @@ class BackgroundDeliverer:
             if due <= now:
                 del self._timers[webhook_id]
                 self._pending.add(webhook_id)
-        return bool(self._pending)
+        return bool(self._pending or self._agents)
 
     def drain(self, timeout: float) -> bool:
         """Wait until everything submitted, and every retry scheduled, has been tried."""
@@ -257,16 +294,27 @@ class BackgroundDeliverer:
                 while not self._due():
                     soonest = min(self._timers.values(), default=None)
                     self._condition.wait(None if soonest is None else soonest - time.monotonic())
-                batch, self._pending = sorted(self._pending), set()
+                batch, self._pending = self._pending, set()
+                agents, self._agents = self._agents, set()
                 self._busy = True
             try:
-                for webhook_id in batch:
+                if agents:
+                    batch.update(self._webhooks_of(agents))
+                for webhook_id in sorted(batch):
                     self._deliver(webhook_id)
             finally:
                 connection.close()
                 with self._condition:
                     self._busy = False
                     self._condition.notify_all()
+
+    @staticmethod
+    def _webhooks_of(agent_ids: set[int]) -> list[int]:
+        try:
+            return enabled_webhook_ids(agent_ids)
+        except Exception:  # the changes stay in the feed: the next write or the sweep sends
+            logger.exception("webhooks of agents %s: lookup failed", sorted(agent_ids))
+            return []
 
     def _deliver(self, webhook_id: int) -> None:
         try:

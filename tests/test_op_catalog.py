@@ -224,3 +224,12 @@ def test_a_field_no_entry_declares_is_typed_from_its_model_field():
     path = {param.name: param for param in update.params("file")}["path"]
     assert (path.kind, path.max_length) == (Kind.STRING, 1000)
     assert path.description == "The file's path, e.g. /memories/projects/heron.md."
+
+
+def test_an_ops_parameters_are_built_once_per_surface():
+    # Every request of an op reads them two or three times; they never change.
+    edit = CATALOG[OpName.EDIT]
+
+    assert edit.params("memory") is edit.params("memory")
+    assert edit.params() is edit.params()
+    assert edit.params("memory") == edit._params("memory")

@@ -7,9 +7,9 @@ log line written while the request runs carries it (see memoryadmin.ops.logs).
 from __future__ import annotations
 
 import logging
+import random
 import re
 import time
-import uuid
 from collections.abc import Callable
 from contextvars import ContextVar
 
@@ -30,13 +30,20 @@ def current_request_id() -> str | None:
     return _request_id.get()
 
 
+def new_request_id() -> str:
+    """32 hex digits, as a uuid4's were. An id needs to be unique, not unguessable: Python's
+    own generator (reseeded in each forked worker) makes it without a system call, which
+    lets another thread take the interpreter (uuid4 reads os.urandom)."""
+    return f"{random.getrandbits(128):032x}"
+
+
 class RequestIdMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         incoming = request.headers.get(REQUEST_ID_HEADER, "")
-        request_id = incoming if VALID_REQUEST_ID.fullmatch(incoming) else uuid.uuid4().hex
+        request_id = incoming if VALID_REQUEST_ID.fullmatch(incoming) else new_request_id()
         request.request_id = request_id  # type: ignore[attr-defined]
         token = _request_id.set(request_id)
         started = time.perf_counter()

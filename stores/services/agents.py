@@ -9,14 +9,17 @@ import secrets
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.text import slugify
 
 from stores.editing import Status
 from stores.errors import Invalid
-from stores.models import Agent, AgentAccess, AgentToken, Subject
+from stores.models import Agent, AgentAccess, AgentToken, Subject, Webhook
+from stores.prepared import PreparedQuery
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
+from stores.services.webhooks import HAS_ENABLED_WEBHOOKS
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -253,19 +256,29 @@ def token_create(
     return _traced(actor, agent, "token_create", result, f"{name} (ma_{prefix}_…)")
 
 
+# Every request runs this: compiled once (key_hash is unique: no ORDER BY either). Whether
+# the agent has an enabled webhook comes with it, so its writes need not look (webhooks.py).
+_LIVE_TOKEN = PreparedQuery(
+    lambda key_hash: (
+        AgentToken.objects.select_related("agent")
+        .filter(key_hash=key_hash, revoked_at__isnull=True)
+        .annotate(
+            agent_has_webhooks=Exists(
+                Webhook.objects.filter(agent_id=OuterRef("agent_id"), enabled=True)
+            )
+        )
+        .order_by()[:1]
+    ),
+    str,
+)
+
+
 def token_authenticate(raw: str) -> AgentToken | None:
     """The live token for `raw`, or None (unknown, revoked or expired)."""
-    # key_hash is unique: no ORDER BY to build (every request runs this).
-    token = next(
-        iter(
-            AgentToken.objects.select_related("agent")
-            .filter(key_hash=hash_token(raw.strip()), revoked_at__isnull=True)
-            .order_by()[:1]
-        ),
-        None,
-    )
+    token = next(iter(_LIVE_TOKEN.run(hash_token(raw.strip()))), None)
     if token is None or (token.expires_at is not None and token.expires_at <= timezone.now()):
         return None
+    setattr(token.agent, HAS_ENABLED_WEBHOOKS, token.agent_has_webhooks)
     return token
 
 

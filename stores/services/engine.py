@@ -31,6 +31,7 @@ from stores.models import (
     text_fingerprint,
 )
 from stores.models.revisions import after_hash
+from stores.prepared import PreparedQuery
 from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
@@ -135,23 +136,50 @@ def lookup_filter(ref: RecordRef) -> Q:
     return Q(alias=text)
 
 
+def _record_lookup(spec: SurfaceSpec, *, by_id: bool, lock: bool) -> PreparedQuery[Any]:
+    """The read of a record by its ref, compiled once: every write and most reads run it."""
+    key = (spec.key, by_id, lock)
+    query = _RECORD_LOOKUPS.get(key)
+    if query is not None:
+        return query
+
+    def build(agent_id: int, alias: str, pk: int | None = None) -> models.QuerySet[Any]:
+        records = spec.model.objects.filter(
+            Q(pk=pk) | Q(alias=alias) if by_id else Q(alias=alias), agent_id=agent_id
+        )
+        if spec.select_related:
+            records = records.select_related(*spec.select_related)
+        if spec.embedded:
+            # The vector is bookkeeping of the embedding job; an edit never needs to read it.
+            records = records.defer("embedding")
+        if lock:
+            records = records.select_for_update(of=("self",))
+        # At most one id match and one alias match (aliases are unique per agent), told
+        # apart by the caller: no ORDER BY.
+        return records.order_by()[:2]
+
+    kinds = (int, str, int) if by_id else (int, str)
+    return _RECORD_LOOKUPS.setdefault(key, PreparedQuery(build, *kinds))
+
+
+_RECORD_LOOKUPS: dict[tuple[str, bool, bool], PreparedQuery[Any]] = {}
+# The largest id a (big integer) primary key holds.
+MAX_ID = 2**63 - 1
+
+
 def find_record(
     spec: SurfaceSpec, *, agent: Agent, ref: RecordRef, actor: Actor, lock: bool = False
 ) -> VersionedRecord:
     """The record `ref` of `agent` as `actor` may see it, or NotFound (which reveals nothing)."""
     if not actor.can_see(agent):
         raise NotFound(_not_found_message(spec, ref))
-    records = spec.model.objects.filter(lookup_filter(ref), agent=agent)
-    if spec.select_related:
-        records = records.select_related(*spec.select_related)
-    if spec.embedded:
-        # The vector is bookkeeping of the embedding job; an edit never needs to read it.
-        records = records.defer("embedding")
-    if lock:
-        records = records.select_for_update(of=("self",))
-    # At most one id match and one alias match (aliases are unique per agent), told apart
-    # below: no ORDER BY to build on every write.
-    candidates = list(records.order_by()[:2])
+    # As lookup_filter: an id or an alias, or an alias only (so too a number past any id).
+    text = str(ref).strip()
+    if text.isdecimal() and 0 < int(text) <= MAX_ID:
+        query = _record_lookup(spec, by_id=True, lock=lock)
+        candidates = query.run(agent.pk, text, int(text))
+    else:
+        candidates = _record_lookup(spec, by_id=False, lock=lock).run(agent.pk, text)
     if not candidates:
         raise NotFound(_not_found_message(spec, ref))
     # An id beats an alias that happens to read like another record's id.
@@ -520,7 +548,8 @@ def record_revision(spec: SurfaceSpec, record: VersionedRecord, **write: Any) ->
     """Build and store the revision of one write (see `build_revision` for the arguments)."""
     revision = build_revision(spec, record, **write)
     revision.save(force_insert=True)
-    webhooks.after_commit(revision.agent_id)
+    # The agent as the caller loaded it (build_revision read it already).
+    webhooks.after_commit(revision.agent_id, agent=record.agent)
     return revision
 
 

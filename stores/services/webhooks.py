@@ -294,13 +294,21 @@ def webhook_data(webhook: Webhook) -> dict[str, Any]:
 
 
 AGENT_ATTRIBUTE = "webhooks_of_agent"
+# Set on an agent loaded with its token (token_authenticate): whether it had an enabled
+# webhook when the request began.
+HAS_ENABLED_WEBHOOKS = "has_enabled_webhooks"
 
 
-def after_commit(agent_id: int) -> None:
+def after_commit(agent_id: int, *, agent: Agent | None = None) -> None:
     """Once the current transaction commits, send the agent's new changes to its webhooks.
 
-    One callback per agent and transaction, however many revisions it writes.
+    One callback per agent and transaction, however many revisions it writes. An `agent`
+    that had no enabled webhook as its request began (read with its token) sends nothing:
+    most agents have none, and the commit spares looking them up. A webhook created or
+    enabled since then starts from a cursor behind this write, so the sweep delivers it.
     """
+    if agent is not None and getattr(agent, HAS_ENABLED_WEBHOOKS, True) is False:
+        return
     connection = transaction.get_connection()
     if connection.in_atomic_block and any(
         getattr(callback, AGENT_ATTRIBUTE, None) == agent_id

@@ -99,3 +99,14 @@ def test_text_fields_are_redacted_unless_debug_logging_is_on(json_log):
     quiet, verbose = lines_of(json_log, "memoryadmin.test_redaction")
     assert quiet["old_string"] == f"<{len(SECRET_TEXT)} characters, not logged>"
     assert verbose["old_string"] == SECRET_TEXT
+
+
+def test_a_request_id_is_made_without_reading_the_system_random_source(client, db, monkeypatch):
+    # os.urandom lets another thread take the interpreter mid-request; an id needs no secrecy.
+    def refused(size: int) -> bytes:
+        raise AssertionError("os.urandom read for a request id")
+
+    monkeypatch.setattr("os.urandom", refused)
+    ids = {client.get("/healthz")["X-Request-ID"] for _ in range(3)}
+
+    assert len(ids) == 3 and all(len(made) == 32 and int(made, 16) >= 0 for made in ids)

@@ -6,15 +6,18 @@ from __future__ import annotations
 import json
 import socket
 import time
+from collections.abc import Iterator
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from standardwebhooks import Webhook as Verifier
 
+from stores import tasks
 from stores.models import AgentAccess, Webhook, WebhookDelivery
 from stores.selectors.changes import changes_after
-from stores.services import Actor, record_edit, record_forget
+from stores.services import Actor, record_edit, record_forget, token_authenticate
 from stores.services.webhooks import (
     backoff,
     webhook_create,
@@ -255,6 +258,127 @@ def test_a_receiver_that_never_answers_does_not_hold_up_a_write(agent):
         assert len(hook.wait_for(2)) == 2
 
 
+def webhook_queries(captured: CaptureQueriesContext) -> list[str]:
+    return [query["sql"] for query in captured.captured_queries if "stores_webhook" in query["sql"]]
+
+
+def test_a_write_answers_before_its_webhooks_are_looked_up_and_they_still_hear_of_it(agent):
+    with receiver() as hook:
+        add_webhook(agent, hook.url)
+        with together():
+            memory = RecordMaker().memory(agent)
+        settle()
+        hook.wait_for(1)
+        with CaptureQueriesContext(connection) as on_the_request:
+            edit(memory, "tea", "mate")
+        settle()
+        assert len(hook.wait_for(2)) == 2
+    assert webhook_queries(on_the_request) == []
+
+
+@pytest.fixture
+def broker_sends(settings, monkeypatch) -> Iterator[list[int]]:
+    """ "task" delivery with a broker: the webhook ids whose delivery tasks were sent."""
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "WEBHOOKS": {**settings.MEMORYADMIN["WEBHOOKS"], "DELIVERY": "task"},
+    }
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    sent: list[int] = []
+    monkeypatch.setattr(tasks.deliver_webhook, "delay", sent.append)
+    yield sent
+    # The sender keeps its connection between bursts: the test database must not be in use.
+    assert tasks.background_webhook_sender.drain(30, release=True)
+
+
+def test_with_a_broker_the_lookup_and_the_send_leave_the_request_after_commit(agent, broker_sends):
+    webhook, _secret = add_webhook(agent, "http://127.0.0.1:9/hook")
+    other, _secret = add_webhook(agent, "http://127.0.0.1:9/other")
+    with together():
+        memory = RecordMaker().memory(agent)
+    assert tasks.background_webhook_sender.drain(30)
+    broker_sends.clear()
+    with CaptureQueriesContext(connection) as on_the_request:
+        edit(memory, "tea", "mate")
+    assert tasks.background_webhook_sender.drain(30)
+    assert webhook_queries(on_the_request) == []
+    assert sorted(broker_sends) == [webhook.pk, other.pk]
+
+
+def test_with_a_broker_a_rolled_back_write_sends_nothing(agent, broker_sends):
+    add_webhook(agent, "http://127.0.0.1:9/hook")
+    with together():
+        memory = RecordMaker().memory(agent)
+    assert tasks.background_webhook_sender.drain(30)
+    broker_sends.clear()
+    with pytest.raises(RuntimeError), together():
+        edit(memory, "tea", "mate")
+        raise RuntimeError("rolled back")
+    assert tasks.background_webhook_sender.drain(30)
+    assert broker_sends == []
+
+
+def token_edit(agent, memory, old: str, new: str):
+    """An edit as the API makes it: by the agent its token was read with."""
+    _token, raw = agent_token(agent)
+    authenticated = token_authenticate(raw)
+    result = record_edit(
+        surface_key="memory",
+        agent=authenticated.agent,
+        ref=memory.pk,
+        actor=Actor.for_token(authenticated),
+        old_string=old,
+        new_string=new,
+    )
+    assert result.ok, result.message
+    return result
+
+
+def test_a_token_whose_agent_has_no_webhook_writes_without_looking_for_one(agent, monkeypatch):
+    with together():
+        memory = RecordMaker().memory(agent)
+    looked: list[int] = []
+    monkeypatch.setattr(tasks, "enqueue_webhooks", looked.append)
+
+    token_edit(agent, memory, "tea", "mate")
+
+    assert looked == []
+
+
+def test_a_token_whose_agent_has_a_webhook_still_delivers(agent):
+    with receiver() as hook:
+        add_webhook(agent, hook.url)
+        with together():
+            memory = RecordMaker().memory(agent)
+        settle()
+        hook.wait_for(1)
+        token_edit(agent, memory, "tea", "mate")
+        settle()
+        assert json.loads(hook.wait_for(2)[1].body)["type"] == "memory.updated"
+
+
+def test_a_webhook_added_while_a_token_request_runs_hears_of_its_write_from_the_sweep(agent):
+    with together():
+        memory = RecordMaker().memory(agent)
+    _token, raw = agent_token(agent)
+    authenticated = token_authenticate(raw)  # the request begins: no webhook yet
+    with receiver() as hook:
+        add_webhook(agent, hook.url)
+        result = record_edit(
+            surface_key="memory",
+            agent=authenticated.agent,
+            ref=memory.pk,
+            actor=Actor.for_token(authenticated),
+            old_string="tea",
+            new_string="mate",
+        )
+        settle()
+        assert result.ok and hook.received == []
+        assert webhooks_sweep() == {"webhooks": 1, "delivered": 1, "given_up": 0}
+        (arrived,) = hook.wait_for(1)
+    assert json.loads(arrived.body)["data"]["revision"] == result.revision
+
+
 def test_a_closed_port_never_fails_a_write(agent):
     webhook, _secret = add_webhook(agent, f"http://127.0.0.1:{closed_port()}/hook")
     with together():
@@ -303,6 +427,7 @@ def test_the_sweep_delivers_what_no_commit_sent(agent):
         webhook, _secret = add_webhook(agent, hook.url)
         Webhook.objects.filter(pk=webhook.pk).update(enabled=False)
         RecordMaker().memory(agent)  # nobody to send it: the webhook is off
+        settle()  # the write's own look-up of its webhooks, after the answer, found none
         Webhook.objects.filter(pk=webhook.pk).update(enabled=True)
         assert webhooks_sweep() == {"webhooks": 1, "delivered": 1, "given_up": 0}
         assert len(hook.wait_for(1)) == 1

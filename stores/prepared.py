@@ -1,0 +1,128 @@
+"""Queries compiled once: a QuerySet's SQL kept and run again with new parameter values.
+
+Django compiles a QuerySet into SQL each time it is evaluated. For the reads every request
+makes (the token of the `Authorization` header, the record an edit locks) that compilation
+was most of their cost in Python, more than the database's answer (bench/edit_path.py,
+profiled). A PreparedQuery builds its QuerySet once per thread's connection to the
+default database, with placeholder values; it keeps the SQL and the places its
+placeholders took among the parameters, and for each call sends that SQL with the real
+values, then makes the model instances as Django's own iterator does (the same converters,
+`from_db`, select_related, annotations).
+
+Only plain lookups whose values reach the SQL unchanged may take a placeholder: text
+compared as it is, or an integer (an id). Building the query checks that each placeholder
+came out as one parameter of its own, so a lookup that would transform its value fails
+there, at once, rather than answer a different question.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.models import Model, QuerySet
+from django.db.models.query import get_related_populators
+from django.db.transaction import TransactionManagementError
+
+M = TypeVar("M", bound=Model)
+
+# Placeholders no real value takes: text no token or alias holds, and ids within the range
+# of a big integer (an id lookup beyond it compiles to no SQL at all) that none reaches.
+TEXT_PLACEHOLDER = "\uffff\uffffprepared-{}\uffff"
+ID_PLACEHOLDER = 9_000_000_000_000_000_000
+
+
+@dataclass(frozen=True)
+class _Compiled:
+    sql: str
+    params: tuple[Any, ...]
+    slots: tuple[tuple[int, int], ...]  # (index among the parameters, argument number)
+    compiler: Any
+    converters: dict[int, Any]
+    model: type[Model]
+    fields: slice
+    init_list: list[str]
+    populators: list[Any]
+    annotations: dict[str, int]
+    for_update: bool
+
+
+class PreparedQuery(Generic[M]):
+    """`build(*placeholders)` -> a QuerySet, compiled once per connection; `run(*values)`."""
+
+    def __init__(self, build: Callable[..., QuerySet[M]], *kinds: type[str] | type[int]) -> None:
+        self._build = build
+        self._kinds = kinds
+        self._compiled: weakref.WeakKeyDictionary[BaseDatabaseWrapper, _Compiled] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def _placeholders(self) -> list[str | int]:
+        return [
+            TEXT_PLACEHOLDER.format(number) if kind is str else ID_PLACEHOLDER + number
+            for number, kind in enumerate(self._kinds)
+        ]
+
+    def _compile(self, alias: str) -> _Compiled:
+        placeholders = self._placeholders()
+        queryset = self._build(*placeholders).using(alias)
+        compiler = queryset.query.get_compiler(using=alias)
+        sql, params = compiler.as_sql()
+        slots = []
+        for number, placeholder in enumerate(placeholders):
+            places = [
+                index
+                for index, param in enumerate(params)
+                if type(param) is type(placeholder) and param == placeholder
+            ]
+            if not places:
+                raise ValueError(f"placeholder {number} is not a parameter of its own: {sql}")
+            slots += [(index, number) for index in places]
+        klass_info, select = compiler.klass_info, compiler.select
+        first, last = klass_info["select_fields"][0], klass_info["select_fields"][-1] + 1
+        return _Compiled(
+            sql=sql,
+            params=tuple(params),
+            slots=tuple(slots),
+            compiler=compiler,
+            converters=compiler.get_converters([s[0] for s in select[: compiler.col_count]]),
+            model=klass_info["model"],
+            fields=slice(first, last),
+            init_list=[column[0].target.attname for column in select[first:last]],
+            populators=get_related_populators(klass_info, select, alias),
+            annotations=dict(compiler.annotation_col_map or {}),
+            for_update=queryset.query.select_for_update,
+        )
+
+    def run(self, *values: str | int) -> list[M]:
+        """The instances the QuerySet built from `values` would give, in its order."""
+        if len(values) != len(self._kinds):
+            raise TypeError(f"{len(self._kinds)} values expected, {len(values)} given")
+        connection = connections[DEFAULT_DB_ALIAS]  # this thread's
+        compiled = self._compiled.get(connection)
+        if compiled is None:
+            compiled = self._compiled[connection] = self._compile(connection.alias)
+        if compiled.for_update and connection.get_autocommit():
+            raise TransactionManagementError("A locking read needs a transaction.")
+        params = list(compiled.params)
+        for index, number in compiled.slots:
+            params[index] = values[number]
+        with connection.cursor() as cursor:
+            cursor.execute(compiled.sql, params)
+            rows = cursor.fetchall()
+        if compiled.converters:
+            rows = compiled.compiler.apply_converters(rows, compiled.converters)
+        alias = connection.alias
+        instances = []
+        for row in rows:
+            instance = compiled.model.from_db(alias, compiled.init_list, row[compiled.fields])
+            for populator in compiled.populators:
+                populator.populate(row, instance)
+            for name, position in compiled.annotations.items():
+                setattr(instance, name, row[position])
+            instances.append(instance)
+        return instances

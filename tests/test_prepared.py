@@ -1,0 +1,108 @@
+"""Queries compiled once: the same instances as the QuerySet, without compiling it again."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import transaction
+from django.db.models.sql.compiler import SQLCompiler
+from django.db.transaction import TransactionManagementError
+
+from stores.models import AgentToken, Memory
+from stores.prepared import PreparedQuery
+from stores.services import Actor, record_edit, token_authenticate, token_revoke
+from stores.services.engine import find_record
+from stores.surfaces import SURFACES
+from tests.factories import agent_token
+
+MAINTAINER = Actor.maintainer("tests")
+
+
+@pytest.fixture
+def select_compilations(monkeypatch) -> list[str]:
+    """The SELECT statements Django compiles from now on."""
+    compiled: list[str] = []
+    compile_select = SQLCompiler.as_sql
+
+    def counted(self, *args, **kwargs):
+        sql, params = compile_select(self, *args, **kwargs)
+        if type(self) is SQLCompiler or sql.lstrip().upper().startswith("SELECT"):
+            compiled.append(sql)
+        return sql, params
+
+    monkeypatch.setattr(SQLCompiler, "as_sql", counted)
+    return compiled
+
+
+def test_a_prepared_query_gives_what_its_queryset_gives(agent, make, django_assert_num_queries):
+    make.memory(agent, "First.")
+    second = make.memory(agent, "Second.", alias="second")
+    by_alias = PreparedQuery(
+        lambda agent_id, alias: (
+            Memory.objects.select_related("agent")
+            .filter(agent_id=agent_id, alias=alias)
+            .defer("embedding")
+        ),
+        int,
+        str,
+    )
+
+    by_alias.run(agent.pk, "warm-up")
+    with django_assert_num_queries(1):
+        (found,) = by_alias.run(agent.pk, "second")
+        assert found.agent == agent  # loaded with it, no query of its own
+    assert by_alias.run(agent.pk, "first") == []
+    assert by_alias.run(agent.pk + 1, "second") == []
+    expected = Memory.objects.get(pk=second.pk)
+    assert found.pk == second.pk and found.content == "Second."
+    assert found.created_at == expected.created_at and found.tags == expected.tags
+    assert found.get_deferred_fields() == {"embedding"}
+
+
+def test_a_value_the_lookup_would_change_cannot_be_a_placeholder(agent):
+    containing = PreparedQuery(lambda text: Memory.objects.filter(content__contains=text), str)
+
+    with pytest.raises(ValueError, match="not a parameter of its own"):
+        containing.run("tea")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_locking_read_needs_a_transaction(agent, make):
+    memory = make.memory(agent)
+    locked = PreparedQuery(lambda pk: Memory.objects.select_for_update().filter(pk=pk), int)
+
+    with transaction.atomic():
+        assert [found.pk for found in locked.run(memory.pk)] == [memory.pk]
+    with pytest.raises(TransactionManagementError):
+        locked.run(memory.pk)
+
+
+def test_a_token_is_looked_up_without_compiling_its_query_again(agent, select_compilations):
+    token, raw = agent_token(agent)
+    assert token_authenticate(raw) == token
+    select_compilations.clear()
+
+    found = token_authenticate(raw)
+    assert token_authenticate("ma_unknown") is None
+
+    assert found == token and found.agent == agent
+    assert select_compilations == []
+    token_revoke(actor=MAINTAINER, token=AgentToken.objects.get(pk=token.pk))
+    assert token_authenticate(raw) is None  # revoked: at once, there is no cache
+
+
+def test_an_edit_reads_its_record_without_compiling_a_select(agent, make, select_compilations):
+    memory = make.memory(agent, "The user likes tea.")
+    edit = {"surface_key": "memory", "agent": agent, "ref": memory.pk, "actor": MAINTAINER}
+    assert record_edit(**edit, old_string="tea", new_string="mate").ok
+    select_compilations.clear()
+
+    assert record_edit(**edit, old_string="mate", new_string="tea").ok
+
+    assert select_compilations == []
+
+
+def test_a_ref_past_any_id_is_an_alias_that_no_record_has(agent, make):
+    make.memory(agent)
+
+    with pytest.raises(Exception, match="No memory record"):
+        find_record(SURFACES["memory"], agent=agent, ref="9" * 30, actor=MAINTAINER)
