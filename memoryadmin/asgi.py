@@ -53,6 +53,9 @@ class DjangoInThreads:
         self.executor = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="django")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":  # a websocket: no page of the app speaks it
+            await send({"type": "websocket.close", "code": 1000})
+            return
         # As Django's own ASGI handler does: a large body waits in a file, not in memory.
         with tempfile.SpooledTemporaryFile(max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE) as body:
             while True:
