@@ -118,6 +118,7 @@ TEXT_FIELD = Param(
     choices_of=_text_fields,
 )
 HEADING = Param("heading", Kind.STRING, "The section's heading text, e.g. 'Steps'.", max_length=500)
+INSERTED_LINES = Param("content", Kind.TEXT, "The lines to insert.", required=True, min_length=1)
 RULE = Param("rule", Kind.TEXT, "The rule's current text, as written.", required=True)
 
 
@@ -892,7 +893,7 @@ OPS: tuple[OpSpec, ...] = (
         skill_insert_before_section,
         (
             replace(HEADING, required=True),
-            Param("content", Kind.TEXT, "The lines to insert.", required=True, min_length=1),
+            INSERTED_LINES,
         ),
         surfaces=("skill",),
         previews=True,
@@ -907,7 +908,7 @@ OPS: tuple[OpSpec, ...] = (
         skill_insert_after_section,
         (
             replace(HEADING, required=True),
-            Param("content", Kind.TEXT, "The lines to insert.", required=True, min_length=1),
+            INSERTED_LINES,
         ),
         surfaces=("skill",),
         previews=True,

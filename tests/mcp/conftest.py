@@ -8,20 +8,17 @@ a subprocess against the same data — on PostgreSQL the test database itself; o
 
 from __future__ import annotations
 
-import socket
 import sqlite3
-import threading
-import time
 from collections.abc import Callable, Iterator
 from urllib.parse import quote
 
 import pytest
-import uvicorn
 from asgiref.sync import sync_to_async
 from django.core.cache import cache
 from django.db import connection, connections
 
 from tests.mcp.clients import run_async
+from tests.servers import asgi_server
 
 FAKE_EMBEDDINGS = "stores.embeddings.fake.FakeBackend"
 
@@ -44,24 +41,8 @@ def sync_thread_db(transactional_db) -> Iterator[None]:
 @pytest.fixture
 def mcp_url(sync_thread_db) -> Iterator[str]:
     """The /mcp/ endpoint of a uvicorn server running the whole ASGI application."""
-    from memoryadmin.asgi import build_application
-
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    port = listener.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(build_application(), log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [listener]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}/mcp/"
-    finally:
-        server.should_exit = True
-        thread.join(20)
-        listener.close()
+    with asgi_server() as base:
+        yield f"{base}/mcp/"
 
 
 @pytest.fixture
