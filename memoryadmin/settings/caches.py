@@ -14,8 +14,8 @@ _cache_url = env("CACHE_URL") or (
 if _cache_url:
     CACHES = {
         "default": {
-            # Django's own, with its Redis client kept (memoryadmin/ops/cache.py).
-            "BACKEND": "memoryadmin.ops.cache.ReusedClientRedisCache",
+            # Django's own, with its Redis client kept (memoryadmin/hosting/cache.py).
+            "BACKEND": "memoryadmin.hosting.cache.ReusedClientRedisCache",
             "LOCATION": _cache_url,
             "KEY_PREFIX": "memoryadmin",
         }

@@ -29,8 +29,8 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # Request ids are set first so every log line carries one; health probes answer before
     # host validation and the HTTPS redirect (a container probe talks plain HTTP to 127.0.0.1).
-    "memoryadmin.ops.requests.RequestIdMiddleware",
-    "memoryadmin.ops.health.HealthCheckMiddleware",
+    "memoryadmin.hosting.requests.RequestIdMiddleware",
+    "memoryadmin.hosting.health.HealthCheckMiddleware",
     "django.middleware.security.SecurityMiddleware",
     # WhiteNoise serves the collected static files from the app itself (no separate web
     # server); in development runserver serves them from the source folders.
@@ -44,7 +44,7 @@ MIDDLEWARE = [
     "django_htmx.middleware.HtmxMiddleware",
     # The content security policy of every page (security.py).
     "csp.middleware.CSPMiddleware",
-    "memoryadmin.ops.database.DatabaseUnavailableMiddleware",
+    "memoryadmin.hosting.database.DatabaseUnavailableMiddleware",
     # Failed logins counted and refused (login.py).
     "axes.middleware.AxesMiddleware",
 ]

@@ -6,7 +6,7 @@ from typing import Any
 
 import dj_database_url
 
-from memoryadmin.ops.private_files import private_database, private_directory
+from memoryadmin.hosting.private_files import private_database, private_directory
 from memoryadmin.settings.environment import DATA_DIR, env, env_bool
 
 

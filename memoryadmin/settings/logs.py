@@ -10,12 +10,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {
-        "request_id": {"()": "memoryadmin.ops.logs.RequestIdFilter"},
-        "client_errors": {"()": "memoryadmin.ops.logs.ClientErrorFilter"},
+        "request_id": {"()": "memoryadmin.hosting.logs.RequestIdFilter"},
+        "client_errors": {"()": "memoryadmin.hosting.logs.ClientErrorFilter"},
     },
     "formatters": {
         "json": {
-            "()": "memoryadmin.ops.logs.JsonFormatter",
+            "()": "memoryadmin.hosting.logs.JsonFormatter",
             "fmt": "%(levelname)s %(name)s %(message)s",
         },
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s] %(message)s"},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
 
-from memoryadmin.ops.private_files import installation_secret, private_directory
+from memoryadmin.hosting.private_files import installation_secret, private_directory
 from memoryadmin.settings.environment import DATA_DIR, PRODUCTION, env, env_bool, env_list
 
 # Without MEMORYADMIN_SECRET_KEY (production requires it), each installation makes its own

@@ -217,7 +217,7 @@ def test_every_outcome_is_a_result_or_a_refusal(document, old, new):
         assert isinstance(applied.text, str)
 
 
-# --- expected_replacements (issue 17, item 3) -------------------------------------------
+# --- expected_replacements -------------------------------------------
 
 
 def test_expected_replacements_replaces_all_when_the_count_matches():
