@@ -198,10 +198,18 @@ FIELD_PARAMS: dict[str, Param] = {
 }
 
 
+def _model_field(spec: SurfaceSpec, name: str) -> models.Field[Any, Any]:
+    """A field of the surface's own table (a parameter is never a reverse relation)."""
+    field = spec.model._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise TypeError(f"{spec.key}.{name} is a relation to another model, not a field.")
+    return field
+
+
 def _model_field_param(spec: SurfaceSpec, name: str) -> Param:
     """A field no entry above declares, typed from its model field, so that a new surface's
     plain text and name fields need no entry (its help_text is what a model is told)."""
-    field = spec.model._meta.get_field(name)
+    field = _model_field(spec, name)
     description = str(field.help_text or field.verbose_name).rstrip(".") + "."
     if isinstance(field, models.TextField):
         return Param(name, Kind.TEXT, description)
@@ -293,9 +301,7 @@ class OpSpec:
             )
             # A text its model may not leave blank must not be empty on any of these surfaces.
             must_fill = param.kind is Kind.TEXT and not any(
-                spec.model._meta.get_field(name).blank
-                for spec in specs
-                if name in self.fields(spec)
+                _model_field(spec, name).blank for spec in specs if name in self.fields(spec)
             )
             params.append(replace(param, required=required, min_length=1 if must_fill else None))
         return params
