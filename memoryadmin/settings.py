@@ -575,3 +575,14 @@ CELERY_BEAT_SCHEDULE["deliver-webhooks"] = {
     "task": "stores.tasks.sweep_webhooks",
     "schedule": float(env("WEBHOOK_SWEEP_INTERVAL", "60") or 60),
 }
+
+# --- Prometheus metrics ----------------------------------------------------------------------
+# GET /metrics (memoryadmin/ops/metrics.py) answers only `Authorization: Bearer <token>`, and
+# is not there (404) while no token is set. Requests are counted by django-prometheus, whose
+# pair of middleware must be the first and the last: the list is extended here, once.
+INSTALLED_APPS += ["django_prometheus"]
+MIDDLEWARE.insert(0, "django_prometheus.middleware.PrometheusBeforeMiddleware")
+MIDDLEWARE.append("django_prometheus.middleware.PrometheusAfterMiddleware")
+MEMORYADMIN["METRICS_TOKEN"] = env("METRICS_TOKEN", "") or ""
+# Its migration gauges would query the database as each process starts.
+PROMETHEUS_EXPORT_MIGRATIONS = False

@@ -3,8 +3,11 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
+from memoryadmin.ops.metrics import metrics
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("metrics", metrics, name="metrics"),
     path("accounts/", include("django.contrib.auth.urls")),
     path("", include("memoryadmin.web.urls")),
 ]

@@ -15,15 +15,27 @@ import time
 from collections.abc import Callable
 
 from celery import shared_task
+from celery.signals import after_task_publish, task_failure
 from django.conf import settings
 from django.db import close_old_connections, connection
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
+from stores import metrics
 from stores.selectors.webhooks import enabled_webhook_ids
 from stores.services import decay, embeddings, expiry, webhooks
 
 logger = logging.getLogger("memoryadmin.tasks")
+
+
+@after_task_publish.connect
+def _count_queued(sender: str | None = None, **_: object) -> None:
+    metrics.TASKS_QUEUED.labels(task=sender or "unknown").inc()
+
+
+@task_failure.connect
+def _count_failed(sender: object = None, **_: object) -> None:
+    metrics.TASKS_FAILED.labels(task=getattr(sender, "name", "unknown")).inc()
 
 
 @shared_task(
