@@ -24,21 +24,12 @@ from langgraph.store.base import (
 
 from memoryadmin.clients.langgraph_store import MemoryadminStore, MemoryadminStoreError
 from stores.models import Memory, Revision
-from stores.services import Actor, record_edit
 from tests.factories import agent_token
 
 
 @pytest.fixture
 def store(live_server, agent):
     return MemoryadminStore(live_server.url, token=agent_token(agent)[1])
-
-
-@pytest.fixture
-def rank_everything(settings):
-    settings.MEMORYADMIN = {
-        **settings.MEMORYADMIN,
-        "SEARCH": {**settings.MEMORYADMIN["SEARCH"], "MIN_SCORE": 0.0},
-    }
 
 
 # --- memoryadmin's side: every write a revision of the agent's token ---------------------
@@ -56,7 +47,7 @@ def test_each_put_and_delete_is_a_revision_of_the_agents_token(store, agent):
     assert revisions[1].after_text == '{"likes": "green tea", "sugar": false}'
 
 
-def test_an_item_is_a_memory_a_person_can_read_and_correct(store, agent, make):
+def test_an_item_is_a_memory_a_person_can_read_and_correct(store, agent, person_corrects):
     store.put(("users", "alice"), "city", {"lives_in": "Paris"})
     memory = Memory.objects.get(agent=agent)
     assert memory.category == "langgraph"
@@ -64,15 +55,7 @@ def test_an_item_is_a_memory_a_person_can_read_and_correct(store, agent, make):
     assert memory.metadata == {"langgraph": {"namespace": ["users", "alice"], "key": "city"}}
 
     # A person fixes the text in memoryadmin; the agent reads the correction.
-    result = record_edit(
-        surface_key="memory",
-        agent=agent,
-        ref=memory.pk,
-        actor=Actor.maintainer("reviewer"),
-        old_string="Paris",
-        new_string="Lyon",
-    )
-    assert result.ok, result
+    person_corrects(agent, memory.pk, "Paris", "Lyon")
     assert store.get(("users", "alice"), "city").value == {"lives_in": "Lyon"}
 
 
