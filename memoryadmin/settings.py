@@ -586,3 +586,31 @@ MIDDLEWARE.append("django_prometheus.middleware.PrometheusAfterMiddleware")
 MEMORYADMIN["METRICS_TOKEN"] = env("METRICS_TOKEN", "") or ""
 # Its migration gauges would query the database as each process starts.
 PROMETHEUS_EXPORT_MIGRATIONS = False
+
+# --- Single sign-on with OpenID Connect --------------------------------------------------------
+# memoryadmin/web/sso.py: mozilla-django-oidc with the provider's discovery document, PKCE,
+# state and nonce; groups mapped to staff and to per-agent grants at every login.
+MEMORYADMIN["OIDC"] = {
+    # e.g. https://keycloak.example.org/realms/acme/.well-known/openid-configuration
+    "DISCOVERY_URL": env("OIDC_DISCOVERY_URL", "") or "",
+    "CLIENT_ID": env("OIDC_CLIENT_ID", "") or "",
+    "CLIENT_SECRET": env("OIDC_CLIENT_SECRET", "") or "",
+    "SCOPES": env("OIDC_SCOPES", "openid email profile") or "openid email profile",
+    "SIGN_ALGORITHM": env("OIDC_SIGN_ALGORITHM", "RS256") or "RS256",
+    "USERNAME_CLAIM": env("OIDC_USERNAME_CLAIM", "preferred_username") or "preferred_username",
+    "GROUPS_CLAIM": env("OIDC_GROUPS_CLAIM", "groups") or "groups",
+    # Members of these groups are staff (they see and administer every agent).
+    "STAFF_GROUPS": env_list("OIDC_STAFF_GROUPS"),
+    # `group=agent:role` entries (role viewer or editor), comma-separated.
+    "AGENT_GROUPS": env_list("OIDC_AGENT_GROUPS"),
+}
+# false: only single sign-on logs people in (the password form is gone and refused).
+MEMORYADMIN["LOCAL_PASSWORDS"] = env_bool("LOCAL_PASSWORDS", True)
+AUTHENTICATION_BACKENDS[
+    AUTHENTICATION_BACKENDS.index("django.contrib.auth.backends.ModelBackend")
+] = "memoryadmin.web.sso.LocalPasswordBackend"
+AUTHENTICATION_BACKENDS.append("memoryadmin.web.sso.SSOBackend")
+OIDC_AUTHENTICATE_CLASS = "memoryadmin.web.sso.SSOStart"
+OIDC_CALLBACK_CLASS = "memoryadmin.web.sso.SSOCallback"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=refused"
+TEMPLATES[0]["OPTIONS"]["context_processors"].append("memoryadmin.web.sso.login_options")

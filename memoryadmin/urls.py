@@ -9,6 +9,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("metrics", metrics, name="metrics"),
     path("accounts/", include("django.contrib.auth.urls")),
+    # Single sign-on (memoryadmin/web/sso.py): 404 while MEMORYADMIN_OIDC_* are not set.
+    path("oidc/", include("mozilla_django_oidc.urls")),
     path("", include("memoryadmin.web.urls")),
 ]
 
