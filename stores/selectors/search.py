@@ -146,11 +146,6 @@ def search_memories(
     An empty query (no words) finds nothing. The caller checks who may see `agent`.
     A query longer than `max_query_length()` is refused (Invalid).
     """
-    with metrics.RECALL_SECONDS.time():
-        return _recall(agent=agent, filters=filters, limit=limit, offset=offset)
-
-
-def _recall(*, agent: Agent, filters: MemoryFilters, limit: int, offset: int) -> RecallPage:
     _check_query(filters.query)
     return _ranked(agent=agent, filters=filters, limit=limit, offset=offset)[1]
 
