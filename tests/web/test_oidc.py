@@ -145,8 +145,11 @@ def sso_login(page, live_server, username: str) -> str:
 
 
 def test_a_person_logs_in_with_the_provider_and_is_created_as_staff(
-    page, live_server, sso_settings
+    page, live_server, sso_settings, screenshots
 ):
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.screenshot(path=str(screenshots / "login-single-sign-on.png"))
+
     callback = sso_login(page, live_server, "alice")
 
     assert page.url == f"{live_server.url}/"
