@@ -11,6 +11,8 @@ MEMORYADMIN_WEB_THREADS threads that keep their database connections between req
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 
@@ -36,3 +38,27 @@ accesslog = None
 errorlog = "-"
 # A worker's temporary heartbeat file in memory, not on a container's overlay disk.
 worker_tmp_dir = "/dev/shm" if Path("/dev/shm").is_dir() else None
+
+# Prometheus: every worker process writes its counters to files in one folder, so a scrape of
+# /metrics answered by any worker sums them all. Set before a worker imports prometheus_client.
+metrics_dir = Path(
+    os.environ.setdefault(
+        "PROMETHEUS_MULTIPROC_DIR",
+        _setting(
+            "METRICS_DIR", str(Path(tempfile.gettempdir()) / f"memoryadmin-metrics-{os.getpid()}")
+        ),
+    )
+)
+
+
+def on_starting(server: object) -> None:
+    # Counters start at zero with the server: files of a previous run would be added in.
+    shutil.rmtree(metrics_dir, ignore_errors=True)
+    metrics_dir.mkdir(parents=True, exist_ok=True)
+
+
+def child_exit(server: object, worker: object) -> None:
+    from prometheus_client import multiprocess
+
+    # A recycled worker's gauges leave with it; its counters stay in the sums.
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 
 from memoryadmin.settings.background import CELERY_TASK_ALWAYS_EAGER
-from memoryadmin.settings.environment import env, env_bool
+from memoryadmin.settings.environment import env, env_bool, env_list
 
 
 def _embeddings() -> dict[str, Any]:
@@ -144,6 +144,26 @@ MEMORYADMIN: dict[str, Any] = {
         # Attempts kept in each webhook's delivery log.
         "LOG_KEEP": int(env("WEBHOOK_LOG_KEEP", "500") or 500),
     },
+    # GET /metrics answers only `Authorization: Bearer <token>`, and is not there (404) while
+    # no token is set.
+    "METRICS_TOKEN": env("METRICS_TOKEN", "") or "",
+    # Single sign-on with OpenID Connect (login.py, memoryadmin/web/sso.py).
+    "OIDC": {
+        # e.g. https://keycloak.example.org/realms/acme/.well-known/openid-configuration
+        "DISCOVERY_URL": env("OIDC_DISCOVERY_URL", "") or "",
+        "CLIENT_ID": env("OIDC_CLIENT_ID", "") or "",
+        "CLIENT_SECRET": env("OIDC_CLIENT_SECRET", "") or "",
+        "SCOPES": env("OIDC_SCOPES", "openid email profile") or "openid email profile",
+        "SIGN_ALGORITHM": env("OIDC_SIGN_ALGORITHM", "RS256") or "RS256",
+        "USERNAME_CLAIM": env("OIDC_USERNAME_CLAIM", "preferred_username") or "preferred_username",
+        "GROUPS_CLAIM": env("OIDC_GROUPS_CLAIM", "groups") or "groups",
+        # Members of these groups are staff (they see and administer every agent).
+        "STAFF_GROUPS": env_list("OIDC_STAFF_GROUPS"),
+        # `group=agent:role` entries (role viewer or editor), comma-separated.
+        "AGENT_GROUPS": env_list("OIDC_AGENT_GROUPS"),
+    },
+    # false: only single sign-on logs people in (the password form is gone and refused).
+    "LOCAL_PASSWORDS": env_bool("LOCAL_PASSWORDS", True),
 }
 if MEMORYADMIN["REEMBED_AFTER_WRITE"] not in ("task", "thread"):
     raise ImproperlyConfigured("MEMORYADMIN_REEMBED_AFTER_WRITE must be 'task' or 'thread'.")

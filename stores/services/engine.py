@@ -20,6 +20,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from stores import metrics
 from stores.editing import Edited, Status, TextEditError, unified_diff
 from stores.errors import ApplicationError, Conflict, Invalid, NotFound
 from stores.models import (
@@ -90,6 +91,10 @@ def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResul
                 status=error.status, message=error.message, details=dict(error.details)
             )
         _log(function.__name__, kwargs, result)
+        if not kwargs.get("dry_run"):
+            actor = kwargs.get("actor")
+            door = getattr(actor, "channel", "unknown")
+            metrics.count_write(function.__name__, door, str(result.status), refused=not result.ok)
         return result
 
     return wrapper

@@ -28,6 +28,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from stores import metrics
 from stores.editing import Status
 from stores.models import Agent, Revision, Webhook, WebhookDelivery
 from stores.runtime.handoff import Handoff
@@ -438,6 +439,7 @@ def _attempt(
         if retrying
         else WebhookDelivery.Outcome.FAILED
     )
+    metrics.WEBHOOK_DELIVERIES.labels(outcome=outcome).inc()
     try:
         _log(webhook, item, position, attempt, now, answer, outcome)
     except IntegrityError:  # the webhook was deleted meanwhile: nothing more to send

@@ -12,6 +12,7 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from prometheus_client import REGISTRY
 from standardwebhooks import Webhook as Verifier
 
 from stores import tasks
@@ -620,3 +621,25 @@ def test_tomoris_update_and_delete_go_to_the_channel_as_her_notice(agent):
     assert red["description"] == deleted["data"]["deleted_content"] == content
     by = {field["name"]: field["value"] for field in red["fields"]}["By"]
     assert by == f"agent:{agent.name}/test"
+
+
+def delivery_count(outcome: str) -> float:
+    samples = REGISTRY.get_sample_value(
+        "memoryadmin_webhook_deliveries_total", {"outcome": outcome}
+    )
+    return samples or 0.0
+
+
+def test_deliveries_and_failures_are_counted_for_the_metrics(agent):
+    before = {outcome: delivery_count(outcome) for outcome in ("delivered", "failed")}
+    with receiver([400, 200]) as hook:
+        add_webhook(agent, hook.url)
+        with together():
+            memory = RecordMaker().memory(agent)
+            edit(memory, "tea", "mate")
+        settle()
+        hook.wait_for(2)
+    settle()
+
+    assert delivery_count("failed") - before["failed"] == 1
+    assert delivery_count("delivered") - before["delivered"] == 1

@@ -41,6 +41,14 @@ def htmx(target: str = "") -> dict[str, str]:
 
 CHROMIUM = Path("/usr/bin/chromium")
 README_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# The marks of a module of browser tests against the live server.
+BROWSER_MARKS = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
+    ),
+]
 
 
 @pytest.fixture
