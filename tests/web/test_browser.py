@@ -19,17 +19,11 @@ from playwright.sync_api import expect
 from stores.models import Memory, Revision
 from stores.services import Actor, record_create, record_edit, record_replace, rules_document
 from tests.factories import AgentFactory, SubjectFactory, UserFactory, agent_token
-from tests.web.conftest import CHROMIUM
+from tests.web.conftest import BROWSER_TEST
 
 PASSWORD = "correct horse battery staple"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
-    ),
-]
+pytestmark = BROWSER_TEST
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made here by the
 # test itself are still synchronous and safe.
