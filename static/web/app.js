@@ -38,7 +38,8 @@
     return holder.textContent;
   }
 
-  // Selecting a phrase in a record's text fills "Find exactly" (and "Replace with", to edit).
+  // Selecting a phrase in a record's text fills "Find exactly", and "Replace with" with the
+  // phrase selected: typing replaces it, an arrow key keeps it to edit a word or two.
   function fillFromSelection() {
     var selection = window.getSelection();
     if (!selection || selection.isCollapsed) return;
@@ -57,6 +58,7 @@
     replacement.value = phrase;
     replacement.dispatchEvent(new Event("input", { bubbles: true }));
     replacement.focus();
+    replacement.select();
   }
   document.addEventListener("mouseup", fillFromSelection);
   document.addEventListener("keyup", function (event) {

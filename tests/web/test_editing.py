@@ -60,7 +60,7 @@ def test_preview_shows_a_word_diff_of_the_whole_record_and_writes_nothing(
         ("lives in Pariss", "x", "no_match", "Closest text"),
         ("Paris", "Lyon", "ambiguous", "line 1, column 19"),
         ("", "", "hint", "Select a phrase"),
-        ("tea", "tea", "hint", "type the replacement"),
+        ("tea", "tea", "hint", "takes the place of the selected phrase"),
     ],
 )
 def test_preview_refusals_are_shown_with_their_hint(

