@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from stores.models import Memory
+from stores.models import Memory, Revision, RulesDocument
 from stores.services import Actor, record_create
 from tests.factories import AgentFactory, UserFactory
 from tests.web.conftest import BROWSER_TEST
@@ -54,3 +54,27 @@ def test_a_selected_phrase_retyped_replaces_it(page, live_server, agent, tmp_pat
 
     record.refresh_from_db()
     assert record.content == "She takes her Coffee with oat milk."
+
+
+def test_the_rules_page_writes_nothing_until_the_first_rule(page, live_server, agent, tmp_path):
+    log_in(page, live_server, UserFactory(is_staff=True))
+    page.click("nav.agent-nav >> text=Rules")
+    page.wait_for_selector("text=No rules yet: nothing is stored until the first rule is added.")
+    page.screenshot(path=str(tmp_path / "rules-empty.png"), full_page=True)
+    assert not RulesDocument.objects.exists()
+    assert not Revision.objects.exists()
+    page.goto(f"{live_server.url}/a/rockbot/")
+    assert page.inner_text(".tile[href$='/rules/'] .tile-number") == "0"
+
+    page.goto(f"{live_server.url}/a/rockbot/rules/")
+    page.fill("#new-rule", "Answer in French.")
+    page.click(".add-rule button[type=submit]")
+    page.wait_for_selector("#rule-result-new .preview [data-apply]")
+    assert not RulesDocument.objects.exists()  # a preview writes nothing either
+    page.click("#rule-result-new .preview [data-apply]")
+    page.wait_for_selector(".badge.version:has-text('version 2')")
+    page.screenshot(path=str(tmp_path / "rules-first-rule.png"), full_page=True)
+
+    assert RulesDocument.objects.get(agent=agent).content == "- Answer in French.\n"
+    page.goto(f"{live_server.url}/a/rockbot/")
+    assert page.inner_text(".tile[href$='/rules/'] .tile-number") == "1"
