@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from stores.models import Memory, Revision, RulesDocument
+from stores.models import Agent, Memory, Revision, RulesDocument
 from stores.services import Actor, record_create
 from tests.factories import AgentFactory, UserFactory
 from tests.web.conftest import BROWSER_TEST
@@ -78,3 +78,30 @@ def test_the_rules_page_writes_nothing_until_the_first_rule(page, live_server, a
     assert RulesDocument.objects.get(agent=agent).content == "- Answer in French.\n"
     page.goto(f"{live_server.url}/a/rockbot/")
     assert page.inner_text(".tile[href$='/rules/'] .tile-number") == "1"
+
+
+def test_a_new_administrator_reaches_a_first_agent_and_its_token(page, live_server, tmp_path):
+    log_in(page, live_server, UserFactory(is_staff=True, username="admin"))
+    page.wait_for_selector("text=No agents yet.")
+    page.screenshot(path=str(tmp_path / "home-no-agents.png"), full_page=True)
+    page.click("text=New agent")
+    page.fill("#id_name", "RockBot")
+    page.fill("#id_description", "Home assistant for the Martin family.")
+    page.screenshot(path=str(tmp_path / "agent-new.png"), full_page=True)
+    page.click("button:has-text('Create agent')")
+
+    page.wait_for_selector("text=RockBot is ready. Create its first token below")
+    assert page.url == f"{live_server.url}/a/rockbot/tokens/"
+    page.fill("#token-name", "first")
+    page.click("button:has-text('Create token')")
+    secret = page.wait_for_selector("#new-token").input_value()
+    page.screenshot(path=str(tmp_path / "agent-first-token.png"), full_page=True)
+    assert Agent.objects.get(name="rockbot").tokens.get().prefix in secret
+
+
+def test_a_refusal_is_the_apps_own_page(page, live_server, tmp_path):
+    log_in(page, live_server, UserFactory(is_staff=True))  # without the admin's permissions
+    page.goto(f"{live_server.url}/admin/stores/agent/add/")
+    page.wait_for_selector("h1:has-text('Not allowed')")
+    page.screenshot(path=str(tmp_path / "forbidden.png"), full_page=True)
+    assert page.locator(".topbar").is_visible()  # the app's layout, not a bare "403 Forbidden"
