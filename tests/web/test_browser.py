@@ -239,8 +239,10 @@ def test_a_second_session_sees_the_first_ones_change_before_applying(
     assert "user:first" in text
     assert page.inner_text("#live-notice ins") == "Lyon"
     assert page.inner_text("#live-notice del") == "Paris"
-    # Announced before anything was applied: the second session's preview still waits.
-    assert page.is_visible(".preview [data-apply]")
+    # Announced before anything was applied: the second session's preview, made from version
+    # 1, says it is stale instead of offering to apply.
+    assert page.is_visible(".preview [data-stale]")
+    assert not page.is_visible(".preview [data-apply]")
     memory.refresh_from_db()
     assert memory.version == 2 and "mint" not in memory.content
     page.screenshot(path=str(screenshots / "detail-live-notice.png"), full_page=True)

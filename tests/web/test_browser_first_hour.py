@@ -105,3 +105,41 @@ def test_a_refusal_is_the_apps_own_page(page, live_server, tmp_path):
     page.wait_for_selector("h1:has-text('Not allowed')")
     page.screenshot(path=str(tmp_path / "forbidden.png"), full_page=True)
     assert page.locator(".topbar").is_visible()  # the app's layout, not a bare "403 Forbidden"
+
+
+def test_a_stale_preview_says_so_and_previews_again(page, browser, live_server, agent, tmp_path):
+    record = memory(agent, "The user lives in Paris and likes tea in the morning.")
+    detail = f"{live_server.url}/a/rockbot/memory/{record.pk}/"
+    log_in(page, live_server, UserFactory(is_staff=True, username="second"))
+    page.goto(detail)
+    page.fill("#old_string", "likes tea")
+    page.fill("#new_string", "likes mint tea")
+    page.wait_for_selector(".preview [data-apply]:has-text('Apply as version 2')")
+
+    first_context = browser.new_context()
+    first = first_context.new_page()
+    log_in(first, live_server, UserFactory(is_staff=True, username="first"))
+    first.goto(detail)
+    first.fill("#old_string", "lives in Paris")
+    first.fill("#new_string", "lives in Lyon")
+    first.click(".preview [data-apply]")
+    first.wait_for_selector(".badge.version:has-text('version 2')")
+    first_context.close()
+
+    page.wait_for_selector("#live-notice[role=alert]", timeout=15_000)
+    stale = page.wait_for_selector(".preview [data-stale]")
+    assert "made from version 1; the record is now at version 2" in stale.inner_text()
+    assert not page.is_visible(".preview [data-apply]")
+    assert "just now" in page.inner_text("#live-notice")
+    page.screenshot(path=str(tmp_path / "stale-preview.png"), full_page=True)
+
+    page.click("text=Preview again on the current text")
+    page.wait_for_selector("#edit-result .conflict")
+    # One banner: the conflict says what the live notice said, and the notice steps back.
+    assert page.locator("[role=alert]").count() == 1
+    assert page.inner_text("#live-notice") == ""
+    page.screenshot(path=str(tmp_path / "stale-repreviewed.png"), full_page=True)
+    page.click(".conflict [data-apply]:has-text('Re-apply on version 2')")
+    page.wait_for_selector(".badge.version:has-text('version 3')")
+    record.refresh_from_db()
+    assert record.content == "The user lives in Lyon and likes mint tea in the morning."

@@ -65,6 +65,7 @@ def conflict_response(
     context = {
         # The header's version and the text are swapped for the current ones (out of band),
         # so what the person reads beside the conflict is what it is about.
+        "agent": scope.agent,
         "ui": ui,
         "title": ui.title(record),
         "field": field,
