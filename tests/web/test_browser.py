@@ -96,6 +96,19 @@ def select_text(page, selector: str, phrase: str) -> None:
     page.dispatch_event(selector, "mouseup")
 
 
+def edit_in_another_session(browser, live_server, detail: str, who: str, old: str, new: str):
+    """Someone else, logged in elsewhere, edits the record at `detail` (to version 2)."""
+    context = browser.new_context()
+    other = context.new_page()
+    log_in(other, live_server, UserFactory(is_staff=True, username=who))
+    other.goto(detail)
+    other.fill("#old_string", old)
+    other.fill("#new_string", new)
+    other.click(".preview [data-apply]")
+    other.wait_for_selector(".badge.version:has-text('version 2')")
+    context.close()
+
+
 def test_log_in_search_select_preview_apply(page, live_server, rockbot, screenshots):
     agent_actor = Actor.for_token(agent_token(rockbot)[0])
     record_edit(
@@ -189,15 +202,7 @@ def test_conflict_from_a_second_session_is_resolved(page, browser, live_server, 
     page.fill("#new_string", "lives in Lyon")
     page.wait_for_selector(".preview [data-apply]")
 
-    other_context = browser.new_context()
-    other = other_context.new_page()
-    log_in(other, live_server, UserFactory(is_staff=True, username="second"))
-    other.goto(detail)
-    other.fill("#old_string", "likes tea")
-    other.fill("#new_string", "likes coffee")
-    other.click(".preview [data-apply]")
-    other.wait_for_selector(".badge.version:has-text('version 2')")
-    other_context.close()
+    edit_in_another_session(browser, live_server, detail, "second", "likes tea", "likes coffee")
 
     page.click(".preview [data-apply]")
     conflict = page.wait_for_selector("#edit-result .conflict")
@@ -222,15 +227,9 @@ def test_a_second_session_sees_the_first_ones_change_before_applying(
     page.fill("#new_string", "likes mint tea")
     page.wait_for_selector(".preview [data-apply]")  # a change of its own, not yet applied
 
-    first_context = browser.new_context()
-    first = first_context.new_page()
-    log_in(first, live_server, UserFactory(is_staff=True, username="first"))
-    first.goto(detail)
-    first.fill("#old_string", "lives in Paris")
-    first.fill("#new_string", "lives in Lyon")
-    first.click(".preview [data-apply]")
-    first.wait_for_selector(".badge.version:has-text('version 2')")
-    first_context.close()
+    edit_in_another_session(
+        browser, live_server, detail, "first", "lives in Paris", "lives in Lyon"
+    )
 
     notice = page.wait_for_selector("#live-notice[role=alert]", timeout=15_000)
     text = notice.inner_text()

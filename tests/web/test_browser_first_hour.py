@@ -13,7 +13,7 @@ from stores.models import Agent, Memory, Revision, RulesDocument
 from stores.services import Actor, record_create
 from tests.factories import AgentFactory, UserFactory
 from tests.web.conftest import BROWSER_TEST
-from tests.web.test_browser import log_in, select_text
+from tests.web.test_browser import edit_in_another_session, log_in, select_text
 
 pytestmark = BROWSER_TEST
 
@@ -116,15 +116,9 @@ def test_a_stale_preview_says_so_and_previews_again(page, browser, live_server, 
     page.fill("#new_string", "likes mint tea")
     page.wait_for_selector(".preview [data-apply]:has-text('Apply as version 2')")
 
-    first_context = browser.new_context()
-    first = first_context.new_page()
-    log_in(first, live_server, UserFactory(is_staff=True, username="first"))
-    first.goto(detail)
-    first.fill("#old_string", "lives in Paris")
-    first.fill("#new_string", "lives in Lyon")
-    first.click(".preview [data-apply]")
-    first.wait_for_selector(".badge.version:has-text('version 2')")
-    first_context.close()
+    edit_in_another_session(
+        browser, live_server, detail, "first", "lives in Paris", "lives in Lyon"
+    )
 
     page.wait_for_selector("#live-notice[role=alert]", timeout=15_000)
     stale = page.wait_for_selector(".preview [data-stale]")
