@@ -137,3 +137,22 @@ def test_a_stale_preview_says_so_and_previews_again(page, browser, live_server, 
     page.wait_for_selector(".badge.version:has-text('version 3')")
     record.refresh_from_db()
     assert record.content == "The user lives in Lyon and likes mint tea in the morning."
+
+
+def test_the_navigation_fits_a_laptop_and_the_admin_names_read_right(
+    page, live_server, agent, tmp_path
+):
+    page.set_viewport_size({"width": 1280, "height": 800})
+    log_in(page, live_server, UserFactory(is_staff=True, is_superuser=True))
+    page.wait_for_selector("nav.agent-nav")
+    page.screenshot(path=str(tmp_path / "nav-1280.png"))
+    tops = page.eval_on_selector_all(
+        "nav.agent-nav a",
+        "links => links.map(link => Math.round(link.getBoundingClientRect().top))",
+    )
+    assert len(tops) == 11 and len(set(tops)) == 1, tops  # Webhooks too, on the one line
+
+    page.goto(f"{live_server.url}/admin/")
+    admin_index = page.inner_text("#content-main")
+    assert "Memories" in admin_index and "Agent access grants" in admin_index
+    assert "Memorys" not in admin_index and "accesss" not in admin_index
