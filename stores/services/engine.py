@@ -199,9 +199,13 @@ def _not_found_message(spec: SurfaceSpec, ref: RecordRef) -> str:
 
 def check_expected_version(record: VersionedRecord, expected_version: int | None) -> None:
     if expected_version is not None and int(expected_version) != record.version:
+        changed = (
+            f"Version {expected_version} of this record never existed: it is at version"
+            if int(expected_version) > record.version
+            else f"The record changed since version {expected_version}; it is now at version"
+        )
         raise Conflict(
-            f"The record changed since version {expected_version}; it is now at version "
-            f"{record.version}. Re-read it and apply your change to the current text.",
+            f"{changed} {record.version}. Re-read it and apply your change to the current text.",
             current_version=record.version,
             expected_version=int(expected_version),
         )

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from stores.models import Agent, Revision, WorkingMemoryEntry
 from stores.tools import tomori
+from tests.factories import agent_token
 
 
 def test_if_match_and_expected_version_must_agree(api, agent, make):
@@ -23,6 +24,33 @@ def test_if_match_and_expected_version_must_agree(api, agent, make):
     )
     assert (answer.status_code, answer.json()["status"]) == (409, "conflict")
     assert memory.__class__.objects.get(pk=memory.pk).version == 1
+
+
+def test_a_version_from_the_future_is_said_never_to_have_existed(api, agent, make):
+    memory = make.memory(agent)
+
+    answer = api.call("post", f"memories/{memory.pk}/replace/", {"text": "New."}, if_match='"7"')
+
+    assert answer.status_code == 412
+    assert answer.json()["message"].startswith(
+        "Version 7 of this record never existed: it is at version 1."
+    )
+    stale = api.call("post", f"memories/{memory.pk}/replace/", {"text": "B."}, if_match='"1"')
+    assert stale.status_code == 200
+    behind = api.call("post", f"memories/{memory.pk}/replace/", {"text": "C."}, if_match='"1"')
+    assert behind.json()["message"].startswith(
+        "The record changed since version 1; it is now at version 2."
+    )
+
+
+def test_a_token_sent_without_bearer_is_told_the_expected_form(agent):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=agent_token(agent)[1])
+
+    answer = client.get("/api/v1/memories/")
+
+    assert answer.status_code == 401
+    assert "must read 'Bearer <token>'" in answer.json()["message"]
 
 
 def test_a_malformed_if_match_is_invalid(api, agent, make):
