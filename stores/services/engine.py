@@ -567,6 +567,12 @@ def success(
     message: str = "",
     details: dict[str, Any] | None = None,
 ) -> WriteResult:
+    details = dict(details or {})
+    if revision.review == Revision.Review.PENDING:
+        # The writer (an agent) is told its change waits for a person, who may revert it.
+        details["review"] = str(Revision.Review.PENDING)
+        waits = "It awaits review: a person may approve it or revert it."
+        message = f"{message} {waits}" if message else waits
     return WriteResult(
         status=status,
         message=message,
@@ -577,7 +583,7 @@ def success(
         diff=diff,
         store=record.store if spec.store_policy else None,
         bank=record.bank if spec.store_policy else None,
-        details=details or {},
+        details=details,
         record=record,
     )
 

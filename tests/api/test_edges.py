@@ -79,6 +79,27 @@ def test_expired_working_memory_is_not_found(api, agent, make):
     assert edit.status_code == 404
 
 
+def test_an_agent_is_told_its_write_awaits_review_at_every_door(api, agent, make):
+    memory = make.memory(agent, "Likes tea and cake.")
+    plain = api.call(
+        "post", f"memories/{memory.pk}/edit/", {"old_string": "cake", "new_string": "pie"}
+    )
+    assert "review" not in plain.json()
+    Agent.objects.filter(pk=agent.pk).update(review_mode=Agent.ReviewMode.ALL)
+
+    rest = api.call(
+        "post", f"memories/{memory.pk}/edit/", {"old_string": "tea", "new_string": "mate"}
+    )
+    tool = api.call(
+        "post", "tools/edit_memory/", {"id": memory.pk, "old_string": "pie", "new_string": "tart"}
+    )
+
+    for answer in (rest.json(), tool.json()):
+        assert answer["status"] == "updated"
+        assert answer["review"] == "pending"
+        assert "It awaits review: a person may approve it or revert it." in answer["message"]
+
+
 def test_a_human_approves_what_an_agent_wrote(api, agent, make, staff_user):
     Agent.objects.filter(pk=agent.pk).update(review_mode=Agent.ReviewMode.ALL)
     memory = make.memory(agent)
