@@ -36,11 +36,31 @@ def test_switching_self_editing_off_goes_through_the_service(admin_client, agent
     assert traced(caplog) == [("agent_update", "updated")]
 
 
-def test_agents_are_neither_added_nor_deleted_here(admin_client, agent):
-    assert admin_client.get(reverse("admin:stores_agent_add")).status_code == 403
+def test_an_agent_is_added_through_the_service_and_never_deleted_here(admin_client, agent, caplog):
+    caplog.set_level("INFO", logger="memoryadmin.administration")
+    add = reverse("admin:stores_agent_add")
+    assert admin_client.get(add).status_code == 200
+    form = {"name": "homebot", "display_name": "", "description": "", "review_mode": "none"}
+
+    assert admin_client.post(add, form).status_code == 302
+
+    added = Agent.objects.get(name="homebot")
+    assert (added.display_name, added.self_editing_enabled) == ("homebot", False)
+    assert traced(caplog) == [("agent_create", "created")]
     delete = reverse("admin:stores_agent_delete", args=[agent.pk])
     assert admin_client.post(delete, {"post": "yes"}).status_code == 403
     assert Agent.objects.filter(pk=agent.pk).exists()
+
+
+def test_a_refused_admin_page_is_the_apps_own(client, agent):
+    client.force_login(UserFactory(is_staff=True))  # staff, without the admin's permissions
+
+    answer = client.get(reverse("admin:stores_agent_add"))
+
+    assert answer.status_code == 403
+    body = answer.content.decode()
+    assert "<h1>Not allowed</h1>" in body
+    assert "/static/web/app.css" in body  # styled as every page of the app
 
 
 def test_a_subject_is_added_and_changed_through_the_services(admin_client, agent, caplog):

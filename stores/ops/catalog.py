@@ -895,7 +895,7 @@ OPS: tuple[OpSpec, ...] = (
     ),
     OpSpec(
         OpName.INSERT_BEFORE_SECTION,
-        "Insert text just above a section's heading.",
+        "Insert text as a block of its own just above a section's heading.",
         skill_insert_before_section,
         (
             replace(HEADING, required=True),
@@ -905,12 +905,13 @@ OPS: tuple[OpSpec, ...] = (
         previews=True,
         tool=ToolSpec(
             "skill_insert_before_section",
-            "Insert text as whole lines just above one section's heading line of a skill.",
+            "Insert text as whole lines just above one section's heading line of a skill, as a "
+            "block of its own: a blank line sets it apart from a paragraph above it.",
         ),
     ),
     OpSpec(
         OpName.INSERT_AFTER_SECTION,
-        "Insert text just below a section's heading.",
+        "Insert text as a block of its own just below a section's heading.",
         skill_insert_after_section,
         (
             replace(HEADING, required=True),
@@ -920,7 +921,8 @@ OPS: tuple[OpSpec, ...] = (
         previews=True,
         tool=ToolSpec(
             "skill_insert_after_section",
-            "Insert text as whole lines just below one section's heading line of a skill.",
+            "Insert text as whole lines just below one section's heading line of a skill, as a "
+            "block of its own: a blank line sets it apart from the paragraph below it.",
         ),
     ),
 )

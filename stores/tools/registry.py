@@ -9,6 +9,7 @@ dict with a `status`.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -125,7 +126,8 @@ def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]
         raise ToolArgumentError("The arguments must be a JSON object.")
     errors = sorted(
         Draft202012Validator(tool_.parameters, format_checker=FORMATS).iter_errors(arguments),
-        key=lambda e: e.path,
+        # A misnamed field first: it explains the required one that then seems missing.
+        key=lambda e: (list(e.path), e.validator != "additionalProperties"),
     )
     if errors:
         error = errors[0]
@@ -138,4 +140,18 @@ def _describe(error: ValidationError) -> str:
     # jsonschema's own words for a too-long string quote all of it and omit the limit.
     if error.validator == "maxLength" and isinstance(error.instance, str):
         return f"{len(error.instance)} characters long; the limit is {error.validator_value}."
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        return _unknown_fields(error.instance, list(error.schema.get("properties", {})))
     return error.message
+
+
+def _unknown_fields(arguments: dict[str, Any], accepted: list[str]) -> str:
+    """As REST refuses a typo: name it, the fields accepted, and the closest one."""
+    unknown = [name for name in arguments if name not in accepted]
+    words = [f"Unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}"]
+    words.append(f"expected one of {', '.join(accepted)}")
+    guesses = [difflib.get_close_matches(name, accepted, n=1) for name in unknown]
+    if any(guesses):
+        named = ", ".join(repr(guess[0]) for guess in guesses if guess)
+        words.append(f"did you mean {named}?")
+    return "; ".join(words) + ("" if any(guesses) else ".")

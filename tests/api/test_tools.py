@@ -41,6 +41,22 @@ def test_unknown_tool_is_404_and_bad_arguments_are_400(api):
     assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
 
 
+def test_an_unknown_argument_names_the_accepted_ones_and_the_closest(api, agent, make):
+    memory = make.memory(agent, "Likes tea.")
+
+    answer = api.call(
+        "post",
+        "tools/edit_memory/",
+        {"id": memory.pk, "old_string": "tea", "new_str": "coffee"},
+    )
+
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+    assert answer.json()["message"] == (
+        "Unknown field 'new_str'; expected one of id, old_string, new_string, replace_all; "
+        "did you mean 'new_string'?"
+    )
+
+
 def test_recall_then_read_then_edit_through_tools(api, agent, make):
     memory = make.memory(agent, LONG)
     recalled = api.call("post", "tools/recall_memories/", {"query": "lisbon"}).json()

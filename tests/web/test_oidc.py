@@ -24,9 +24,9 @@ from playwright.sync_api import expect
 from memoryadmin.web import sso
 from stores.models import AgentAccess
 from tests.factories import AgentFactory, UserFactory
-from tests.web.conftest import BROWSER_MARKS
+from tests.web.conftest import BROWSER_TEST
 
-pytestmark = BROWSER_MARKS
+pytestmark = BROWSER_TEST
 
 os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
 
