@@ -114,8 +114,10 @@ def csrf_from(html: str) -> str:
     return match.group(1)
 
 
-def browser_session(base: str, username: str, password: str) -> requests.Session:
-    """A logged-in session as a browser has it: session cookie and CSRF cookie."""
+def log_in(
+    base: str, username: str, password: str, headers: dict[str, str] | None = None
+) -> tuple[requests.Session, requests.Response]:
+    """A browser's login through the form: its session and the form's answer (302 when in)."""
     session = requests.Session()
     page = session.get(f"{base}/accounts/login/", timeout=30)
     answer = session.post(
@@ -125,10 +127,16 @@ def browser_session(base: str, username: str, password: str) -> requests.Session
             "password": password,
             "csrfmiddlewaretoken": csrf_from(page.text),
         },
-        headers={"Referer": f"{base}/accounts/login/"},
+        headers={"Referer": f"{base}/accounts/login/", **(headers or {})},
         timeout=30,
         allow_redirects=False,
     )
+    return session, answer
+
+
+def browser_session(base: str, username: str, password: str) -> requests.Session:
+    """A logged-in session as a browser has it: session cookie and CSRF cookie."""
+    session, answer = log_in(base, username, password)
     if answer.status_code != 302:
         raise AssertionError(f"login failed ({answer.status_code})")
     return session
