@@ -182,6 +182,7 @@ def webhook_create(
         problem = str(error)
     if problem is not None:
         return _traced(actor, agent, "webhook_create", _invalid(problem))
+    url = outbound.build_url(outbound.check_url(url))  # as it goes on the wire
     secret = new_secret() if format == Webhook.Format.STANDARD else ""
     webhook = Webhook.objects.create(
         agent=agent,

@@ -27,6 +27,7 @@ from stores.services.webhooks import (
     webhooks_sweep,
 )
 from stores.tasks import background_deliverer
+from stores.webhooks import outbound
 from tests.factories import RecordMaker, UserFactory, agent_token
 from tests.receivers import receiver
 
@@ -478,6 +479,64 @@ def test_a_name_that_resolves_to_a_private_address_is_refused_when_sending(publi
 
     (row,) = WebhookDelivery.objects.filter(webhook=webhook)
     assert row.outcome == "failed" and "resolves to" in row.error
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "::127.0.0.1",  # IPv4-compatible
+        "::ffff:0:127.0.0.1",  # IPv4-translated
+        "::ffff:10.0.0.1",  # IPv4-mapped
+        "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1
+        "64:ff9b::a00:1",  # NAT64 of 10.0.0.1
+        "64:ff9b:1::a00:1",  # local-use NAT64
+        "2002:7f00:1::1",  # 6to4 of 127.0.0.1
+        "2002:c0a8:101::1",  # 6to4 of 192.168.1.1
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo of 127.0.0.1
+    ],
+)
+def test_an_ipv4_address_inside_an_ipv6_one_is_checked_itself(address):
+    """Regression: these were called public, so a name with such an AAAA record reached them."""
+    assert not outbound.public_address(address)
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::808:808", "2002:808:808::1", "2606:4700::1111"])
+def test_a_public_ipv4_address_inside_an_ipv6_one_stays_public(address):
+    assert outbound.public_address(address)
+
+
+def test_a_host_that_is_no_domain_name_is_refused_when_the_webhook_is_added(agent):
+    """Regression: accepted, then every delivery raised an uncaught UnicodeError."""
+    result = webhook_create(actor=MAINTAINER, agent=agent, url="https://\u00ce\u0081/hook")
+
+    assert result.status == "invalid"
+    assert "host" in result.message
+    assert not Webhook.objects.exists()
+
+
+def test_an_international_domain_name_is_kept_in_its_ascii_form(agent):
+    webhook, _secret = add_webhook(agent, "https://bücher.example/hooks/ä?x=é")
+
+    assert webhook.url == "https://xn--bcher-kva.example/hooks/%C3%A4?x=%C3%A9"
+
+
+def test_any_error_of_the_sender_is_a_failed_delivery_and_disables_in_the_end(agent, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the sender broke")
+
+    monkeypatch.setattr(outbound, "_post_once", broken)
+    with receiver() as hook:
+        webhook, _secret = add_webhook(agent, hook.url)
+        with together():
+            RecordMaker().memory(agent)
+            RecordMaker().memory(agent)
+        settle()
+
+    rows = WebhookDelivery.objects.filter(webhook=webhook)
+    assert [row.outcome for row in rows] == ["failed", "failed"]
+    assert all("RuntimeError: the sender broke" in row.error for row in rows)
+    webhook.refresh_from_db()
+    assert not webhook.enabled and "the sender broke" in webhook.disabled_reason
 
 
 @pytest.mark.parametrize(
