@@ -91,6 +91,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    "memoryadmin.web.admin_controls.AdminControlsMiddleware",
 ]
 
 ROOT_URLCONF = "memoryadmin.urls"
