@@ -543,6 +543,9 @@ MEMORYADMIN["CHANGES"] = {
     # On SQLite (no LISTEN/NOTIFY) a waiting request re-reads its agent's head this often; on
     # PostgreSQL only while the LISTEN connection is being re-established.
     "POLL_INTERVAL": float(env("CHANGES_POLL_INTERVAL", "0.5") or 0.5),
+    # Long polls one token (or person) may hold at once in one web process; more answer 429
+    # with retry_after. An agent needs one: every poll of an agent sees the same changes.
+    "MAX_HELD_POLLS": int(env("CHANGES_MAX_HELD_POLLS", "8") or 8),
 }
 
 # --- Webhooks (issue 16) ------------------------------------------------------------------------
