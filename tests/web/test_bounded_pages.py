@@ -18,10 +18,10 @@ pytestmark = pytest.mark.django_db
 PAGE_LINES = 500_000
 
 
-def _replace(agent, memory, actor, text):
+def _replace(agent, memory, actor, text, surface_key="memory"):
     memory.refresh_from_db()
     result = record_replace(
-        surface_key="memory",
+        surface_key=surface_key,
         agent=agent,
         ref=memory.pk,
         actor=actor,
@@ -88,16 +88,7 @@ def test_a_diff_too_large_to_compare_shows_both_texts_whole_and_escaped(
 def _skill_rewritten(agent, make, agent_actor, times: int, size: int):
     skill = make.skill(agent, content="A short skill.")
     for seed in range(times):
-        skill.refresh_from_db()
-        result = record_replace(
-            surface_key="skill",
-            agent=agent,
-            ref=skill.pk,
-            actor=agent_actor,
-            text=random_words(size, seed=seed, per_line=12),
-            expected_version=skill.version,
-        )
-        assert result.status == "updated", result.details
+        _replace(agent, skill, agent_actor, random_words(size, seed=seed, per_line=12), "skill")
     return skill
 
 
