@@ -570,6 +570,10 @@ MEMORYADMIN["WEBHOOKS"] = {
     "ALLOW_PRIVATE": env_bool("WEBHOOK_ALLOW_PRIVATE", False),
     # Attempts kept in each webhook's delivery log.
     "LOG_KEEP": int(env("WEBHOOK_LOG_KEEP", "500") or 500),
+    # Fernet keys that encrypt the signing secrets at rest, comma separated: the first
+    # encrypts, all decrypt (rotation: stores/webhooks/sealing.py). Unset: one derived from
+    # SECRET_KEY.
+    "SECRET_KEYS": env_list("WEBHOOK_SECRET_KEYS"),
 }
 if MEMORYADMIN["WEBHOOKS"]["DELIVERY"] not in ("task", "thread"):
     raise ImproperlyConfigured("MEMORYADMIN_WEBHOOK_DELIVERY must be 'task' or 'thread'.")

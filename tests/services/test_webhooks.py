@@ -3,12 +3,17 @@ Discord's body, outbound safety, and that no receiver ever holds up a write."""
 
 from __future__ import annotations
 
+import importlib
+import io
 import json
 import socket
 import time
 from collections.abc import Iterator
 
 import pytest
+from cryptography.fernet import Fernet
+from django.apps import apps as django_apps
+from django.core.management import call_command
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -27,7 +32,7 @@ from stores.services.webhooks import (
     webhooks_sweep,
 )
 from stores.tasks import background_deliverer
-from stores.webhooks import outbound
+from stores.webhooks import outbound, sealing
 from tests.factories import RecordMaker, UserFactory, agent_token
 from tests.receivers import receiver
 
@@ -624,7 +629,7 @@ def test_the_shell_adds_lists_logs_switches_and_deletes_webhooks(agent):
     with receiver() as hook:
         added = run("add", hook.url, "--events", "memory.*", "--name", "sync")
         webhook = Webhook.objects.get(agent=agent)
-        assert added.splitlines()[-1] == webhook.secret
+        assert added.splitlines()[-1] == sealing.unseal(webhook.secret)
         RecordMaker().memory(agent)
         settle()
         hook.wait_for(1)
@@ -678,3 +683,53 @@ def test_tomoris_update_and_delete_go_to_the_channel_as_her_notice(agent):
     assert red["description"] == deleted["data"]["deleted_content"] == content
     by = {field["name"]: field["value"] for field in red["fields"]}["By"]
     assert by == f"agent:{agent.name}/test"
+
+
+# --- secrets at rest --------------------------------------------------------------------
+
+
+def stored_secret(webhook) -> str:
+    return Webhook.objects.values_list("secret", flat=True).get(pk=webhook.pk)
+
+
+def signs_with(agent, webhook, secret: str) -> bool:
+    with receiver() as hook:
+        Webhook.objects.filter(pk=webhook.pk).update(url=hook.url)
+        RecordMaker().memory(agent, "The user likes tea.")
+        settle()
+        (delivery,) = hook.wait_for(1)
+    return Verifier(secret).verify(delivery.body, delivery.headers)["type"] == "memory.created"
+
+
+def test_the_signing_secret_is_stored_encrypted(agent):
+    """Regression: the whsec_ secrets were in the database in clear."""
+    webhook, secret = add_webhook(agent, "https://example.com/hook")
+
+    assert secret not in stored_secret(webhook)
+    assert "whsec_" not in stored_secret(webhook)
+    assert signs_with(agent, webhook, secret)
+
+
+def test_rotating_the_key_keeps_every_secret(agent, settings):
+    webhook, secret = add_webhook(agent, "https://example.com/hook")
+    old_key = sealing.keys()[0]
+    new_key = Fernet.generate_key().decode()
+    webhooks = settings.MEMORYADMIN["WEBHOOKS"]
+    settings.MEMORYADMIN["WEBHOOKS"] = {**webhooks, "SECRET_KEYS": [new_key, old_key]}
+
+    assert call_command("rotate_webhook_secrets", stdout=io.StringIO()) is None
+    settings.MEMORYADMIN["WEBHOOKS"] = {**webhooks, "SECRET_KEYS": [new_key]}
+
+    assert Fernet(new_key).decrypt(stored_secret(webhook).encode()).decode() == secret
+    assert signs_with(agent, webhook, secret)
+
+
+def test_the_migration_encrypts_the_secrets_stored_in_clear(agent):
+    webhook, secret = add_webhook(agent, "https://example.com/hook")
+    Webhook.objects.filter(pk=webhook.pk).update(secret=secret)  # as stored before
+
+    migration = importlib.import_module("stores.migrations.0014_webhook_secrets_encrypted")
+    migration.encrypt_secrets(django_apps, None)
+
+    assert secret not in stored_secret(webhook)
+    assert signs_with(agent, webhook, secret)
