@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 from collections import Counter
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
@@ -112,6 +113,9 @@ class LongPoll:
         self.app = app
         # Polls held now in this process, by holder (each worker process counts its own).
         self.held: Counter[str] = Counter()
+        # The holder a credential (its Authorization header, hashed) was seen to be, while it
+        # holds polls: a poll past the cap is refused before Django runs for it at all.
+        self.holder_of: dict[bytes, str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
@@ -128,6 +132,11 @@ class LongPoll:
 
     async def _answer(self, scope: Scope, client: _Client, send: Send) -> None:
         holder: str | None = None
+        credential = _credential(scope)
+        known = self.holder_of.get(credential) if credential else None
+        if known is not None and self.held[known] >= _max_held():
+            await _too_many_polls(_max_held())(scope, client.replay(), send)
+            return
         try:
             loop = asyncio.get_running_loop()
             deadline: float | None = None
@@ -145,6 +154,8 @@ class LongPoll:
                         return
                     holder = wait.holder
                     self.held[holder] += 1
+                    if credential:
+                        self.holder_of[credential] = holder
                     deadline = loop.time() + wait.seconds
                 remaining = deadline - loop.time()
                 moved = remaining > 0 and await _first(
@@ -160,6 +171,16 @@ class LongPoll:
                 self.held[holder] -= 1
                 if not self.held[holder]:
                     del self.held[holder]
+                    if credential:
+                        self.holder_of.pop(credential, None)
+
+
+def _credential(scope: Scope) -> bytes | None:
+    """A digest of the request's Authorization header (None without one)."""
+    for name, value in scope.get("headers", []):
+        if name == b"authorization":
+            return hashlib.sha256(value).digest()
+    return None
 
 
 class _Client:
