@@ -90,8 +90,8 @@ def gunicorn(
             process.wait()
 
 
-def wait_until_up(base: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 60
+def wait_until_up(base: str, process: subprocess.Popen, log: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log.read_text()}")
@@ -101,7 +101,7 @@ def wait_until_up(base: str, process: subprocess.Popen, log: Path) -> None:
             if requests.get(f"{base}/accounts/login/", timeout=5).status_code == 200:
                 return
         time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer within 60 s:\n{log.read_text()}")
+    raise RuntimeError(f"the server did not answer within {seconds:g} s:\n{log.read_text()}")
 
 
 _CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')

@@ -82,7 +82,8 @@ def bin_serve(tmp_path: Path) -> Iterator[str]:
         )
     base = f"http://127.0.0.1:{port}"
     try:
-        wait_until_up(base, process, log)
+        # bin/serve migrates and creates the administrator first: three starts of Django.
+        wait_until_up(base, process, log, seconds=240)
         yield base
     finally:
         os.killpg(process.pid, signal.SIGTERM)
