@@ -20,6 +20,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.conf import settings
 from starlette.responses import JSONResponse
@@ -113,9 +114,10 @@ class LongPoll:
         self.app = app
         # Polls held now in this process, by holder (each worker process counts its own).
         self.held: Counter[str] = Counter()
-        # The holder a credential (its Authorization header, hashed) was seen to be, while it
-        # holds polls: a poll past the cap is refused before Django runs for it at all.
-        self.holder_of: dict[bytes, str] = {}
+        # Polls in this process by credential (the Authorization header, hashed), held or
+        # still being answered: past the cap one is refused before Django runs for it, so a
+        # burst of polls cannot queue ahead of everyone's requests in Django's threads.
+        self.by_credential: Counter[bytes] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
@@ -133,10 +135,11 @@ class LongPoll:
     async def _answer(self, scope: Scope, client: _Client, send: Send) -> None:
         holder: str | None = None
         credential = _credential(scope)
-        known = self.holder_of.get(credential) if credential else None
-        if known is not None and self.held[known] >= _max_held():
-            await _too_many_polls(_max_held())(scope, client.replay(), send)
-            return
+        if credential is not None:
+            if self.by_credential[credential] >= _max_held():
+                await _too_many_polls(_max_held())(scope, client.replay(), send)
+                return
+            self.by_credential[credential] += 1
         try:
             loop = asyncio.get_running_loop()
             deadline: float | None = None
@@ -154,8 +157,6 @@ class LongPoll:
                         return
                     holder = wait.holder
                     self.held[holder] += 1
-                    if credential:
-                        self.holder_of[credential] = holder
                     deadline = loop.time() + wait.seconds
                 remaining = deadline - loop.time()
                 moved = remaining > 0 and await _first(
@@ -167,16 +168,22 @@ class LongPoll:
                     await answer.send_to(send)
                     return
         finally:
-            if holder is not None:
-                self.held[holder] -= 1
-                if not self.held[holder]:
-                    del self.held[holder]
-                    if credential:
-                        self.holder_of.pop(credential, None)
+            _release(self.held, holder)
+            _release(self.by_credential, credential)
+
+
+def _release(counts: Counter[Any], key: object) -> None:
+    if key is not None:
+        counts[key] -= 1
+        if not counts[key]:
+            del counts[key]
 
 
 def _credential(scope: Scope) -> bytes | None:
-    """A digest of the request's Authorization header (None without one)."""
+    """A digest of a long poll's Authorization header (None without one, or for a read that
+    asks not to wait)."""
+    if b"wait=" not in scope.get("query_string", b""):
+        return None
     for name, value in scope.get("headers", []):
         if name == b"authorization":
             return hashlib.sha256(value).digest()
