@@ -29,9 +29,16 @@ worker_class = "uvicorn_worker.UvicornWorker"
 timeout = int(_setting("WEB_TIMEOUT", "60"))
 graceful_timeout = 30
 keepalive = 5
-# Recycle workers now and then so a slow leak never takes the service down.
-max_requests = 2000
-max_requests_jitter = 200
+# Recycle each worker after about this many requests, so neither a slow leak nor the heap's
+# fragmentation (a few large answers leave memory the allocator keeps) grows without bound;
+# the jitter keeps the workers from restarting all at once.
+max_requests = int(_setting("WEB_MAX_REQUESTS", "2000"))
+max_requests_jitter = max(max_requests // 10, 1)
+# X-Forwarded-For (the client's address, which the login lockout counts) and
+# X-Forwarded-Proto are taken only from the proxies listed in FORWARDED_ALLOW_IPS (comma
+# separated addresses or networks, "*" for any); unset, from nobody, so no client can choose
+# the address it is counted by. gunicorn's own default trusts loopback.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "")
 # memoryadmin.requests logs every request with its id in the app's own format (JSON in
 # production); gunicorn's access log would be a second, unstructured copy.
 accesslog = None

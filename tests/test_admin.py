@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from memoryadmin.web.rendering import BIDI_CONTROLS, name_controls
 from stores.models import Agent, AgentAccess, AgentToken, Subject
-from tests.factories import SubjectFactory, UserFactory, agent_token
+from tests.factories import RecordMaker, SubjectFactory, UserFactory, agent_token
 
 
 @pytest.fixture
@@ -129,3 +130,24 @@ def test_tokens_are_read_only_but_can_be_revoked(admin_client, agent):
     token.refresh_from_db()
     assert token.revoked_at is not None
     assert AgentToken.objects.filter(pk=token.pk, read_only=False).exists()
+
+
+def test_the_memory_page_shows_direction_controls_as_the_apps_marker(admin_client, agent):
+    """Regression: U+202E reached the admin's page raw, reordering what the reviewer read."""
+    memory = RecordMaker().memory(agent, "Pay the invoice to \u202egnp.exe\u202c today.")
+    memory.alias = "alias\u2066x"
+    memory.save(update_fields=["alias"])
+
+    pages = [
+        admin_client.get(change_url(memory)),
+        admin_client.get(reverse("admin:stores_memory_changelist") + "?q=invoice"),
+    ]
+
+    for page in pages:
+        html = page.content.decode()
+        assert page.status_code == 200
+        assert not BIDI_CONTROLS.search(html)
+    shown = pages[0].content.decode()
+    assert f"to {name_controls(chr(0x202E))}gnp.exe{name_controls(chr(0x202C))} today" in shown
+    assert "⟨U+202E⟩" in shown
+    assert "alias⟨U+2066⟩x" in shown

@@ -122,6 +122,9 @@ MEMORYADMIN: dict[str, Any] = {
         # On SQLite (no LISTEN/NOTIFY) a waiting request re-reads its agent's head this often;
         # on PostgreSQL only while the LISTEN connection is being re-established.
         "POLL_INTERVAL": float(env("CHANGES_POLL_INTERVAL", "0.5") or 0.5),
+        # Long polls one token (or person) may hold at once in one web process; more answer
+        # 429 with retry_after. An agent needs one: every poll of an agent sees the same changes.
+        "MAX_HELD_POLLS": int(env("CHANGES_MAX_HELD_POLLS", "8") or 8),
     },
     "WEBHOOKS": {
         # How deliveries leave after a write commits: "task" enqueues a Celery task; "thread"
@@ -143,6 +146,10 @@ MEMORYADMIN: dict[str, Any] = {
         "ALLOW_PRIVATE": env_bool("WEBHOOK_ALLOW_PRIVATE", False),
         # Attempts kept in each webhook's delivery log.
         "LOG_KEEP": int(env("WEBHOOK_LOG_KEEP", "500") or 500),
+        # Fernet keys that encrypt the signing secrets at rest, comma separated: the first
+        # encrypts, all decrypt (rotation: stores/webhooks/sealing.py). Unset: one derived from
+        # SECRET_KEY.
+        "SECRET_KEYS": env_list("WEBHOOK_SECRET_KEYS"),
     },
     # GET /metrics answers only `Authorization: Bearer <token>`, and is not there (404) while
     # no token is set.

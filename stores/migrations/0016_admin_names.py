@@ -5,7 +5,7 @@ from django.db import migrations
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("stores", "0013_import_digest"),
+        ("stores", "0014_webhook_secrets_encrypted"),
     ]
 
     operations = [

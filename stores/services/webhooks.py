@@ -37,7 +37,7 @@ from stores.selectors.webhooks import agent_webhook, due_webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 from stores.surfaces import SURFACES
-from stores.webhooks import outbound, payloads
+from stores.webhooks import outbound, payloads, sealing
 
 logger = logging.getLogger("memoryadmin.webhooks")
 
@@ -184,6 +184,7 @@ def webhook_create(
         problem = str(error)
     if problem is not None:
         return _traced(actor, agent, "webhook_create", _invalid(problem))
+    url = outbound.build_url(outbound.check_url(url))  # as it goes on the wire
     secret = new_secret() if format == Webhook.Format.STANDARD else ""
     webhook = Webhook.objects.create(
         agent=agent,
@@ -191,7 +192,7 @@ def webhook_create(
         url=url,
         events=patterns,
         format=format,
-        secret=secret,
+        secret=sealing.seal(secret),
         cursor=change_head(agent),
         created_by=actor.user if actor.kind == "user" else None,
     )
@@ -509,7 +510,7 @@ def _message(webhook: Webhook, item: dict[str, Any], now: dt.datetime) -> payloa
             deleted = item["status"] == Status.DELETED
             text = revision.before_text if deleted else revision.after_text
         return payloads.discord(item, text=text, agent=str(webhook.agent))
-    return payloads.standard(item, secret=webhook.secret, now=now)
+    return payloads.standard(item, secret=sealing.unseal(webhook.secret), now=now)
 
 
 def _prune_log(webhook_id: int) -> None:
