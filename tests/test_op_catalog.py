@@ -22,7 +22,7 @@ from memoryadmin.mcp.server import _call, tool_definitions
 from memoryadmin.web.ops import web_op
 from stores.editing import Status
 from stores.models import AgentToken, VersionedRecord
-from stores.ops.catalog import CATALOG, OPS, OpSpec, Rest, Target
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, OpSpec, Rest, Target
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import last_revision
@@ -78,7 +78,7 @@ def arguments(op: OpSpec, key: str, record: VersionedRecord) -> dict[str, Any]:
     if op.one_of:
         names += op.one_of[0]
     if op.settable_fields:
-        names.append(next(name for name in params if name not in ("allow_shorter",)))
+        names.append(next(name for name in params if name in FIELD_PARAMS))
     values = {name: _sample(params[name], record) for name in dict.fromkeys(names)}
     if "revision_id" in values:
         values["revision_id"] = last_revision(record.agent, key, record.pk).pk

@@ -90,6 +90,16 @@ EXPECTED_VERSION = Param(
     Kind.VERSION,
     "The version you read; the write is refused (conflict) if the record changed since.",
 )
+EXPECTED_SHA256 = Param(
+    "expected_sha256",
+    Kind.STRING,
+    "The SHA-256 of the text you replace, as your full read gave it (content_sha256, or "
+    "<field>_sha256): the proof you read all of it. Required to replace a text longer than a "
+    "preview (500 characters); refused (conflict) if the text changed since.",
+    min_length=64,
+    max_length=64,
+    pattern="^[0-9a-fA-F]{64}$",
+)
 DRY_RUN = Param(
     "dry_run",
     Kind.BOOLEAN,
@@ -554,6 +564,7 @@ OPS: tuple[OpSpec, ...] = (
                 required=True,
             ),
             TEXT_FIELD,
+            EXPECTED_SHA256,
             ALLOW_SHORTER,
         ),
         takes_surface=True,
@@ -563,9 +574,10 @@ OPS: tuple[OpSpec, ...] = (
             "replace_record",
             "Replace a record's whole text. Use only when most of the text changes; "
             "otherwise use edit_record. First read_record, merge your change into the FULL "
-            "text you read, and send it with the version you read. A recall preview is not "
-            "the full text: a shorter replacement that looks cut from a preview is refused "
-            "(suspected_truncation) unless allow_shorter is true." + REFUSAL_ADVICE,
+            "text you read, and send it with the version and the text's sha256 you read "
+            "(expected_sha256; required when the text is longer than 500 characters). A recall "
+            "preview is not the full text: a shorter replacement that looks cut from a preview "
+            "is refused (suspected_truncation) unless allow_shorter is true." + REFUSAL_ADVICE,
         ),
     ),
     OpSpec(
@@ -573,7 +585,7 @@ OPS: tuple[OpSpec, ...] = (
         "Set fields. A text field here is a full replacement: it needs expected_version or "
         "If-Match.",
         record_update,
-        (ALLOW_SHORTER,),
+        (EXPECTED_SHA256, ALLOW_SHORTER),
         takes_surface=True,
         fields=_settable,
         gather="changes",
@@ -582,7 +594,8 @@ OPS: tuple[OpSpec, ...] = (
             "update_record",
             "Set some of a record's fields (category, tags, pinned, name, schedule, "
             "enabled, ...). A text field given here replaces the whole text, as "
-            "replace_record does, and needs expected_version.",
+            "replace_record does, and needs expected_version (and expected_sha256 when the "
+            "text is longer than 500 characters).",
         ),
     ),
     OpSpec(

@@ -4,19 +4,21 @@ undo of one change."""
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import IntegrityError, models, transaction
 from django.utils import timezone
 
 from stores.editing import (
+    PREVIEW_LENGTH,
     NoChange,
     PhraseEdit,
     Status,
     UndoConflict,
     apply_edits,
     looks_truncated,
+    text_sha256,
     touched_by,
     undo_change,
 )
@@ -37,6 +39,7 @@ from stores.models import (
     VersionedRecord,
     text_fingerprint,
 )
+from stores.selectors.records import sha256_key
 from stores.selectors.revisions import last_revision, record_revision_of, text_changes_after
 from stores.services import policy, validation
 from stores.services.actors import Actor
@@ -214,15 +217,18 @@ def record_replace(
     actor: Actor,
     text: str,
     expected_version: int | None,
+    expected_sha256: str | None = None,
     field: str | None = None,
     allow_shorter: bool = False,
     dry_run: bool = False,
 ) -> WriteResult:
     """Replace a whole text field. Needs a version precondition; refuses truncated previews.
 
-    A shorter text that looks cut from a preview of the current one is refused as
-    suspected_truncation unless `allow_shorter` says the caller means to drop the rest.
-    `dry_run` answers what the write would, writing nothing.
+    A text longer than a preview is replaced only with `expected_sha256`, the SHA-256 of the
+    current text as a full read gives it (see `_check_full_read`). A shorter text that looks
+    cut from a preview of the current one is refused as suspected_truncation unless
+    `allow_shorter` says the caller means to drop the rest. `dry_run` answers what the write
+    would, writing nothing.
     """
     spec = surface(surface_key)
     text_field = text_field_of(spec, field)
@@ -235,7 +241,14 @@ def record_replace(
         )
 
     def build(record: VersionedRecord) -> Change:
-        _check_replacement(spec, record, text_field, new_text, allow_shorter=allow_shorter)
+        _check_replacement(
+            spec,
+            record,
+            text_field,
+            new_text,
+            allow_shorter=allow_shorter,
+            expected_sha256=expected_sha256,
+        )
         return Change(op="replace", values={text_field: new_text}, text_field=text_field)
 
     return write(
@@ -257,28 +270,78 @@ def _check_replacement(
     new_text: str,
     *,
     allow_shorter: bool,
+    expected_sha256: str | None,
 ) -> None:
     current = getattr(record, text_field)
     if new_text == current:
         raise NoChange(f"The {text_field} already reads exactly that; nothing to change.")
     if not new_text.strip() and text_field in _NOT_EMPTIED:
         raise Invalid(f"An empty {text_field} would erase the record; forget it instead.")
+    _check_full_read(spec, record, text_field, current, expected_sha256)
+    # The second line: a shape cut from a preview, even from a caller who read in full.
     if not allow_shorter and looks_truncated(current, new_text):
-        ways = [
-            f"read_record (surface {spec.key}, id {record.pk})",
-            f"GET /api/v1/{spec.api_path}/{record.pk}/",
-        ]
-        if spec.key == "memory":
-            ways.append(f"the MCP resource memory://{record.pk}")
         raise SuspectedTruncation(
             f"The new {text_field} looks cut from a preview of the current one: it is "
             f"{len(new_text)} of {len(current)} characters, begins like it and lacks the rest. "
-            f"Read the full text first ({', '.join(ways)}), merge your change into it and "
-            "replace with the whole text, or change just a phrase with an edit. Only if you "
-            "mean to drop the rest, send the replacement again with allow_shorter: true "
+            f"Read the full text first ({_full_reads(spec, record)}), merge your change into "
+            "it and replace with the whole text, or change just a phrase with an edit. Only if "
+            "you mean to drop the rest, send the replacement again with allow_shorter: true "
             "(replace_record, or the REST replace and PATCH).",
             current_length=len(current),
             new_length=len(new_text),
+        )
+
+
+def _full_reads(spec: SurfaceSpec, record: VersionedRecord) -> str:
+    ways = [
+        f"read_record (surface {spec.key}, id {record.pk})",
+        f"GET /api/v1/{spec.api_path}/{record.pk}/",
+    ]
+    if spec.key == "memory":
+        ways.append(f"the MCP resource memory://{record.pk}")
+    return ", ".join(ways)
+
+
+def _check_full_read(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    text_field: str,
+    current: str,
+    expected_sha256: str | None,
+) -> None:
+    """A text longer than a preview is replaced whole only by a caller who proves a full read.
+
+    The version proves only that some read was seen, and a recall or list preview carries it
+    too; an edited preview sent back with it silently dropped the rest of the text, however
+    the shape guard was tuned. The SHA-256 of the current text is in full reads only, so
+    sending it back is the proof (as Anthropic's memory stores take `content_sha256`). Refused
+    as precondition_required, not suspected_truncation: nothing says this text is a cut (a
+    full rewrite is legitimate); what is missing is the precondition, which the caller can
+    supply, and the word says to read first, as a missing version does.
+    """
+    key = sha256_key(text_field)
+    if expected_sha256 is None:
+        if len(current) <= PREVIEW_LENGTH:
+            return  # every preview of it is the whole text: the version is proof enough
+        raise PreconditionRequired(
+            f"The current {text_field} is {len(current)} characters, longer than a preview "
+            f"({PREVIEW_LENGTH}): replacing it whole needs proof that you read all of it. Read "
+            f"the record in full ({_full_reads(spec, record)}), merge your change into the "
+            f"whole text, and send its {key} as expected_sha256 with the version; or change "
+            "just a phrase with an edit. A recall, list or feed preview is never enough.",
+            current_length=len(current),
+            preview_length=PREVIEW_LENGTH,
+            sha256_field=key,
+        )
+    if not isinstance(expected_sha256, str):
+        raise Invalid("expected_sha256 must be a string: the 64 hex digits a full read gives.")
+    if expected_sha256.lower() != text_sha256(current):
+        raise Conflict(
+            f"expected_sha256 is not the SHA-256 of the current {text_field}: the text changed "
+            f"since you read it, or the hash was not its {key} from a full read. Read the "
+            f"record in full again ({_full_reads(spec, record)}) and apply your change to what "
+            "you read.",
+            current_version=record.version,
         )
 
 
@@ -291,11 +354,14 @@ def record_update(
     actor: Actor,
     changes: dict[str, Any],
     expected_version: int | None = None,
+    expected_sha256: str | Mapping[str, str] | None = None,
     allow_shorter: bool = False,
 ) -> WriteResult:
     """Set fields (PATCH). A text field in `changes` is a full replacement with its rules.
 
-    `allow_shorter` is record_replace's: it lets a text field become a cut of its current text.
+    `expected_sha256` and `allow_shorter` are record_replace's. A door's one hash proves the
+    read of the one text it sets; a caller holding the whole record (an import) gives one
+    per text field.
     """
     spec = surface(surface_key)
     if not changes:
@@ -312,7 +378,18 @@ def record_update(
 
     def build(record: VersionedRecord) -> Change:
         for name in text_changes:
-            _check_replacement(spec, record, name, cleaned[name], allow_shorter=allow_shorter)
+            _check_replacement(
+                spec,
+                record,
+                name,
+                cleaned[name],
+                allow_shorter=allow_shorter,
+                expected_sha256=(
+                    expected_sha256.get(name)
+                    if isinstance(expected_sha256, Mapping)
+                    else expected_sha256
+                ),
+            )
         changed = {name: value for name, value in cleaned.items() if getattr(record, name) != value}
         if not changed:
             raise NoChangeError("Every field already has that value; nothing to change.")

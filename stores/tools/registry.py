@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator, FormatChecker, ValidationError
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
 from stores.models import Agent
 from stores.services import Actor
+from stores.services.validation import unstorable_string
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,28 @@ def _is_moment(value: object) -> bool:
     return moment.tzinfo is not None
 
 
+def _strict_integer(_checker: Any, instance: object) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def _finite_number(_checker: Any, instance: object) -> bool:
+    if isinstance(instance, bool) or not isinstance(instance, int | float):
+        return False
+    # Python's JSON reads NaN and Infinity, which are no JSON numbers.
+    return isinstance(instance, int) or math.isfinite(instance)
+
+
+# JSON Schema counts 1.0 and 1e300 as integers; no handler takes a float for a count or a
+# line number (a float line number was a 500), so an integer here is an integer in Python;
+# and a number is a finite one, as JSON has them.
+StrictValidator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine_many(
+        {"integer": _strict_integer, "number": _finite_number}
+    ),
+)
+
+
 def register(tool: Tool) -> Tool:
     if tool.name in REGISTRY:
         raise ValueError(f"Tool {tool.name!r} is registered twice.")
@@ -124,8 +148,11 @@ def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]
     tool_ = REGISTRY[name]
     if not isinstance(arguments, dict):
         raise ToolArgumentError("The arguments must be a JSON object.")
+    unstorable = unstorable_string(arguments)
+    if unstorable is not None:
+        raise ToolArgumentError("{}: {}.".format(*unstorable))
     errors = sorted(
-        Draft202012Validator(tool_.parameters, format_checker=FORMATS).iter_errors(arguments),
+        StrictValidator(tool_.parameters, format_checker=FORMATS).iter_errors(arguments),
         # A misnamed field first: it explains the required one that then seems missing.
         key=lambda e: (list(e.path), e.validator != "additionalProperties"),
     )

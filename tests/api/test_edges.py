@@ -141,4 +141,4 @@ def test_tomori_refuses_a_truncated_preview_in_its_own_words(api, agent, make):
         "tools/update_long_term_memory/",
         {"memory_id": memory.pk, "memory_content": preview},
     ).json()
-    assert answer["status"] == "memory_update_failed_suspected_truncation"
+    assert answer["status"] == "memory_update_failed_precondition_required"

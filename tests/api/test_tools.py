@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stores.editing import text_sha256
 from stores.models import Memory, Subject
 from tests.factories import SubjectFactory
 
@@ -73,7 +74,8 @@ def test_recall_then_read_then_edit_through_tools(api, agent, make):
             "expected_version": 1,
         },
     ).json()
-    assert replaced["status"] == "suspected_truncation"
+    assert replaced["status"] == "precondition_required"
+    assert "content_sha256" in replaced["message"]
 
 
 def test_rockbot_edit_tools_resolve_names_and_keys(api, agent, make):
@@ -166,9 +168,11 @@ def test_memory_edit_update_needs_content_or_importance(api, agent, make):
 def test_memory_edit_refuses_a_truncated_preview(api, agent, make):
     memory = make.memory(agent, LONG)
     preview = api.call("get", "memories/?q=lisbon").json()["results"][0]["preview"]
-    answer = api.call(
-        "post", "tools/memory_edit/", {"op": "update", "id": str(memory.pk), "content": preview}
-    ).json()
+    update = {"op": "update", "id": str(memory.pk), "content": preview}
+    answer = api.call("post", "tools/memory_edit/", update).json()
+    assert answer["status"] == "precondition_required"
+    digest = api.call("get", f"memories/{memory.pk}/").json()["record"]["content_sha256"]
+    answer = api.call("post", "tools/memory_edit/", {**update, "expected_sha256": digest}).json()
     assert answer["status"] == "suspected_truncation"
     assert Memory.objects.get(pk=memory.pk).content == LONG
 
@@ -177,16 +181,20 @@ def test_every_full_replacement_tool_refuses_an_edited_preview(api, agent, make)
     memory = make.memory(agent, LONG)
     preview = api.call("get", "memories/?q=lisbon").json()["results"][0]["preview"]
     edited = preview.removesuffix("…") + " Also water the ferns."
-    native = {"surface": "memory", "id": memory.pk, "text": edited, "expected_version": 1}
+    # With the proof of a full read, the shape guard is the second line.
+    proof = {"expected_sha256": text_sha256(LONG)}
+    native = {"surface": "memory", "id": memory.pk, "text": edited, "expected_version": 1, **proof}
     answers = [
         api.call("post", "tools/replace_record/", native).json()["status"],
         api.call(
-            "post", "tools/memory_edit/", {"op": "update", "id": memory.pk, "content": edited}
+            "post",
+            "tools/memory_edit/",
+            {"op": "update", "id": memory.pk, "content": edited, **proof},
         ).json()["status"],
         api.call(
             "post",
             "tools/update_long_term_memory/",
-            {"memory_id": memory.pk, "memory_content": edited},
+            {"memory_id": memory.pk, "memory_content": edited, **proof},
         ).json()["status"],
     ]
     assert answers == [
