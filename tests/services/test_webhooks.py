@@ -368,6 +368,9 @@ def test_a_token_whose_agent_has_a_webhook_still_delivers(agent):
 def test_a_webhook_added_while_a_token_request_runs_hears_of_its_write_from_the_sweep(agent):
     with together():
         memory = RecordMaker().memory(agent)
+    # The creation's commit sent the deliverer to look up the agent's webhooks: until it has,
+    # it could find the one added below and send the edit itself, before the sweep.
+    settle()
     _token, raw = agent_token(agent)
     authenticated = token_authenticate(raw)  # the request begins: no webhook yet
     with receiver() as hook:
