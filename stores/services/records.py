@@ -64,8 +64,6 @@ from stores.services.engine import (
 from stores.services.results import WriteResult
 from stores.surfaces import SurfaceSpec, surface
 
-# Texts a record may not be emptied to (an empty one would erase what the record says).
-_NOT_EMPTIED = ("content", "value", "directive")
 # How many later revisions an undo's conflict is traced through to name those that made it.
 UNDO_TRACE_LIMIT = 100
 
@@ -261,15 +259,15 @@ def _check_replacement(
     current = getattr(record, text_field)
     if new_text == current:
         raise NoChange(f"The {text_field} already reads exactly that; nothing to change.")
-    if not new_text.strip() and text_field in _NOT_EMPTIED:
+    if not new_text.strip() and text_field == spec.primary_text_field:
         raise Invalid(f"An empty {text_field} would erase the record; forget it instead.")
     if not allow_shorter and looks_truncated(current, new_text):
         ways = [
             f"read_record (surface {spec.key}, id {record.pk})",
             f"GET /api/v1/{spec.api_path}/{record.pk}/",
         ]
-        if spec.key == "memory":
-            ways.append(f"the MCP resource memory://{record.pk}")
+        if spec.resource:
+            ways.append(spec.resource.format(id=record.pk))
         raise SuspectedTruncation(
             f"The new {text_field} looks cut from a preview of the current one: it is "
             f"{len(new_text)} of {len(current)} characters, begins like it and lacks the rest. "
@@ -472,7 +470,7 @@ def record_undo(
             )
         except UndoConflict as clash:
             raise _undo_conflict(spec, record, revision, text_field, clash) from None
-        if not text.strip() and text_field in _NOT_EMPTIED:
+        if not text.strip() and text_field == spec.primary_text_field:
             raise Invalid(
                 f"Undoing revision {revision.pk} would leave the {text_field} empty, which "
                 "would erase the record; forget it instead."
