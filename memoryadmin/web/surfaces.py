@@ -101,10 +101,22 @@ class SurfaceUI:
         return [("", default), *((key, SORT_LABELS[key]) for key in self.sorts)]
 
     @property
+    def parts(self) -> dict[str, list[str]]:
+        """The templates of the record page's parts for this surface, found by convention:
+        `web/surfaces/<key>_<part>.html` where the surface has its own, else the generic one."""
+        return {
+            part: [f"web/surfaces/{self.key}_{part}.html", f"web/surfaces/_{part}.html"]
+            for part in PAGE_PARTS
+        }
+
+    @property
     def listed(self) -> bool:
         # The one record an agent has of a surface is shown on its own page, not in a list.
         return not self.spec.one_per_agent
 
+
+# The parts of the record page a surface may draw its own way.
+PAGE_PARTS = ("badges", "text", "properties")
 
 # A title made of a text's first words: a heading to read, short enough for a tab.
 TITLE_WORDS = 8

@@ -31,6 +31,7 @@ from stores.models import (
     text_fingerprint,
 )
 from stores.models.revisions import after_hash
+from stores.ops.names import OpName
 from stores.prepared import PreparedQuery
 from stores.services import policy, webhooks
 from stores.services.actors import Actor
@@ -48,7 +49,7 @@ class Change:
     """What one op wants to write: new field values, and which text field it touched; a
     `message` when the op chose something the caller did not spell out."""
 
-    op: str
+    op: OpName
     values: dict[str, Any]
     text_field: str | None = None
     status: Status = Status.UPDATED
@@ -59,7 +60,7 @@ class Change:
     reverted_revision: int | None = None
 
 
-def document_change(op: str, edited: str | Edited) -> Change:
+def document_change(op: OpName, edited: str | Edited) -> Change:
     """The change of an op on a markdown document (`content`), with what the engine reported
     it chose (where a rule went, a restated heading dropped)."""
     if isinstance(edited, str):
@@ -73,8 +74,10 @@ def document_change(op: str, edited: str | Edited) -> Change:
     )
 
 
-def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResult]:
-    """Turn expected refusals into results; everything else is a real error."""
+def returns_result(function: Callable[P, WriteResult], name: str = "") -> Callable[P, WriteResult]:
+    """Turn expected refusals into results; everything else is a real error. The write log
+    names the function (`name`, for an op's own method: the service it is)."""
+    operation = name or function.__name__
 
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> WriteResult:
@@ -88,9 +91,11 @@ def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResul
             result = WriteResult(
                 status=error.status, message=error.message, details=dict(error.details)
             )
-        _log(function.__name__, kwargs, result)
+        _log(operation, kwargs, result)
         return result
 
+    if name:
+        wrapper.__name__ = wrapper.__qualname__ = name
     return wrapper
 
 
@@ -337,7 +342,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
         spec,
         record,
         actor=actor,
-        op="create",
+        op=OpName.CREATE,
         text_field=text_field,
         version_before=0,
         before_text="",
@@ -413,7 +418,7 @@ def delete(spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor) -> Write
         spec,
         record,
         actor=actor,
-        op="forget",
+        op=OpName.FORGET,
         text_field=text_field,
         version_before=version_before,
         before_text=before_text,
@@ -465,7 +470,7 @@ def _unlink_dependants(
                 other,
                 dependant,
                 actor=actor,
-                change=Change(op="unlink", values={link.attname: None}),
+                change=Change(op=OpName.UNLINK, values={link.attname: None}),
             )
             unlinked.append(
                 {
@@ -483,7 +488,7 @@ def build_revision(
     record: VersionedRecord,
     *,
     actor: Actor,
-    op: str,
+    op: OpName,
     text_field: str,
     version_before: int,
     before_text: str,
@@ -636,7 +641,7 @@ def write(
     agent: Agent,
     ref: RecordRef,
     actor: Actor,
-    op: str,
+    op: OpName,
     expected_version: int | None,
     build: Callable[[VersionedRecord], Change],
     dry_run: bool = False,
@@ -663,7 +668,7 @@ def apply_change(
     record: VersionedRecord,
     *,
     actor: Actor,
-    op: str,
+    op: OpName,
     expected_version: int | None,
     build: Callable[[VersionedRecord], Change],
     dry_run: bool = False,
