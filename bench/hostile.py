@@ -1,4 +1,4 @@
-"""Benchmark: every hostile-input reproduction of issue 12 against a real server process.
+"""Benchmark: every hostile-input reproduction against a real server process.
 
 One command, from the repository root:
 
@@ -66,7 +66,7 @@ SECONDS_BUDGET = 1.0
 GROWTH_BUDGET_MIB = 50.0
 FAKE_EMBEDDINGS = "stores.embeddings.fake.FakeBackend"
 
-# Item 1: a memory of 4,900 lines cycling through 50 distinct ones.
+# Case 1: a memory of 4,900 lines cycling through 50 distinct ones.
 NEAR_MISS_LINES = [f"line {i % 50} lorem ipsum" for i in range(4900)]
 SECRET_RULES = "TOP-SECRET-RULES kept outside the import folder"
 SECRET_MEMORY = "TOP-SECRET-MEMORY kept outside the import folder"
@@ -554,8 +554,8 @@ def setup_data() -> dict[str, Any]:
 
     @contextlib.contextmanager
     def stand_in_embeddings() -> Iterator[None]:
-        # Embedding a 100,000-character text with the local model takes minutes today (item 4
-        # is that cost; the cases measure it where the server writes). The setup's own huge
+        # Embedding a 100,000-character text with the local model takes minutes today (a
+        # cost of its own; the cases measure it where the server writes). The setup's own huge
         # records get stand-in vectors, which the server treats as stale.
         config = settings.MEMORYADMIN["EMBEDDINGS"]
         settings.MEMORYADMIN["EMBEDDINGS"] = {"BACKEND": FAKE_EMBEDDINGS, "OPTIONS": {}}
@@ -918,7 +918,7 @@ def oversized_body(b: Bench) -> Outcome:
 
 
 def _crafted_import(b: Bench) -> dict[str, Any]:
-    """Import a memory whose history carries a revision of the field agent_id (item 7)."""
+    """Import a memory whose history carries a revision of the field agent_id."""
     if "crafted" in b.state:
         return b.state["crafted"]
     victim = str(b.data["agent_ids"]["victim"])
@@ -1367,13 +1367,13 @@ def write_section(rows: list[Row], options: argparse.Namespace, bench: Bench, to
         f"processes and allowed {SECONDS_BUDGET:g} s beyond a bare start of `manage.py` "
         "measured just before each (in brackets); their RSS column is the server's. The "
         "setup's two records of about 100,000 characters (1, 2) got stand-in vectors: "
-        "embedding one with the local model is itself a cost of item 4, which the cases that "
+        "embedding one with the local model is itself a cost, which the cases that "
         "write such a text (3a, 3b) pay on the server."
     )
     section = "\n".join(
         [
             BEGIN,
-            "## Hostile input: every reproduction of issue 12 against a real server",
+            "## Hostile input: every reproduction against a real server",
             "",
             textwrap.fill(setting, 92),
             "",

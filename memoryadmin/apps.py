@@ -13,6 +13,6 @@ class MemoryadminConfig(AppConfig):
 
     def ready(self) -> None:
         # Imported here: it reaches the user model, which is not ready at import time.
-        from memoryadmin.ops.first_admin import forget_on_first_login
+        from memoryadmin.hosting.first_admin import forget_on_first_login
 
         user_logged_in.connect(forget_on_first_login, dispatch_uid="memoryadmin.first_admin")

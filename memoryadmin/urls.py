@@ -9,7 +9,7 @@ urlpatterns = [
     path("", include("memoryadmin.web.urls")),
 ]
 
-# The agent API (issue 3): /api/v1/, /api/schema/, /api/docs/. The browsable API's login
+# The agent API: /api/v1/, /api/schema/, /api/docs/. The browsable API's login
 # comes first, at the top level: DRF's templates reverse "rest_framework:login", which does
 # not resolve inside the "api" namespace (NoReverseMatch), and the API's catch-all would
 # answer its paths otherwise.
@@ -18,5 +18,5 @@ urlpatterns += [
     path("api/", include("memoryadmin.api.urls")),
 ]
 
-# A database outage met outside a view answers 503 like one met inside (memoryadmin.ops).
-handler500 = "memoryadmin.ops.database.server_error"
+# A database outage met outside a view answers 503 like one met inside (memoryadmin.hosting).
+handler500 = "memoryadmin.hosting.database.server_error"

@@ -11,6 +11,11 @@ class StoresConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(_ensure_triggers, sender=self)
+        # The background layer does what the services hand on after a commit; they never
+        # import it (it imports them).
+        from stores.tasks import connect_handoffs
+
+        connect_handoffs()
 
 
 def _ensure_triggers(sender, using: str = "default", **kwargs) -> None:

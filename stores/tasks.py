@@ -1,27 +1,26 @@
-"""Celery tasks. They take ids, re-read the records, and call one service each.
+"""Background work: the Celery tasks, and how a committed write's work leaves the request.
 
-Every task is idempotent and safe to run twice or concurrently: re-embedding stores a
-vector only if the text is unchanged, decay computes from the row it writes, and expiry
-re-checks each entry under a lock.
+Tasks take ids, re-read the records, and call one service each. Every task is idempotent and
+safe to run twice or concurrently: re-embedding stores a vector only if the text is unchanged,
+decay computes from the row it writes, and expiry re-checks each entry under a lock.
+
+The services hand on what a commit leaves to do through two handoffs (engine.reembed_record,
+webhooks.deliver_agent_changes); `connect_handoffs`, run when the stores app is ready, says
+they are done here: in a queue of this process (stores.runtime.queues) or by a Celery task.
 """
 
 from __future__ import annotations
 
-import atexit
 import logging
-import os
-import threading
-import time
-from collections.abc import Callable
 
 from celery import shared_task
 from django.conf import settings
-from django.db import close_old_connections, connection
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
+from stores.runtime.queues import AfterWriteQueue, RetryingQueue
 from stores.selectors.webhooks import enabled_webhook_ids
-from stores.services import decay, embeddings, expiry, webhooks
+from stores.services import decay, embeddings, engine, expiry, webhooks
 
 logger = logging.getLogger("memoryadmin.tasks")
 
@@ -90,7 +89,7 @@ def enqueue_webhooks(agent_id: int) -> None:
     stopped before sending, or a broker outage, left in the feed, the sweep delivers.
     """
     if settings.MEMORYADMIN["WEBHOOKS"]["DELIVERY"] == "thread":
-        background_deliverer.submit_agent(agent_id)
+        background_deliverer.submit_group(agent_id)
     elif settings.CELERY_TASK_ALWAYS_EAGER:
         _send_webhooks(WEBHOOK_AGENTS, [agent_id])
     else:
@@ -133,96 +132,10 @@ def _send_reembed(surface_key: str, record_ids: list[int]) -> None:
         )
 
 
-class AfterWriteQueue:
-    """Record ids handed to `handle(surface_key, ids)` in a daemon thread of this process.
-
-    Ids submitted while a batch is handled are coalesced into the next one, so a burst of
-    writes costs one pass per surface, in batches of REEMBED_BATCH_SIZE. What a process
-    that stops had not handled yet stays stale, and the periodic sweep embeds it; at a
-    normal exit the process first waits a little for the queue to empty (EXIT_WAIT_SECONDS).
-    """
-
-    def __init__(
-        self, name: str, handle: Callable[[str, list[int]], None], *, keep_connection: bool = False
-    ) -> None:
-        self._name = name
-        self._handle = handle
-        # A queue that reads the database after most writes keeps its connection, as a
-        # request thread does (a new PostgreSQL session per burst of writes is a new server
-        # process each time); the others close theirs between bursts.
-        self._keep_connection = keep_connection
-        self._reset()
-        # A forked child (a Celery or gunicorn worker) starts with no thread and, should the
-        # parent have held the lock at the fork, a lock no one would release.
-        os.register_at_fork(after_in_child=self._reset)
-        atexit.register(self.drain, EXIT_WAIT_SECONDS, release=True)
-
-    def _reset(self) -> None:
-        self._pending: dict[str, set[int]] = {}
-        self._condition = threading.Condition()
-        self._busy = False
-        self._release = False
-        self._thread: threading.Thread | None = None
-
-    def submit(self, surface_key: str, record_id: int) -> None:
-        with self._condition:
-            self._pending.setdefault(surface_key, set()).add(record_id)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
-                self._thread.start()
-            self._condition.notify_all()
-
-    def drain(self, timeout: float, *, release: bool = False) -> bool:
-        """Wait until everything submitted is handled (or failed); False on timeout. With
-        `release` a kept connection is closed too (at exit, or before a test database goes)."""
-        with self._condition:
-            if release and self._thread is not None and self._thread.is_alive():
-                self._release = True
-                self._condition.notify_all()
-            return self._condition.wait_for(
-                lambda: not self._pending and not self._busy and not self._release, timeout
-            )
-
-    def _run(self) -> None:
-        while True:
-            with self._condition:
-                self._condition.wait_for(lambda: bool(self._pending) or self._release)
-                if not self._pending:  # asked to let go of its connection, with nothing to do
-                    connection.close()
-                    self._release = False
-                    self._condition.notify_all()
-                    continue
-                batch, self._pending = self._pending, {}
-                self._busy = True
-            try:
-                if self._keep_connection:
-                    close_old_connections()  # past CONN_MAX_AGE, or broken: a new one
-                batch_size = settings.MEMORYADMIN["REEMBED_BATCH_SIZE"]
-                for surface_key, record_ids in batch.items():
-                    ids = sorted(record_ids)
-                    for start in range(0, len(ids), batch_size):
-                        chunk = ids[start : start + batch_size]
-                        try:
-                            self._handle(surface_key, chunk)
-                        except Exception:  # the vector stays stale: the sweep retries
-                            logger.exception("%s of %s %s failed", self._name, surface_key, chunk)
-            finally:
-                # This thread's connection is its own: unless kept, close it rather than
-                # keep a SQLite handle (or a PostgreSQL session) open between bursts of writes.
-                if not self._keep_connection:
-                    connection.close()
-                with self._condition:
-                    self._busy = False
-                    self._condition.notify_all()
-
-
 def _embed(surface_key: str, record_ids: list[int]) -> None:
     embeddings.reembed(surface_key, record_ids)
 
 
-# How long a process that exits normally (a shell, a command, a server stopping) waits for
-# its queued re-embeds: past it, the sweep embeds what is left.
-EXIT_WAIT_SECONDS = 30.0
 # The embedded default, which has no broker: an eager Celery task ran the model inside the
 # request (half a second for one 512-token window on two cores).
 background_reembedder = AfterWriteQueue("memoryadmin-reembed", _embed)
@@ -236,96 +149,38 @@ background_webhook_sender = AfterWriteQueue(
 )
 
 
-class BackgroundDeliverer:
-    """Delivers webhooks from a thread of the writing process (the embedded default).
-
-    Without a broker, a Celery task would send inside the request; here a write only adds
-    its agent's id to a set, and this thread looks up the agent's webhooks. A retry waits
-    for its time in `_timers` (one per webhook); what a stopped process had not sent stays
-    in the feed, and the periodic sweep sends it.
-    """
-
-    def __init__(self) -> None:
-        self._pending: set[int] = set()
-        self._agents: set[int] = set()
-        self._timers: dict[int, float] = {}
-        self._condition = threading.Condition()
-        self._busy = False
-        self._thread: threading.Thread | None = None
-
-    def submit_agent(self, agent_id: int) -> None:
-        """Deliver to the agent's enabled webhooks, looked up in this deliverer's thread."""
-        with self._condition:
-            self._agents.add(agent_id)
-            if self._thread is None or not self._thread.is_alive():
-                self._thread = threading.Thread(
-                    target=self._run, name="memoryadmin-webhooks", daemon=True
-                )
-                self._thread.start()
-            self._condition.notify_all()
-
-    def _later(self, webhook_id: int, seconds: float) -> None:
-        with self._condition:
-            self._timers[webhook_id] = time.monotonic() + seconds
-            self._condition.notify_all()
-
-    def _due(self) -> bool:
-        now = time.monotonic()
-        for webhook_id, due in list(self._timers.items()):
-            if due <= now:
-                del self._timers[webhook_id]
-                self._pending.add(webhook_id)
-        return bool(self._pending or self._agents)
-
-    def drain(self, timeout: float) -> bool:
-        """Wait until everything submitted, and every retry scheduled, has been tried."""
-        deadline = time.monotonic() + timeout
-        with self._condition:
-            while self._due() or self._busy or self._timers:
-                remaining = deadline - time.monotonic()
-                if remaining <= 0:
-                    return False
-                self._condition.wait(min(remaining, 0.05))
-            return True
-
-    def _run(self) -> None:
-        while True:
-            with self._condition:
-                while not self._due():
-                    soonest = min(self._timers.values(), default=None)
-                    self._condition.wait(None if soonest is None else soonest - time.monotonic())
-                batch, self._pending = self._pending, set()
-                agents, self._agents = self._agents, set()
-                self._busy = True
-            try:
-                if agents:
-                    batch.update(self._webhooks_of(agents))
-                for webhook_id in sorted(batch):
-                    self._deliver(webhook_id)
-            finally:
-                connection.close()
-                with self._condition:
-                    self._busy = False
-                    self._condition.notify_all()
-
-    @staticmethod
-    def _webhooks_of(agent_ids: set[int]) -> list[int]:
-        try:
-            return enabled_webhook_ids(agent_ids)
-        except Exception:  # the changes stay in the feed: the next write or the sweep sends
-            logger.exception("webhooks of agents %s: lookup failed", sorted(agent_ids))
-            return []
-
-    def _deliver(self, webhook_id: int) -> None:
-        try:
-            run = webhooks.webhook_deliver(webhook_id)
-        except Exception:  # the changes stay in the feed: the next write or the sweep retries
-            logger.exception("webhook %s: delivery failed", webhook_id)
-            return
-        if run.more:
-            self._later(webhook_id, 0)
-        elif run.retry_at is not None:
-            self._later(webhook_id, max(0.0, (run.retry_at - timezone.now()).total_seconds()))
+def _webhooks_of(agent_ids: set[int]) -> list[int]:
+    try:
+        return enabled_webhook_ids(agent_ids)
+    except Exception:  # the changes stay in the feed: the next write or the sweep sends
+        logger.exception("webhooks of agents %s: lookup failed", sorted(agent_ids))
+        return []
 
 
-background_deliverer = BackgroundDeliverer()
+def _deliver_in_thread(webhook_id: int) -> float | None:
+    """Send the webhook's undelivered changes; the seconds until it wants to send again."""
+    try:
+        run = webhooks.webhook_deliver(webhook_id)
+    except Exception:  # the changes stay in the feed: the next write or the sweep retries
+        logger.exception("webhook %s: delivery failed", webhook_id)
+        return None
+    if run.more:
+        return 0
+    if run.retry_at is not None:
+        return max(0.0, (run.retry_at - timezone.now()).total_seconds())
+    return None
+
+
+# The embedded default, which has no broker: a Celery task would send inside the request;
+# here a write only adds its agent's id to a set, and this thread looks up the agent's
+# webhooks. A retry waits for its time (one timer per webhook); what a stopped process had
+# not sent stays in the feed, and the periodic sweep sends it.
+background_deliverer = RetryingQueue(
+    "memoryadmin-webhooks", _deliver_in_thread, expand=_webhooks_of
+)
+
+
+def connect_handoffs() -> None:
+    """The services' after-commit work is done here (stores.apps runs this when ready)."""
+    engine.reembed_record.connect(enqueue_reembed)
+    webhooks.deliver_agent_changes.connect(enqueue_webhooks)

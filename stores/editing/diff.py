@@ -164,8 +164,8 @@ def _words(chunks: list[DiffChunk], old: str, new: str, budget: DiffBudget) -> N
     _push(chunks, "equal", old[:start])
     if budget.spend(chars=len(old_middle) + len(new_middle)):
         old_tokens, new_tokens = _tokens(old_middle, new_middle, budget)
-        codes = _opcodes(old_tokens, new_tokens, budget) if old_tokens is not None else None
-        if codes is not None:
+        codes = None if old_tokens is None else _opcodes(old_tokens, new_tokens, budget)
+        if old_tokens is not None and codes is not None:
             _push_words(chunks, old_tokens, new_tokens, codes)
             _push(chunks, "equal", old[len(old) - tail :])
             return

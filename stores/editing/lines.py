@@ -37,9 +37,6 @@ class NormalizedText:
     def to_original(self, offset: int) -> int:
         return offset + bisect.bisect_left(self.crlf_positions, offset)
 
-    def line_of(self, offset: int) -> int:
-        return self.text.count(LF, 0, offset) + 1
-
 
 def dominant_line_ending(text: str) -> str:
     crlf = text.count(CRLF)

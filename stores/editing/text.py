@@ -82,6 +82,7 @@ def apply_edit(
                     f"{expected_replacements} times; send expected_replacements 1 or none.",
                     count=1,
                     lines=(1,),
+                    occurrences=(),
                 )
             check_length(len(new_string), max_length)
             return EditApplied(text=new_string, replacements=1, lines=(1,))

@@ -18,7 +18,6 @@ from __future__ import annotations
 import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import islice, takewhile
 
 from stores.editing.diff import DiffBudget, Opcode, line_opcodes
 from stores.editing.errors import NoChange, TextEditError
@@ -152,11 +151,11 @@ def touched_by(
         moved: list[Region] = []
         hit = False
         for start, end in followed:
-            # Only the hunk just before the region can reach into it from the left.
-            after_region = takewhile(
-                lambda hunk, end=end: hunk.start <= end,
-                islice(hunks, max(0, bisect.bisect_left(starts, start) - 1), None),
-            )
+            # Only the hunk just before the region can reach into it from the left; the hunks
+            # come in the order of their starts.
+            after_region = hunks[
+                max(0, bisect.bisect_left(starts, start) - 1) : bisect.bisect_right(starts, end)
+            ]
             region = _Hunk(start, end, start, end)
             near = [hunk for hunk in after_region if _clash(region, hunk)]
             hit = hit or bool(near)

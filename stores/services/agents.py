@@ -16,7 +16,7 @@ from django.utils.text import slugify
 from stores.editing import Status
 from stores.errors import Invalid
 from stores.models import Agent, AgentAccess, AgentToken, Subject, Webhook
-from stores.prepared import PreparedQuery
+from stores.runtime.prepared import PreparedQuery
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 from stores.services.webhooks import HAS_ENABLED_WEBHOOKS

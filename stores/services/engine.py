@@ -32,7 +32,8 @@ from stores.models import (
 )
 from stores.models.revisions import after_hash
 from stores.ops.names import OpName
-from stores.prepared import PreparedQuery
+from stores.runtime.handoff import Handoff
+from stores.runtime.prepared import PreparedQuery
 from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
@@ -618,11 +619,14 @@ def _diff(spec: SurfaceSpec, record: VersionedRecord, before: str, after: str) -
     return unified_diff(before, after, label=f"{spec.key}/{record.pk}")
 
 
+# Re-embedding a record's new text, after the commit that wrote it: how (a thread of this
+# process, a Celery task) is the background layer's, stores.tasks.
+reembed_record: Handoff[[str, int]] = Handoff("re-embed a record")
+
+
 def schedule_reembed(surface: str, record_id: int) -> None:
     """After commit, ask the background worker to re-embed the record's text."""
-    from stores import tasks
-
-    transaction.on_commit(lambda: tasks.enqueue_reembed(surface, record_id), robust=True)
+    transaction.on_commit(lambda: reembed_record(surface, record_id), robust=True)
 
 
 def atomic(dry_run: bool) -> AbstractContextManager[Any]:

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from stores.editing import Status
 from stores.models import Agent, Revision, Webhook, WebhookDelivery
+from stores.runtime.handoff import Handoff
 from stores.selectors.changes import change_head, changes_after
 from stores.selectors.webhooks import agent_webhook, due_webhooks
 from stores.services.actors import Actor
@@ -294,6 +295,9 @@ def webhook_data(webhook: Webhook) -> dict[str, Any]:
 
 
 AGENT_ATTRIBUTE = "webhooks_of_agent"
+# Delivering an agent's new changes, after the commit that made them: how (a thread of this
+# process, a Celery task) is the background layer's, stores.tasks.
+deliver_agent_changes: Handoff[[int]] = Handoff("deliver an agent's changes to its webhooks")
 # Set on an agent loaded with its token (token_authenticate): whether it had an enabled
 # webhook when the request began.
 HAS_ENABLED_WEBHOOKS = "has_enabled_webhooks"
@@ -317,9 +321,7 @@ def after_commit(agent_id: int, *, agent: Agent | None = None) -> None:
         return
 
     def send() -> None:
-        from stores import tasks
-
-        tasks.enqueue_webhooks(agent_id)
+        deliver_agent_changes(agent_id)
 
     setattr(send, AGENT_ATTRIBUTE, agent_id)
     transaction.on_commit(send, robust=True)

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from stores.ops.names import OpName
 from stores.editing import Status
 from stores.errors import NotFound
 from stores.models import Memory
+from stores.ops.names import OpName
 from stores.services import (
     WriteResult,
     find_record,

@@ -63,7 +63,7 @@ def redis_cache(settings):
     with redis_server() as url:
         settings.CACHES = {
             "default": {
-                "BACKEND": "memoryadmin.ops.cache.ReusedClientRedisCache",
+                "BACKEND": "memoryadmin.hosting.cache.ReusedClientRedisCache",
                 "LOCATION": url,
                 "KEY_PREFIX": "tests",
             }
@@ -115,7 +115,7 @@ def test_in_redis_an_outage_admits_rather_than_failing(settings, redis_cache):
     _limit(settings, "1/minute")
     settings.CACHES = {
         "default": {
-            "BACKEND": "memoryadmin.ops.cache.ReusedClientRedisCache",
+            "BACKEND": "memoryadmin.hosting.cache.ReusedClientRedisCache",
             "LOCATION": f"redis://127.0.0.1:{free_port()}/0",
         }
     }

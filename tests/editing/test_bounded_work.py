@@ -1,5 +1,5 @@
-"""The near-miss search and the diffs cost little for any text within the size limits (issue 12,
-items 1 and 3). Work is counted in operations: the engine's meter, and Python lines run."""
+"""The near-miss search and the diffs cost little for any text within the size limits.
+Work is counted in operations: the engine's meter, and Python lines run."""
 
 from __future__ import annotations
 

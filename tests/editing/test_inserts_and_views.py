@@ -1,4 +1,4 @@
-"""Line inserts, prepend and numbered views (issue 17, item 3).
+"""Line inserts, prepend and numbered views.
 
 The view's format and the insert's cases are the facts of the Anthropic SDK's memory tool
 (its filesystem reference implementation and that implementation's tests): six-place

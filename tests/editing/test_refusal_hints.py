@@ -1,4 +1,4 @@
-"""Refusals that tell the next step (issue 15, items 1-5): a near miss quoted in whole words,
+"""Refusals that tell the next step: a near miss quoted in whole words,
 rule and heading hints that explain invisible differences, a restated heading kept once, rules
 placed and deduplicated as RockBot does, and every occurrence of an ambiguous phrase located."""
 
@@ -26,7 +26,7 @@ from stores.editing import (
 from stores.editing.nearmiss import find_near_miss
 from stores.editing.text import OCCURRENCES_SHOWN
 
-# --- item 1: a near miss is quoted in whole words -----------------------------------------
+# --- a near miss is quoted in whole words -----------------------------------------
 
 
 def test_the_issues_falcon_hint_quotes_whole_words():
@@ -97,7 +97,7 @@ def test_every_hint_is_whole_words_of_its_line_or_says_where_it_is_cut(line_word
     assert any(on_word_edges(p) for p in places)
 
 
-# --- item 2: rule and heading hints say how similar, and why ------------------------------
+# --- rule and heading hints say how similar, and why ------------------------------
 
 RULES = """# Behaviour rules
 
@@ -167,7 +167,7 @@ def test_a_rule_asked_for_in_other_case_or_quotes_is_explained_not_guessed(texts
     assert hint.similarity == 1.0
 
 
-# --- item 3: a body that restates its heading keeps one heading -----------------------------
+# --- a body that restates its heading keeps one heading -----------------------------
 
 SKILL = "# Guide\n\n## Testing\nOld content.\n\n## Release\nTag it.\n"
 
@@ -208,7 +208,7 @@ def test_restating_the_heading_or_not_writes_the_same_section(title, content, le
     assert [s.title for s in outline(restated.text)].count(" ".join(title.split())) == 1
 
 
-# --- item 4: rules go after the last rule; a duplicate in another case is left alone -------
+# --- rules go after the last rule; a duplicate in another case is left alone -------
 
 NOTES_LAST = """# Rules
 
@@ -279,7 +279,7 @@ def test_a_new_rule_follows_the_last_bullet_and_no_rule_is_added_twice(lines, ru
         add_rule(added.text, rule.upper())
 
 
-# --- item 5: each occurrence of an ambiguous phrase, by line and column ---------------------
+# --- each occurrence of an ambiguous phrase, by line and column ---------------------
 
 
 def test_two_matches_on_one_line_are_told_apart_by_column_and_context():

@@ -85,7 +85,7 @@ def test_unknown_heading_suggests_the_closest():
     assert refused.value.near_miss.text == "Release"
 
 
-# --- insert before / after a section, replace keeping subsections (issue 17, item 3) ----
+# --- insert before / after a section, replace keeping subsections ----
 
 
 def test_replace_section_can_keep_its_subsections():
@@ -311,7 +311,7 @@ def test_removing_one_rule_leaves_every_other_line_alone(lines, ending):
     assert removed == document[: rules[0].start] + document[rules[0].end :]
 
 
-# --- deleting a section leaves no blank lines behind (issue 15, item 14) -----------------
+# --- deleting a section leaves no blank lines behind -----------------
 
 _body_line = st.text(alphabet="abc xyz-.", min_size=1, max_size=12).filter(
     lambda line: line.strip() and not line.lstrip().startswith(("-", "#"))

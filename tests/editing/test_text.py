@@ -217,7 +217,7 @@ def test_every_outcome_is_a_result_or_a_refusal(document, old, new):
         assert isinstance(applied.text, str)
 
 
-# --- expected_replacements (issue 17, item 3) -------------------------------------------
+# --- expected_replacements -------------------------------------------
 
 
 def test_expected_replacements_replaces_all_when_the_count_matches():
@@ -241,6 +241,15 @@ def test_a_different_count_is_ambiguous_naming_the_real_one(expected, replace_al
     assert refused.value.count == 3 and refused.value.lines == (1, 3)
     assert "occurs 3 times" in refused.value.message
     assert f"not {expected} as expected_replacements says" in refused.value.message
+
+
+def test_an_empty_text_filled_more_than_once_is_ambiguous_not_a_crash():
+    # The type checker found this refusal built without its occurrences: a TypeError, a 500.
+    with pytest.raises(Ambiguous) as refused:
+        apply_edit("", "", "tea", expected_replacements=2)
+    assert refused.value.count == 1 and refused.value.lines == (1,)
+    assert refused.value.details["occurrences"] == []
+    assert "fills an empty text once, not 2 times" in refused.value.message
 
 
 def test_one_expected_replacement_of_a_unique_phrase_is_a_plain_edit():

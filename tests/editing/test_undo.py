@@ -1,4 +1,4 @@
-"""Undoing one change: the inverse of an old change applied to today's text (issue 17, item 4).
+"""Undoing one change: the inverse of an old change applied to today's text.
 
 Properties: undoing the last change gives back the text before it, for any two texts; an undo
 past later edits elsewhere keeps those edits (the result is the old text with only the later

@@ -171,7 +171,7 @@ RECALLED = [
 
 
 def test_every_door_counts_only_the_memories_relevant_to_the_query(agent, make, settings):
-    """Regression (issue 15, item 8): the vector side ranked every memory, so the MCP recall
+    """Regression: the vector side ranked every memory, so the MCP recall
     said "6 memories match" for "Lyon", the REST count was 6 and the web list showed the
     nearest five. Now each door lists and counts the memories passing the cut-off."""
     from memoryadmin.mcp.results import summary

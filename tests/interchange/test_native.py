@@ -204,7 +204,7 @@ def test_commands_round_trip_and_dry_run_writes_nothing(agent, make, tmp_path, c
     assert second[1:] == first[1:]
 
 
-# --- hostile files (issue 12) -----------------------------------------------------------
+# --- hostile files -----------------------------------------------------------
 
 
 def header(name: str = "crafted", **agent_settings) -> str:

@@ -47,7 +47,7 @@ def memory_doc(content: str, **fields) -> str:
     return json.dumps({"Content": content, "Category": "people", **fields})
 
 
-# --- item 8: every written path stays inside the target --------------------------------
+# --- every written path stays inside the target --------------------------------
 
 
 def native_header() -> str:
@@ -186,7 +186,7 @@ def test_a_stale_trace_outside_the_folder_is_never_removed(agent, make, tmp_path
     assert sorted(note.path for note in report.notes) == ["../precious.json", "rules.md"]
 
 
-# --- item 9: links are never followed --------------------------------------------------
+# --- links are never followed --------------------------------------------------
 
 
 def test_import_follows_no_link_and_reports_each(agent, tmp_path):
@@ -308,7 +308,7 @@ def test_a_file_name_that_is_not_utf8_is_reported_not_imported(agent, tmp_path):
     assert list(Memory.objects.filter(agent=agent).values_list("content", flat=True)) == ["Fine."]
 
 
-# --- item 10: any name fits a file name, and comes back exactly -------------------------
+# --- any name fits a file name, and comes back exactly -------------------------
 
 
 def test_segment_keeps_short_names_and_caps_long_ones_uniquely():

@@ -9,7 +9,7 @@ the importance decay pass (with a half-life of seconds, so it really writes). Th
 each client saw is then checked against the rows and revisions (tests/load/history.py).
 
 Size: MEMORYADMIN_CHECKER_WRITERS (16), MEMORYADMIN_CHECKER_EDITS per writer (60),
-MEMORYADMIN_CHECKER_RECORDS (4). The full run of issue 8, by hand:
+MEMORYADMIN_CHECKER_RECORDS (4). The full run, by hand:
 
     MEMORYADMIN_CHECKER_EDITS=500 MEMORYADMIN_TEST_PG_PORT=55502 bin/test tests/load -s
 """

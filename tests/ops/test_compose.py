@@ -87,7 +87,9 @@ def test_services_start_in_order_with_health_checks_and_volumes(tmp_path):
 
 
 def variables_read_by_the_code() -> set[str]:
-    settings_text = (ROOT / "memoryadmin" / "settings.py").read_text()
+    settings_text = "\n".join(
+        path.read_text() for path in (ROOT / "memoryadmin" / "settings").glob("*.py")
+    )
     gunicorn_text = (ROOT / "gunicorn.conf.py").read_text()
     names = {
         f"MEMORYADMIN_{name}"

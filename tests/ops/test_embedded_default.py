@@ -16,7 +16,7 @@ from asgiref.testing import ApplicationCommunicator
 from django.urls import path
 
 import memoryadmin.urls
-from memoryadmin.ops.private_files import installation_secret, private_database
+from memoryadmin.hosting.private_files import installation_secret, private_database
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,7 +6,7 @@ import pytest
 from django.db import OperationalError
 
 from memoryadmin.celery import app as celery_app
-from memoryadmin.ops import health
+from memoryadmin.hosting import health
 
 
 class BrokenEmbeddings:

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from memoryadmin.ops.logs import JsonFormatter, RequestIdFilter
+from memoryadmin.hosting.logs import JsonFormatter, RequestIdFilter
 from tests.api.conftest import client_for
 from tests.factories import agent_token
 

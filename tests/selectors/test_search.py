@@ -241,7 +241,7 @@ BISCUIT = "Biscuit is the user's golden retriever."
 
 
 def test_stopwords_make_no_lexical_match(agent, recall):
-    """Regression (issue 15, item 7): on SQLite every query word was a term, so "the" or
+    """Regression: on SQLite every query word was a term, so "the" or
     "which" made memories lexical matches; PostgreSQL's english configuration drops the
     same words, and now both do."""
     assert query_terms("Which animal does THE user own?") == ["animal", "user"]
@@ -252,7 +252,7 @@ def test_stopwords_make_no_lexical_match(agent, recall):
 def test_a_question_ranks_its_answer_above_a_memory_sharing_only_common_words(
     local_model, agent, make, recall
 ):
-    """Regression (issue 15, item 7): both memories hold "the user"; PostgreSQL's lexical
+    """Regression: both memories hold "the user"; PostgreSQL's lexical
     side put the allergy first, the vector side the dog, and the reciprocal-rank tie went
     to the lexical side (SQLite's BM25 happened to favour the shorter text). Now a word
     most memories hold weighs little, and the vector side's clear lead counts for what it
@@ -270,7 +270,7 @@ def test_a_question_ranks_its_answer_above_a_memory_sharing_only_common_words(
 
 
 def test_the_score_says_how_much_of_the_query_a_memory_holds(agent, make, recall):
-    """Regression (issue 15, item 7): a fused score of 1/(k + rank) per side gave a memory
+    """Regression: a fused score of 1/(k + rank) per side gave a memory
     holding one word of three 98% of the score of the one holding all three."""
     partial = make.memory(agent, "The orchestra tours in May.")
     reembed_sweep()
@@ -284,7 +284,7 @@ def test_the_score_says_how_much_of_the_query_a_memory_holds(agent, make, recall
 
 
 def test_a_query_no_memory_answers_finds_nothing(local_model, agent, make, recall, settings):
-    """Regression (issue 15, item 8): the vector side ranks every memory, so "Lyon" found
+    """Regression: the vector side ranks every memory, so "Lyon" found
     all of them and recall counted them all; the relevance cut-off leaves them out."""
     make.memory(agent, BISCUIT)
     reembed_sweep()
@@ -351,7 +351,7 @@ class PlacedBackend(FakeBackend):
 
 
 def test_an_answer_sharing_no_word_stays_listed_beside_a_hit_that_stands_out(agent, make, settings):
-    """Regression (issue 15, item 9): a cut-off on each result alone dropped an answer
+    """Regression: a cut-off on each result alone dropped an answer
     whose only evidence is a vector a little over 2.5 standard deviations above the
     typical memory (as "when does the user wake up on workdays" for the alarm memory):
     only the memory standing out more was listed, and the vector side alone ranked the

@@ -100,7 +100,7 @@ def test_revert_only_takes_revisions_of_the_same_record(agent, make):
 
 
 def test_a_revert_records_which_revision_it_reverted(agent, make):
-    # Issue 15, item 13: the history can say what a revert took back.
+    # The history can say what a revert took back.
     memory = make.memory(agent, content="Likes tea.")
     edited = record_edit(
         surface_key="memory",

@@ -71,7 +71,7 @@ def hostile_state(memory: Memory) -> dict[str, Any]:
     }
 
 
-# --- item 7: a revision of a field that is not text ------------------------------------------
+# --- a revision of a field that is not text ------------------------------------------
 
 
 def test_restore_refuses_a_revision_that_sets_the_agent(agent, other_agent, make):
@@ -123,7 +123,7 @@ def test_revert_of_a_live_record_refuses_a_revision_of_a_field_that_is_not_text(
     assert (fresh.agent_id, fresh.version, fresh.category) == (agent.pk, 2, "general")
 
 
-# --- item 7: the state a revision holds is checked like any write ---------------------------
+# --- the state a revision holds is checked like any write ---------------------------
 
 
 @pytest.mark.parametrize("spec", list(SURFACES.values()), ids=list(SURFACES))
@@ -303,7 +303,7 @@ def test_skill_restore_takes_only_its_own_state(agent, make):
     assert "name" in result.message
 
 
-# --- item 12: forgetting a successor -------------------------------------------------------
+# --- forgetting a successor -------------------------------------------------------
 
 
 def superseded_pair(agent, make) -> tuple[Memory, Memory]:
@@ -406,7 +406,7 @@ def test_every_link_between_surface_records_is_one_the_forget_unlinks():
     assert links == [("memory", "superseded_by", models.SET_NULL)]
 
 
-# --- item 13: restoring a record whose successor is gone ------------------------------------
+# --- restoring a record whose successor is gone ------------------------------------
 
 
 def test_restoring_a_memory_whose_successor_is_gone_drops_the_link(agent, make):

@@ -1,4 +1,4 @@
-"""Peers' editing vocabulary through the service (issue 17, item 3): insert at a line and
+"""Peers' editing vocabulary through the service: insert at a line and
 prepend on every surface's text, a numbered view, an expected replacement count on phrase
 edits, and on a skill's markdown inserting beside a heading and replacing a section's own text
 while keeping its subsections."""

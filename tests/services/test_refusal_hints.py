@@ -1,4 +1,4 @@
-"""What the services answer for the engine's choices and refusals (issue 15, items 2-5): where a
+"""What the services answer for the engine's choices and refusals: where a
 rule went, a duplicate left alone, a restated heading dropped, each ambiguous occurrence."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Undo one change through the service, on every surface (issue 17, item 4).
+"""Undo one change through the service, on every surface.
 
 "Undo revision R" takes back R's change and keeps every change since, as a new revision (op
 undo); later edits of the same lines make it a conflict naming those revisions. Distinct from

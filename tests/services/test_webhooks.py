@@ -20,6 +20,7 @@ from stores.selectors.changes import changes_after
 from stores.services import Actor, record_edit, record_forget, token_authenticate
 from stores.services.webhooks import (
     backoff,
+    deliver_agent_changes,
     webhook_create,
     webhook_delete,
     webhook_deliver,
@@ -338,7 +339,7 @@ def test_a_token_whose_agent_has_no_webhook_writes_without_looking_for_one(agent
     with together():
         memory = RecordMaker().memory(agent)
     looked: list[int] = []
-    monkeypatch.setattr(tasks, "enqueue_webhooks", looked.append)
+    monkeypatch.setattr(deliver_agent_changes, "handler", looked.append)
 
     token_edit(agent, memory, "tea", "mate")
 

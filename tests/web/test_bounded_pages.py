@@ -1,4 +1,4 @@
-"""Pages that show diffs cost little whatever the texts (issue 12, item 3): two full replaces
+"""Pages that show diffs cost little whatever the texts: two full replaces
 with 74 KB of random words made every later load of the history take minutes."""
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""The record page and its history in headless Chromium (issue 15 items 6, 12-14; issue 17's
-flow): outcomes in a reviewer's words, a title to read, undo from the success banner and from
-the history, a conflict that shows the current text, the skill form's defaults, and a record
-created, edited, extended by a line and partly undone. Screenshots go to docs/screenshots/ only
-when asked (MEMORYADMIN_UPDATE_SCREENSHOTS=1, see test_browser.py)."""
+"""The record page and its history in headless Chromium: outcomes in a reviewer's words, a title
+to read, undo from the success banner and from the history, a conflict that shows the current
+text, the skill form's defaults, and a record created, edited, extended by a line and partly
+undone. Screenshots go to docs/screenshots/ only when asked (MEMORYADMIN_UPDATE_SCREENSHOTS=1,
+see test_browser.py)."""
 
 from __future__ import annotations
 
@@ -76,7 +76,7 @@ def shown_outcome(page, selector: str) -> str:
     )
 
 
-# --- item 6: outcomes in a reviewer's words -----------------------------------------------
+# --- outcomes in a reviewer's words -----------------------------------------------
 
 
 def test_a_near_miss_reads_for_a_person_and_its_text_can_be_used(
@@ -121,7 +121,7 @@ def test_an_ambiguous_phrase_lists_each_place_in_words(page, live_server, agent)
     assert not AGENT_WORDING.search(shown), shown
 
 
-# --- item 12: the record page's title, undo in the banner, a conflict's header ----------
+# --- the record page's title, undo in the banner, a conflict's header ----------
 
 
 def test_the_title_reads_the_first_words_and_a_change_is_undone_from_its_banner(
@@ -176,7 +176,7 @@ def test_during_a_conflict_the_header_shows_the_current_version_and_text(
     assert record.content == "The user lives in Lyon and likes coffee in the morning."
 
 
-# --- item 13: history: undo one change, formatted fields, what a revert reverted ---------
+# --- history: undo one change, formatted fields, what a revert reverted ---------
 
 
 def test_history_undoes_one_change_keeps_later_ones_and_names_a_clash(
@@ -230,7 +230,7 @@ def test_history_undoes_one_change_keeps_later_ones_and_names_a_clash(
     page.screenshot(path=str(screenshots / "history-restore.png"), full_page=True)
 
 
-# --- item 14: the skill form's defaults; a deleted section leaves no blank lines ---------
+# --- the skill form's defaults; a deleted section leaves no blank lines ---------
 
 
 def test_the_section_form_opens_on_a_real_section_and_a_delete_leaves_no_gap(
@@ -264,7 +264,7 @@ def test_the_section_form_opens_on_a_real_section_and_a_delete_leaves_no_gap(
     assert skill.content == "# Water plants\n\n## Steps\n\n- Check the soil.\n"
 
 
-# --- issue 17: create, edit a phrase with a preview, insert a line, undo one change ------
+# --- create, edit a phrase with a preview, insert a line, undo one change ------
 
 
 def test_create_edit_insert_a_line_and_undo_one_change(page, live_server, agent, screenshots):

@@ -1,4 +1,4 @@
-"""The reviewer's pages of issue 15 in headless Chromium: change rows that open to their diff,
+"""The reviewer's pages in headless Chromium: change rows that open to their diff,
 lists that mark matches and create records, the API docs under the CSP, a phone's layout,
 and swaps that break no policy. Screenshots go to docs/screenshots/ only when asked
 (MEMORYADMIN_UPDATE_SCREENSHOTS=1, see test_browser.py)."""

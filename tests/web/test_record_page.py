@@ -1,5 +1,5 @@
-"""The record page and its history, as a person reads them (issue 15 items 6, 12-14; the
-insert and prepend forms of issue 17): sentences of the page's own, invisible characters
+"""The record page and its history, as a person reads them (with its
+insert and prepend forms): sentences of the page's own, invisible characters
 drawn, an undo in the success banner and in the history, a conflict that shows the current
 record, formatted field values, and forms whose defaults make sense."""
 
@@ -45,7 +45,7 @@ def without_agent_message(body: str) -> str:
     return re.sub(r'<details class="agent-message">.*?</details>', "", body, flags=re.S)
 
 
-# --- item 6 -------------------------------------------------------------------------------
+# --- outcomes in a reviewer's words ---
 
 
 def test_every_status_has_a_sentence_for_a_person():
@@ -86,7 +86,7 @@ def test_an_ambiguous_phrase_lists_each_place(staff_client, agent, make):
     assert not AGENT_WORDING.search(shown)
 
 
-# --- item 12 ------------------------------------------------------------------------------
+# --- the record page's title, undo in the banner, a conflict's header ---
 
 
 def test_a_memory_is_titled_by_its_first_words(staff_client, agent, make):
@@ -136,7 +136,7 @@ def test_a_conflict_swaps_in_the_current_version_title_and_text(staff_client, ag
     assert 'id="record-title" hx-disable hx-swap-oob="true">The user lives in Paris and' in body
 
 
-# --- item 13 ------------------------------------------------------------------------------
+# --- history: undo one change, formatted fields, what a revert reverted ---
 
 
 def test_history_offers_undo_beside_restore_and_formats_field_values(staff_client, agent, make):
@@ -211,7 +211,7 @@ def test_a_field_value_reads_as_a_person_reads_it(value, shown, settings):
     assert field_value(value) == shown
 
 
-# --- item 14 ------------------------------------------------------------------------------
+# --- the section form and the skill form's defaults ---
 
 
 def test_the_section_form_names_a_section_and_appending_at_the_end_is_its_own_form(
@@ -237,7 +237,7 @@ def test_deleting_the_last_section_from_the_page_leaves_no_blank_lines(staff_cli
     assert Skill.objects.get(pk=skill.pk).content == "# Deploy\n\nIntro.\n"
 
 
-# --- issue 17: insert and prepend forms; text typed in a form keeps its lines ----------
+# --- insert and prepend forms; text typed in a form keeps its lines ----------
 
 
 def test_the_insert_and_prepend_forms_preview_through_the_generic_op_view(

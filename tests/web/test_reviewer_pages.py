@@ -1,4 +1,4 @@
-"""What a reviewer reads on the pages (issue 15): plain store names, rows that say what
+"""What a reviewer reads on the pages: plain store names, rows that say what
 changed, lists that count and sort in words, a create page for every surface, tokens ready
 to paste."""
 
@@ -30,7 +30,7 @@ def text_of(html: str) -> str:
     return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", html))
 
 
-# --- the store of long-term memories (item 20) --------------------------------------------
+# --- the store of long-term memories --------------------------------------------
 
 
 def test_the_default_store_reads_as_editable_not_as_working_memory(staff_client, agent, make):
@@ -51,7 +51,7 @@ def test_the_recall_tool_says_what_the_store_values_mean():
     assert "not working memory" in store["description"]
 
 
-# --- lists: words, counts, marked matches (item 11) ---------------------------------------
+# --- lists: words, counts, marked matches ---------------------------------------
 
 
 def test_sorts_read_in_words_and_counts_agree_with_their_noun(staff_client, agent, make):
@@ -83,7 +83,7 @@ def test_search_matches_are_marked_and_the_text_stays_escaped(staff_client, agen
     assert "Ana &lt;b&gt;loves&lt;/b&gt; <mark>Paris</mark> &amp; the <mark>Seine</mark>." in body
 
 
-# --- creating a record from the UI (item 11) ------------------------------------------------
+# --- creating a record from the UI ------------------------------------------------
 
 NEW = {
     "memory": {"content": "The user keeps bees.", "store": "working", "category": "hobbies"},
@@ -195,7 +195,7 @@ def test_the_rules_document_is_started_by_opening_it(staff_client, agent):
     assert answer["Location"] == url("rules", agent.name)
 
 
-# --- change rows: what changed, and when (item 10) ----------------------------------------
+# --- change rows: what changed, and when ----------------------------------------
 
 
 def test_change_rows_show_the_text_and_when_in_words(staff_client, agent, make, agent_actor):
@@ -252,7 +252,7 @@ def test_another_agents_change_is_not_found(staff_client, agent, other_agent, ma
     assert staff_client.get(url("change_detail", agent.name, revision.pk)).status_code == 404
 
 
-# --- tokens: ready to paste (item 16) -----------------------------------------------------
+# --- tokens: ready to paste -----------------------------------------------------
 
 
 def snippets(page: str) -> dict[str, str]:

@@ -13,7 +13,7 @@ from rest_framework.viewsets import ViewSet
 
 from memoryadmin.api import idempotency
 from memoryadmin.api.callers import Caller, caller_for
-from memoryadmin.api.preconditions import Precondition, etag, precondition
+from memoryadmin.api.preconditions import Precondition, etag
 from memoryadmin.doors import statuses
 from stores.editing import Status
 from stores.services import WriteResult
@@ -72,9 +72,6 @@ class AgentViewSet(ViewSet):
         serializer = serializer_class(data=self.request.data if data is None else data)
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)
-
-    def precondition(self, values: dict[str, Any]) -> Precondition:
-        return precondition(self.request, values.pop("expected_version", None))
 
     def render(self, result: WriteResult, condition: Precondition | None = None) -> Response:
         """The service's result as the answer: its status word, its HTTP code, an ETag."""

@@ -8,7 +8,7 @@ import secrets
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
-from memoryadmin.ops.first_admin import (
+from memoryadmin.hosting.first_admin import (
     INITIAL_ADMIN_USERNAME,
     forget_initial_password,
     initial_password_file,

@@ -1,7 +1,7 @@
 """Request ids: taken from X-Request-ID (set by a proxy or the client) or made here.
 
 The id is echoed in the response, so a client reporting a problem can quote it, and every
-log line written while the request runs carries it (see memoryadmin.ops.logs).
+log line written while the request runs carries it (see memoryadmin.hosting.logs).
 """
 
 from __future__ import annotations

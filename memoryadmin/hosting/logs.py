@@ -12,7 +12,7 @@ from typing import Any
 
 from pythonjsonlogger.json import JsonFormatter as BaseJsonFormatter
 
-from memoryadmin.ops.requests import current_request_id
+from memoryadmin.hosting.requests import current_request_id
 
 # Fields that could hold memory text (service arguments, API bodies). They are replaced by
 # their length unless the logger is at DEBUG, where the operator asked for them.

@@ -7,7 +7,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from stores.models import ImportedSource, Memory
-from stores.services.importing import insert_rows
+from stores.runtime.bulk import insert_rows
 
 
 def memories(agent, count: int, start: int = 0) -> list[Memory]:

@@ -8,7 +8,7 @@ from django.db.models.sql.compiler import SQLCompiler
 from django.db.transaction import TransactionManagementError
 
 from stores.models import AgentToken, Memory
-from stores.prepared import PreparedQuery
+from stores.runtime.prepared import PreparedQuery
 from stores.services import Actor, record_edit, token_authenticate, token_revoke
 from stores.services.engine import find_record
 from stores.surfaces import SURFACES

@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.http import HttpRequest
 
-from memoryadmin.ops.private_files import write_private
+from memoryadmin.hosting.private_files import write_private
 
 INITIAL_ADMIN_USERNAME = "admin"
 

@@ -1,0 +1,156 @@
+"""memoryadmin's own settings, read through `settings.MEMORYADMIN`: limits, recall, background
+passes, the change feed and webhooks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+from memoryadmin.settings.background import CELERY_TASK_ALWAYS_EAGER
+from memoryadmin.settings.environment import env, env_bool
+
+
+def _embeddings() -> dict[str, Any]:
+    if not env("EMBEDDING_URL"):
+        return {
+            "BACKEND": env("EMBEDDING_BACKEND", "stores.embeddings.local.LocalE5Backend"),
+            "OPTIONS": {},
+        }
+    # Production embeddings: an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama,
+    # vLLM, TEI). The model must produce 384 dimensions or accept the `dimensions` parameter.
+    return {
+        "BACKEND": env("EMBEDDING_BACKEND", "stores.embeddings.http.OpenAICompatibleBackend"),
+        "OPTIONS": {
+            "url": env("EMBEDDING_URL"),
+            "model": env("EMBEDDING_MODEL", ""),
+            "api_key": env("EMBEDDING_API_KEY", ""),
+            "send_dimensions": env_bool("EMBEDDING_SEND_DIMENSIONS", True),
+            "batch_size": int(env("EMBEDDING_BATCH_SIZE", "64") or 64),
+            "timeout": float(env("EMBEDDING_TIMEOUT", "30") or 30),
+            "max_retries": int(env("EMBEDDING_MAX_RETRIES", "3") or 3),
+            "query_prefix": env("EMBEDDING_QUERY_PREFIX", ""),
+            "document_prefix": env("EMBEDDING_DOCUMENT_PREFIX", ""),
+            # Characters of a text sent at most (stores/embeddings/base.py explains 4096).
+            "max_input_chars": int(env("EMBEDDING_MAX_INPUT_CHARS", "4096") or 4096),
+        },
+    }
+
+
+MEMORYADMIN: dict[str, Any] = {
+    "EMBEDDINGS": _embeddings(),
+    # --- What any caller may make the server store, parse or embed ---
+    # Largest text a record may hold, per surface, in characters; larger writes are refused.
+    "MAX_TEXT_LENGTH": {
+        "memory": int(env("MAX_MEMORY_LENGTH", "100000") or 100000),
+        "working": int(env("MAX_WORKING_LENGTH", "100000") or 100000),
+        "skill": int(env("MAX_SKILL_LENGTH", "500000") or 500000),
+        "task": int(env("MAX_TASK_LENGTH", "50000") or 50000),
+        "rules": int(env("MAX_RULES_LENGTH", "500000") or 500000),
+        "file": int(env("MAX_FILE_LENGTH", "500000") or 500000),
+    },
+    # A recall query is a few words or a sentence. 1,000 characters is about 150 English
+    # words, more than any search needs, and still fits the one 512-token window e5 reads;
+    # longer queries were refused only by their cost (20 KB queries stalled other agents'
+    # searches).
+    "MAX_QUERY_LENGTH": int(env("MAX_QUERY_LENGTH", "1000") or 1000),
+    # How deeply objects and arrays may nest in a request body (REST, tools, MCP). The deepest
+    # legitimate body is metadata inside a create or an MCP call, a few levels past the
+    # metadata limit; Python's own parser gave up near 990 levels with a 500.
+    "MAX_JSON_DEPTH": int(env("MAX_JSON_DEPTH", "32") or 32),
+    # A memory's metadata is a small free-form object shown in the admin: at most this deep
+    # and this many characters as compact JSON, whichever door (API, shell, importer) writes it.
+    "MAX_METADATA_DEPTH": int(env("MAX_METADATA_DEPTH", "20") or 20),
+    "MAX_METADATA_SIZE": int(env("MAX_METADATA_SIZE", "65536") or 65536),
+    "API": {
+        # Requests per token (or logged-in user) and period; a client over it gets 429.
+        "RATE_LIMIT": env("API_RATE_LIMIT", "600/minute"),
+    },
+    # --- The server ---
+    # Threads per web process that run Django (memoryadmin/asgi.py), each with its own database
+    # connection: enough that requests waiting on a row lock or a commit leave others running.
+    "WEB_THREADS": int(env("WEB_THREADS", "8") or 8),
+    "READINESS_TIMEOUT": float(env("READINESS_TIMEOUT", "3") or 3),
+    # --- Background passes and recall ---
+    "DECAY": {
+        # Importance halves every HALF_LIFE_DAYS since the memory was last decayed (or created).
+        "HALF_LIFE_DAYS": float(env("DECAY_HALF_LIFE_DAYS", "30") or 30),
+        "BATCH_SIZE": int(env("DECAY_BATCH_SIZE", "20000") or 20000),
+    },
+    "EXPIRY_BATCH_SIZE": int(env("EXPIRY_BATCH_SIZE", "500") or 500),
+    "REEMBED_BATCH_SIZE": int(env("REEMBED_BATCH_SIZE", "64") or 64),
+    # How a write's new text gets its vector, after commit: "task" sends a Celery task to the
+    # broker (from a background thread, off the request); "thread" embeds in a background
+    # thread of the writing process. Either way no answer waits for the model. Without a
+    # broker the default is "thread", for the server, the shell and commands alike ("task"
+    # there would run the model inside the write, eagerly: the tests ask for that); the
+    # periodic sweep embeds whatever a stopped process left stale.
+    "REEMBED_AFTER_WRITE": env(
+        "REEMBED_AFTER_WRITE", "thread" if CELERY_TASK_ALWAYS_EAGER else "task"
+    ),
+    "SEARCH": {
+        # How many candidates each side brings to the fusion, at least (more when a page
+        # reaches further). Past about 40 nearest neighbours PostgreSQL tends to prefer an
+        # exact scan to the HNSW index (measured on 100,000 rows: 140 ms instead of 6 ms), and
+        # ranks past 40 add little to the fusion.
+        "CANDIDATES": int(env("SEARCH_CANDIDATES", "100") or 100),
+        "VECTOR_CANDIDATES": int(env("SEARCH_VECTOR_CANDIDATES", "40") or 40),
+        # The relevance cut-off: a query is answered when its best result's fused score (0..1,
+        # the mean of the lexical and the vector strength; see stores/selectors/search.py)
+        # reaches it; recall then lists, and counts, the results reaching it and those within
+        # RELATIVE_SCORE (0.65) of the best. 0 lists every candidate either side gives some
+        # strength.
+        # At 0.25 a memory holding none of the query's words answers it when its vector stands
+        # about 2.6 standard deviations above the store's typical memory for the query.
+        "MIN_SCORE": float(env("SEARCH_MIN_SCORE", "0.25") or 0.25),
+        # pgvector HNSW search breadth: higher finds more true neighbours, slower. Many agents
+        # share one index, and an agent's nearest neighbours are found among the index's: for
+        # an agent holding a third of 300,000 memories, recall@10 against an exact scan was
+        # 0.906 at 100, 0.958 at 200 and 0.968 at 300 (p95 40 ms; bench/edit_path.py).
+        "HNSW_EF_SEARCH": int(env("SEARCH_HNSW_EF_SEARCH", "300") or 300),
+        # The vector side ignores neighbours at or under this cosine similarity. 0 drops only
+        # unrelated vectors; e5 models score unrelated pairs around 0.7, so raise it for them
+        # if a search should not return loosely related memories.
+        "VECTOR_MIN_SIMILARITY": float(env("SEARCH_VECTOR_MIN_SIMILARITY", "0") or 0),
+        # "Similar memories" shows neighbours at least this similar (cosine).
+        "SIMILAR_THRESHOLD": float(env("SIMILAR_THRESHOLD", "0.85") or 0.85),
+    },
+    # --- The change feed and webhooks ---
+    "CHANGES": {
+        # Longest long poll (GET /api/v1/changes/?wait=): a client asks again after it.
+        "MAX_WAIT": 30,
+        # On SQLite (no LISTEN/NOTIFY) a waiting request re-reads its agent's head this often;
+        # on PostgreSQL only while the LISTEN connection is being re-established.
+        "POLL_INTERVAL": float(env("CHANGES_POLL_INTERVAL", "0.5") or 0.5),
+    },
+    "WEBHOOKS": {
+        # How deliveries leave after a write commits: "task" enqueues a Celery task; "thread"
+        # sends from a background thread of the writing process (the default without a broker,
+        # where a Celery task would run inside the request).
+        "DELIVERY": env("WEBHOOK_DELIVERY", "thread" if CELERY_TASK_ALWAYS_EAGER else "task")
+        or "thread",
+        # Seconds to connect and for each read of one delivery.
+        "TIMEOUT": float(env("WEBHOOK_TIMEOUT", "10") or 10),
+        # Tries of one change (network errors, 5xx, 408, 429) before it is given up on; the
+        # wait after try n is BACKOFF_SECONDS * 2**(n-1), at most MAX_BACKOFF_SECONDS.
+        "MAX_ATTEMPTS": int(env("WEBHOOK_MAX_ATTEMPTS", "8") or 8),
+        "BACKOFF_SECONDS": float(env("WEBHOOK_BACKOFF_SECONDS", "10") or 10),
+        "MAX_BACKOFF_SECONDS": float(env("WEBHOOK_MAX_BACKOFF_SECONDS", "3600") or 3600),
+        # A webhook is disabled after this many changes in a row were given up on.
+        "MAX_FAILURES": int(env("WEBHOOK_MAX_FAILURES", "5") or 5),
+        # Loopback, private and link-local addresses are refused unless this is set (tests, or
+        # a receiver on the same private network, on purpose).
+        "ALLOW_PRIVATE": env_bool("WEBHOOK_ALLOW_PRIVATE", False),
+        # Attempts kept in each webhook's delivery log.
+        "LOG_KEEP": int(env("WEBHOOK_LOG_KEEP", "500") or 500),
+    },
+}
+if MEMORYADMIN["REEMBED_AFTER_WRITE"] not in ("task", "thread"):
+    raise ImproperlyConfigured("MEMORYADMIN_REEMBED_AFTER_WRITE must be 'task' or 'thread'.")
+if MEMORYADMIN["WEBHOOKS"]["DELIVERY"] not in ("task", "thread"):
+    raise ImproperlyConfigured("MEMORYADMIN_WEBHOOK_DELIVERY must be 'task' or 'thread'.")
+
+# A body must fit the largest text a write may carry, as JSON from any client: Python's json
+# escapes every non-ASCII character, and a character outside the BMP takes 12 bytes
+# ("\ud83d\ude00"). Django's 2.5 MiB default refused a full-length skill in Chinese.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * max(MEMORYADMIN["MAX_TEXT_LENGTH"].values()) + 1024 * 1024
