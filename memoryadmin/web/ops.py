@@ -261,7 +261,9 @@ class BulkForm(forms.Form):
         super().__init__(*args, **kwargs)
         # Any id may be posted; the service decides whether the record exists for this agent.
         posted = self.data.getlist("ids") if hasattr(self.data, "getlist") else []
-        self.fields["ids"].choices = [(value, value) for value in posted]
+        ids = self.fields["ids"]
+        assert isinstance(ids, forms.ChoiceField)
+        ids.choices = [(value, value) for value in posted]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -275,6 +277,10 @@ class BulkForm(forms.Form):
         """The op the chosen action runs; None for an approval."""
         action = self.cleaned_data.get("action")
         return next((op for op in self.ops if op.name == action), None)
+
+    def action_label(self) -> str:
+        op = self.op()
+        return _op_label(op) if op is not None else self.APPROVE[1]
 
     def values(self) -> dict[str, Any]:
         """What the op is called with on each selected record."""

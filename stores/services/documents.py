@@ -8,6 +8,7 @@ nothing: on no document yet, it previews on the empty one the write would create
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from django.db import IntegrityError, transaction
 
@@ -25,7 +26,9 @@ def agent_document(spec: SurfaceSpec, *, agent: Agent, actor: Actor) -> Versione
     """The agent's record of `spec`, created empty (with its first revision) on first use."""
     if not actor.can_see(agent):
         raise NotFound(f"No agent {agent.name!r}.")
-    document = spec.model.objects.filter(agent=agent).first()
+    # Every surface's model has its agent; the abstract base the spec names does not say so.
+    documents: Any = spec.model._default_manager
+    document = documents.filter(agent=agent).first()
     if document is not None:
         return document
     policy.check_agent(agent, actor=actor, op=OpName.CREATE)
@@ -33,9 +36,9 @@ def agent_document(spec: SurfaceSpec, *, agent: Agent, actor: Actor) -> Versione
         with transaction.atomic():
             created = create(spec, agent=agent, actor=actor, values={spec.primary_text_field: ""})
     except IntegrityError:
-        return spec.model.objects.get(agent=agent)
+        return documents.get(agent=agent)
     if created.record is None:
-        return spec.model.objects.get(agent=agent)
+        return documents.get(agent=agent)
     return created.record
 
 
@@ -53,12 +56,13 @@ def document_write(
     if dry_run:
         if not actor.can_see(agent):
             raise NotFound(f"No agent {agent.name!r}.")
-        document = spec.model.objects.filter(agent=agent).first()
+        documents: Any = spec.model._default_manager
+        document = documents.filter(agent=agent).first()
         if document is None:
             # The write would create the empty document (version 1) first; preview on that,
             # creating nothing.
             policy.check_agent(agent, actor=actor, op=OpName.CREATE)
-            document = spec.model(agent=agent, version=1, **{spec.primary_text_field: ""})
+            document = spec.model(**{"agent": agent, "version": 1, spec.primary_text_field: ""})
         document.agent = agent  # already loaded by the caller; spares a query
         return apply_change(
             spec,

@@ -54,8 +54,9 @@ def restorable_values(
         if name not in state:
             continue
         field = spec.model._meta.get_field(name)
+        assert isinstance(field, models.Field)  # a state names the record's own fields
         value = state[name]
-        if field.many_to_one:
+        if isinstance(field, models.ForeignKey):
             values[field.attname] = _live_link(field, value, agent=agent, record_id=record_id)
         else:
             try:
@@ -67,12 +68,14 @@ def restorable_values(
     return values
 
 
-def _live_link(field: models.ForeignKey, value: Any, *, agent: Agent, record_id: int) -> int | None:
+def _live_link(
+    field: models.ForeignKey[Any, Any], value: Any, *, agent: Agent, record_id: int
+) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int):
         raise Invalid(f"The revision's state holds {field.name} {value!r}, which is not an id.")
-    targets = field.related_model.objects.filter(pk=value, agent=agent)
+    targets = field.related_model._default_manager.filter(pk=value, agent=agent)
     if field.related_model is field.model:
         targets = targets.exclude(pk=record_id)
     return value if targets.exists() else None

@@ -37,7 +37,9 @@ _BY_MODEL: dict[type[VersionedRecord], SurfaceSpec] = {
 
 def surface_of(record: VersionedRecord) -> SurfaceSpec:
     """The surface a record belongs to (a proxy model's record: its concrete model's)."""
-    return _BY_MODEL[record._meta.concrete_model]
+    model = record._meta.concrete_model
+    assert model is not None and issubclass(model, VersionedRecord)
+    return _BY_MODEL[model]
 
 
 __all__ = [

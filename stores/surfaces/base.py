@@ -14,6 +14,8 @@ import datetime as dt
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import models
+
 from stores.models import EmbeddedRecord, VersionedRecord
 
 
@@ -115,6 +117,7 @@ class SurfaceSpec:
         state: dict[str, Any] = {}
         for name in self.state_fields:
             model_field = self.model._meta.get_field(name)
+            assert isinstance(model_field, models.Field)  # a state field is the record's own
             value = getattr(record, model_field.attname)
             state[name] = value.isoformat() if isinstance(value, dt.datetime) else value
         return state

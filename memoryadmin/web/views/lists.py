@@ -40,7 +40,7 @@ def _list_context(
     if refused is None:
         records = record_list(ui, scope.agent, form.cleaned_data)
     else:
-        records = ui.spec.model.objects.none()
+        records = ui.spec.model._default_manager.none()
     filters = form.cleaned_data if refused is None else {}
     page = Paginator(records, PAGE_SIZE).get_page(params.get("page"))
     rows = list(page.object_list)
@@ -117,7 +117,6 @@ def record_bulk(request: HttpRequest, scope: AgentScope, surface: str) -> HttpRe
     form = bulk_form(ui.key)(request.POST)
     if not form.is_valid():
         return outcome(request, form_refusal(form), back=back)
-    action = form.cleaned_data["action"]
     done: list[int] = []
     refused: list[tuple[int, WriteResult]] = []
     for pk in form.cleaned_data["ids"]:
@@ -129,7 +128,7 @@ def record_bulk(request: HttpRequest, scope: AgentScope, surface: str) -> HttpRe
             done.append(pk)
     context = _list_context(request, scope, ui, request.POST)
     context["bulk"] = {
-        "action": dict(form.fields["action"].choices)[action],
+        "action": form.action_label(),
         "done": done,
         "refused": refused,
         "untouched": len(form.cleaned_data["ids"]) - len(done) - len(refused),

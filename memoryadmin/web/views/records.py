@@ -48,6 +48,8 @@ STORE_NOTES = {
     Memory.Store.EPISODIC: "Episodic memories can only be invalidated: they are history, so "
     "they are not rewritten, re-weighted or deleted.",
 }
+
+
 def record_context(
     scope: AgentScope,
     ui: SurfaceUI,
