@@ -11,6 +11,8 @@ MEMORYADMIN_WEB_THREADS threads that keep their database connections between req
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 
@@ -27,12 +29,43 @@ worker_class = "uvicorn_worker.UvicornWorker"
 timeout = int(_setting("WEB_TIMEOUT", "60"))
 graceful_timeout = 30
 keepalive = 5
-# Recycle workers now and then so a slow leak never takes the service down.
-max_requests = 2000
-max_requests_jitter = 200
+# Recycle each worker after about this many requests, so neither a slow leak nor the heap's
+# fragmentation (a few large answers leave memory the allocator keeps) grows without bound;
+# the jitter keeps the workers from restarting all at once.
+max_requests = int(_setting("WEB_MAX_REQUESTS", "2000"))
+max_requests_jitter = max(max_requests // 10, 1)
+# X-Forwarded-For (the client's address, which the login lockout counts) and
+# X-Forwarded-Proto are taken only from the proxies listed in FORWARDED_ALLOW_IPS (comma
+# separated addresses or networks, "*" for any); unset, from nobody, so no client can choose
+# the address it is counted by. gunicorn's own default trusts loopback.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "")
 # memoryadmin.requests logs every request with its id in the app's own format (JSON in
 # production); gunicorn's access log would be a second, unstructured copy.
 accesslog = None
 errorlog = "-"
 # A worker's temporary heartbeat file in memory, not on a container's overlay disk.
 worker_tmp_dir = "/dev/shm" if Path("/dev/shm").is_dir() else None
+
+# Prometheus: every worker process writes its counters to files in one folder, so a scrape of
+# /metrics answered by any worker sums them all. Set before a worker imports prometheus_client.
+metrics_dir = Path(
+    os.environ.setdefault(
+        "PROMETHEUS_MULTIPROC_DIR",
+        _setting(
+            "METRICS_DIR", str(Path(tempfile.gettempdir()) / f"memoryadmin-metrics-{os.getpid()}")
+        ),
+    )
+)
+
+
+def on_starting(server: object) -> None:
+    # Counters start at zero with the server: files of a previous run would be added in.
+    shutil.rmtree(metrics_dir, ignore_errors=True)
+    metrics_dir.mkdir(parents=True, exist_ok=True)
+
+
+def child_exit(server: object, worker: object) -> None:
+    from prometheus_client import multiprocess
+
+    # A recycled worker's gauges leave with it; its counters stay in the sums.
+    multiprocess.mark_process_dead(worker.pid)  # type: ignore[attr-defined]

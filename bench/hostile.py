@@ -29,6 +29,7 @@ script always exits 0 once it ran (it measures, it does not test) and prints the
 from __future__ import annotations
 
 import argparse
+import asyncio
 import contextlib
 import json
 import logging
@@ -38,6 +39,8 @@ import random
 import re
 import secrets
 import signal
+import socket
+import statistics
 import string
 import subprocess
 import sys
@@ -65,6 +68,13 @@ END = "<!-- bench/hostile.py: end -->"
 SECONDS_BUDGET = 1.0
 GROWTH_BUDGET_MIB = 50.0
 FAKE_EMBEDDINGS = "stores.embeddings.fake.FakeBackend"
+
+GIB = 1024**3
+# A skill rewritten whole this many times, each time with this many characters.
+LONG_REWRITES = 40
+LONG_REWRITE_CHARS = 480_000
+# The server's default cap on the long polls one token holds (MEMORYADMIN_CHANGES_MAX_HELD_POLLS).
+MAX_HELD_POLLS = 8
 
 # Case 1: a memory of 4,900 lines cycling through 50 distinct ones.
 NEAR_MISS_LINES = [f"line {i % 50} lorem ipsum" for i in range(4900)]
@@ -248,6 +258,7 @@ class Server:
             "127.0.0.1",
             "--port",
             str(self.port),
+            "--no-proxy-headers",
         ]
         with self.log.open("a") as output:
             self.process = subprocess.Popen(
@@ -297,6 +308,9 @@ class Server:
     def peak_kib(self) -> int:
         return self._status_kib("VmHWM")
 
+    def rss_mib(self) -> float:
+        return self._status_kib("VmRSS") / 1024
+
 
 # --- the bench -------------------------------------------------------------------------------
 
@@ -312,6 +326,9 @@ class Bench:
         self.server = Server(env, work / "server.log", free_port())
         self.sessions: dict[str, requests.Session] = {}
         self.state: dict[str, Any] = {}
+        # The server's resident memory after its warm-up and after the last case.
+        self.rss_start = math.nan
+        self.rss_end = math.nan
         # Preparatory commands of a case (an import before the export it measures).
         self.prepare_limit = max(60.0, 3 * timeout)
 
@@ -598,13 +615,20 @@ def setup_data() -> dict[str, Any]:
         memory(linked_out, f"Exported note {n}.", category="notes")
     agent("linked-in")
     agent("empty")
+    agent("poller")
+    with stand_in_embeddings():
+        history = agent("history")
+        ids["rewritten"] = skill_rewritten(history, actor, LONG_REWRITES, LONG_REWRITE_CHARS)
 
     users = get_user_model().objects
-    passwords = {name: secrets.token_urlsafe(16) for name in ("admin", "viewer", "locked")}
+    people = ("admin", "viewer", "locked", "forger")
+    passwords = {name: secrets.token_urlsafe(16) for name in people}
     users.create_superuser("admin", "admin@example.com", passwords["admin"])
     viewer = users.create_user("viewer", "viewer@example.com", passwords["viewer"])
     AgentAccess.objects.create(user=viewer, agent=agents["nearmiss"], role="viewer")
     users.create_user("locked", "locked@example.com", passwords["locked"])
+    users.create_user("forger", "forger@example.com", passwords["forger"])
+    AgentAccess.objects.create(user=viewer, agent=agents["history"], role="viewer")
     connections.close_all()
     return {
         "tokens": tokens,
@@ -613,6 +637,30 @@ def setup_data() -> dict[str, Any]:
         "passwords": passwords,
         "upload_limit": settings.DATA_UPLOAD_MAX_MEMORY_SIZE,
     }
+
+
+def skill_rewritten(owner: Any, actor: Any, times: int, size: int) -> int:
+    """A skill replaced whole `times` times with `size` characters of random words."""
+    from stores.services import record_create, record_replace
+
+    created = record_create(
+        surface_key="skill",
+        agent=owner,
+        actor=actor,
+        values={"name": "rewritten", "content": "A skill, to be rewritten."},
+    )
+    for seed in range(times):
+        result = record_replace(
+            surface_key="skill",
+            agent=owner,
+            ref=created.id,
+            actor=actor,
+            text=random_words(seed, size, line_words=12),
+            expected_version=seed + 1,
+        )
+        if not result.ok:
+            raise RuntimeError(f"setup: {result.status} {result.message}")
+    return created.id
 
 
 # --- files -----------------------------------------------------------------------------------
@@ -1306,6 +1354,154 @@ def login_throttling(b: Bench) -> Outcome:
     return Outcome(answer, not logged_in, reply.seconds)
 
 
+# --- the server's edge: bodies, proxies, pages, held polls ------------------------------------
+
+
+def raw_request(b: Bench, head: str, body: Callable[[socket.socket], None] | None = None) -> Reply:
+    """One request over a plain socket (a body no HTTP library would send), its answer."""
+    started = time.perf_counter()
+    with socket.create_connection(("127.0.0.1", b.server.port), timeout=b.timeout) as sock:
+        sock.sendall(head.encode())
+        sender = None
+        if body is not None:
+            sender = threading.Thread(target=body, args=(sock,), daemon=True)
+            sender.start()
+        data = b""
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(65536):
+                data += chunk
+        seconds = time.perf_counter() - started
+        sock.close()
+        if sender is not None:
+            sender.join(b.timeout)
+    status_line, _, rest = data.partition(b"\r\n")
+    text = rest.partition(b"\r\n\r\n")[2].decode("utf-8", "replace")
+    code = int(status_line.split()[1]) if status_line else 0
+    try:
+        parsed: Any = json.loads(text)
+        word = parsed.get("status", "(JSON without status)")
+    except ValueError:
+        parsed, word = text, "(not JSON)"
+    return Reply(code, word, parsed, text, seconds, {})
+
+
+def _gib_declared(b: Bench, method: str, path: str) -> Outcome:
+    reply = raw_request(
+        b,
+        f"{method} {path} HTTP/1.1\r\nHost: localhost\r\nContent-Length: {GIB}\r\n"
+        "Content-Type: application/json\r\nConnection: close\r\n\r\n",
+    )
+    too_large = reply.code == 413 and isinstance(reply.body, dict)
+    return Outcome(reply.answer, too_large and reply.body.get("code") == "too_large", reply.seconds)
+
+
+@case("E1a", "GET /api/v1/changes/, no token, Content-Length 1 GiB", "413 invalid (JSON), unread")
+def feed_gib_declared(b: Bench) -> Outcome:
+    return _gib_declared(b, "GET", "/api/v1/changes/")
+
+
+@case("E1b", "GET /api/v1/changes/, no token, 1 GiB chunked", "413 invalid, cut off at the limit")
+def feed_gib_chunked(b: Bench) -> Outcome:
+    chunk = b"x" * (1024 * 1024)
+    sent = {"bytes": 0}
+
+    def send(sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):  # the server answered and closed
+            while sent["bytes"] < GIB:
+                sock.sendall(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                sent["bytes"] += len(chunk)
+            sock.sendall(b"0\r\n\r\n")
+
+    reply = raw_request(
+        b,
+        "GET /api/v1/changes/ HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n"
+        "Connection: close\r\n\r\n",
+        send,
+    )
+    note = f"the client had sent {sent['bytes'] / 2**20:.0f} MiB when the answer came"
+    return Outcome(reply.answer, reply.code == 413 and sent["bytes"] < GIB, reply.seconds, note)
+
+
+@case("E2", "POST /api/v1/memories/, no token, Content-Length 1 GiB", "413, nothing spooled")
+def create_gib_declared(b: Bench) -> Outcome:
+    return _gib_declared(b, "POST", "/api/v1/memories/")
+
+
+@case("E3", "30 wrong passwords, each with a new X-Forwarded-For, then the right one", "refused")
+def forged_forwarded_for(b: Bench) -> Outcome:
+    last: Reply | None = None
+    for number in range(31):
+        wrong = number < 30
+        session = requests.Session()
+        page = b.http(session, "GET", "/accounts/login/", step="login page")
+        last = b.http(
+            session,
+            "POST",
+            "/accounts/login/",
+            data={
+                "username": "forger",
+                "password": f"wrong-{number}" if wrong else b.data["passwords"]["forger"],
+                "csrfmiddlewaretoken": csrf_from(page.text),
+            },
+            headers={
+                "Referer": f"{b.server.base}/accounts/login/",
+                "X-Forwarded-For": f"203.0.113.{number + 1}",
+            },
+            allow_redirects=False,
+            step="wrong password" if wrong else "right password",
+        )
+    assert last is not None
+    logged_in = last.code == 302
+    return Outcome(f"{last.code} {'logged in' if logged_in else 'refused'}", not logged_in, 0.0)
+
+
+@case(
+    "E6",
+    f"history of a skill after {LONG_REWRITES} rewrites of {LONG_REWRITE_CHARS:,} chars (viewer)",
+    "200, a page under 4 MiB",
+)
+def long_history(b: Bench) -> Outcome:
+    path = f"/a/history/skill/{b.data['ids']['rewritten']}/history/"
+    reply = b.http(b.person("viewer"), "GET", path, step="history")
+    size = len(reply.text.encode())
+    answer = f"{reply.code}, {size / 2**20:.2f} MiB"
+    return Outcome(answer, reply.code == 200 and size < 4 * 2**20, reply.seconds)
+
+
+@case("E7", "300 held long polls of one token; another agent's reads meanwhile", "cap; reads fast")
+def many_held_polls(b: Bench) -> Outcome:
+    import httpx2
+
+    polls = 300
+    mine = {"Authorization": f"Bearer {b.data['tokens']['poller']}"}
+    theirs = {"Authorization": f"Bearer {b.data['tokens']['searcher']}"}
+    url = f"{b.server.base}/api/v1/changes/?after=now&wait=5"
+
+    async def attack() -> tuple[list[int], list[float], float]:
+        limits = httpx2.Limits(max_connections=polls + 10)
+        async with httpx2.AsyncClient(timeout=b.timeout, limits=limits) as client:
+            started = time.perf_counter()
+            held = [asyncio.ensure_future(client.get(url, headers=mine)) for _ in range(polls)]
+            await asyncio.sleep(1.0)
+            reads = []
+            for _ in range(20):
+                begun = time.perf_counter()
+                await client.get(f"{b.server.base}/api/v1/memories/?limit=5", headers=theirs)
+                reads.append(time.perf_counter() - begun)
+            codes = [answer.status_code for answer in await asyncio.gather(*held)]
+            return codes, reads, time.perf_counter() - started
+
+    codes, reads, seconds = asyncio.run(attack())
+    refused = codes.count(429)
+    median_ms = statistics.median(reads) * 1000
+    answer = (
+        f"{codes.count(200)} held, {refused} refused 429; others' reads median {median_ms:.0f} ms,"
+        f" worst {max(reads) * 1000:.0f} ms"
+    )
+    ok = refused >= polls - MAX_HELD_POLLS and median_ms < 100
+    return Outcome(answer, ok, seconds - 5.0 if seconds > 5 else seconds)
+
+
 # --- report ----------------------------------------------------------------------------------
 
 
@@ -1341,6 +1537,18 @@ def summary(rows: list[Row]) -> str:
     ok = sum(1 for row in rows if not row.problems)
     failing = ", ".join(row.case.key for row in rows if row.problems)
     return f"{ok} of {len(rows)} cases ok" + (f"; not yet: {failing}" if failing else "")
+
+
+def memory_line(bench: Bench) -> str:
+    """The server's resident memory at the start and the end of the run, and their ratio."""
+    ratio = bench.rss_end / bench.rss_start
+    restarts = bench.server.starts - 1
+    return (
+        f"Server memory: {_number(bench.rss_start, 0)} MiB after its warm-up, "
+        f"{_number(bench.rss_end, 0)} MiB after the last case ({_number(ratio, 2)}x"
+        + (f"; {restarts} restarts between" if restarts else "")
+        + ")."
+    )
 
 
 def write_section(rows: list[Row], options: argparse.Namespace, bench: Bench, took: float) -> None:
@@ -1380,6 +1588,8 @@ def write_section(rows: list[Row], options: argparse.Namespace, bench: Bench, to
             table(rows),
             "",
             textwrap.fill(rules, 92),
+            "",
+            memory_line(bench),
             END,
         ]
     )
@@ -1436,6 +1646,7 @@ def run(options: argparse.Namespace, work: Path) -> tuple[list[Row], Bench, floa
         bench.server.start()
         bench.warm_up()
         print(f"server up at {bench.server.base} (pid {bench.server.process.pid})", flush=True)
+        bench.rss_start = bench.server.rss_mib()
         chosen = [c for c in CASES if not options.only or c.key in options.only]
         rows = []
         for number, item in enumerate(chosen, start=1):
@@ -1449,6 +1660,7 @@ def run(options: argparse.Namespace, work: Path) -> tuple[list[Row], Bench, floa
                 f"{' (server restarted)' if row.restarted else ''}{note}",
                 flush=True,
             )
+        bench.rss_end = bench.server.rss_mib() if bench.server.alive else math.nan
         return rows, bench, time.perf_counter() - started
     finally:
         if bench is not None:
@@ -1482,6 +1694,7 @@ def main() -> None:
             print(table(rows))
             print()
             print(f"{summary(rows)}; the run took {took:.0f} s, {bench.server.starts - 1} restarts")
+            print(memory_line(bench))
             if options.write:
                 write_section(rows, options, bench, took)
                 print(f"recorded in {BENCHMARKS.relative_to(ROOT)}")

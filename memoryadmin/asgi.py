@@ -10,6 +10,9 @@ own ASGI handler runs every request in a new thread, and so opened a connection 
 an edit took 1.7 to 2.7 times as long (bench/edit_path.py). On the event loop beside it: the
 MCP door (an ASGI application of the SDK's) and the change feed's long polls, which wait
 there without holding a thread or a connection (memoryadmin/api/longpoll.py).
+
+In front of all of them, BodyLimit refuses a body past the upload limit before anything else
+reads it, on every path.
 """
 
 from __future__ import annotations
@@ -28,8 +31,13 @@ from django.conf import settings
 from django.contrib.staticfiles.handlers import StaticFilesHandler
 from django.core.wsgi import get_wsgi_application
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from memoryadmin.doors import statuses
+from memoryadmin.doors.errors import too_large_body
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 # The change feed, whose long polls wait here rather than in a Django view (api/longpoll.py).
@@ -37,6 +45,54 @@ CHANGES_PATH = "/api/v1/changes/"
 
 WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 Answer = tuple[int, list[tuple[bytes, bytes]], bytes]
+
+
+class BodyLimit:
+    """A request body past DATA_UPLOAD_MAX_MEMORY_SIZE answered 413 before it is read.
+
+    A declared Content-Length past the limit is refused before a byte is read (and before
+    any authentication work); a chunked body is counted as it is read and, once past the
+    limit, the application behind sees the client go away and the 413 goes out instead. The
+    limit covers the largest text a write may carry as JSON (settings), and no page of the
+    app takes a file upload, so one limit serves every path.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if scope["type"] != "http" or limit is None:
+            await self.app(scope, receive, send)
+            return
+        too_large = JSONResponse(too_large_body(), status_code=statuses.REQUEST_TOO_LARGE)
+        declared = Headers(scope=scope).get("content-length", "")
+        if declared.isdecimal() and int(declared) > limit:
+            await too_large(scope, receive, send)
+            return
+        read = 0
+        cut_off = False
+        answered = False
+
+        async def bounded_receive() -> Message:
+            nonlocal read, cut_off
+            if cut_off:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            read += len(message.get("body", b""))
+            if read > limit:
+                cut_off = True
+                return {"type": "http.disconnect"}
+            return message
+
+        async def watched_send(message: Message) -> None:
+            nonlocal answered
+            answered = True
+            await send(message)
+
+        await self.app(scope, bounded_receive, watched_send)
+        if cut_off and not answered:
+            await too_large(scope, receive, send)
 
 
 class DjangoInThreads:
@@ -97,7 +153,7 @@ class DjangoInThreads:
         return started["status"], started["headers"], b"".join(chunks)
 
 
-def build_application() -> Starlette:
+def build_application() -> ASGIApp:
     """A new application (each MCP door can be started once, so tests build their own)."""
     django_wsgi = get_wsgi_application()
     if "whitenoise.middleware.WhiteNoiseMiddleware" not in settings.MIDDLEWARE:
@@ -132,7 +188,7 @@ def build_application() -> Starlette:
     # Everything else is Django's, whatever the path holds: a mount's pattern would not
     # match a path with a newline in it, and answer Starlette's own plain-text 404.
     application.router.default = django_application
-    return application
+    return BodyLimit(application)
 
 
 application = build_application()

@@ -3,9 +3,14 @@ from __future__ import annotations
 from django.contrib import admin
 from django.urls import include, path
 
+from memoryadmin.hosting.metrics import metrics
+
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("metrics", metrics, name="metrics"),
     path("accounts/", include("django.contrib.auth.urls")),
+    # Single sign-on (memoryadmin/web/sso.py): 404 while MEMORYADMIN_OIDC_* are not set.
+    path("oidc/", include("mozilla_django_oidc.urls")),
     path("", include("memoryadmin.web.urls")),
 ]
 

@@ -37,6 +37,7 @@ from stores.services import (
     WriteResult,
     access_grant,
     access_revoke,
+    agent_create,
     agent_update,
     subject_create,
     subject_update,
@@ -62,16 +63,17 @@ def _changes(form: forms.ModelForm) -> dict[str, Any]:
 
 @admin.register(Agent)
 class AgentAdmin(admin.ModelAdmin):
-    """Settings are changed through `agent_update`. Agents are created by
-    `create_agent_token` or an import; deleting one (and all it remembers) is not done here."""
+    """Added through `agent_create` (as the web UI's *New agent*), changed through
+    `agent_update`; deleting one (and all it remembers) is not done here."""
 
     list_display = ["name", "display_name", "self_editing_enabled", "review_mode", "created_at"]
     search_fields = ["name", "display_name"]
-    fields = ["name", *AGENT_SETTINGS, "created_at"]
-    readonly_fields = ["name", "created_at"]
 
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
+    def get_fields(self, request: HttpRequest, obj: Agent | None = None) -> tuple[str, ...]:
+        return ("name", *AGENT_SETTINGS, *(["created_at"] if obj is not None else []))
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Agent | None = None) -> list[str]:
+        return ["name", "created_at"] if obj is not None else []
 
     def has_delete_permission(self, request: HttpRequest, obj: Agent | None = None) -> bool:
         return False
@@ -79,8 +81,15 @@ class AgentAdmin(admin.ModelAdmin):
     def save_model(
         self, request: HttpRequest, obj: Agent, form: forms.ModelForm, change: bool
     ) -> None:
-        current = Agent.objects.get(pk=obj.pk)
-        _settled(agent_update(actor=_actor(request), agent=current, values=_changes(form)))
+        actor = _actor(request)
+        if change:
+            current = Agent.objects.get(pk=obj.pk)
+            _settled(agent_update(actor=actor, agent=current, values=_changes(form)))
+            return
+        settings = {name: form.cleaned_data[name] for name in AGENT_SETTINGS}
+        result = _settled(agent_create(actor=actor, name=form.cleaned_data["name"], **settings))
+        obj.pk = result.id
+        obj._state.adding = False
 
 
 @admin.register(Subject)

@@ -14,15 +14,27 @@ from __future__ import annotations
 import logging
 
 from celery import shared_task
+from celery.signals import after_task_publish, task_failure
 from django.conf import settings
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
+from stores import metrics
 from stores.runtime.queues import AfterWriteQueue, RetryingQueue
 from stores.selectors.webhooks import enabled_webhook_ids
 from stores.services import decay, embeddings, engine, expiry, webhooks
 
 logger = logging.getLogger("memoryadmin.tasks")
+
+
+@after_task_publish.connect
+def _count_queued(sender: str | None = None, **_: object) -> None:
+    metrics.TASKS_QUEUED.labels(task=sender or "unknown").inc()
+
+
+@task_failure.connect
+def _count_failed(sender: object = None, **_: object) -> None:
+    metrics.TASKS_FAILED.labels(task=getattr(sender, "name", "unknown")).inc()
 
 
 @shared_task(

@@ -13,6 +13,13 @@ TEST_EMBEDDING_BACKEND = os.environ.get(
 )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if item.get_closest_marker("browser"):
+            # One pytest-xdist worker runs them all: Chromium starts once per run.
+            item.add_marker(pytest.mark.xdist_group("browser"))
+
+
 @pytest.fixture(autouse=True)
 def _test_settings(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -24,7 +24,7 @@ from memoryadmin.web.ops import field_entries, record_page_ops, web_op
 from stores.editing import Status
 from stores.editing.status import SUCCESS_STATUSES
 from stores.models import AgentToken, VersionedRecord
-from stores.ops.catalog import CATALOG, OPS, Op, Rest, Target
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, Op, Rest, Target
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import last_revision
@@ -82,7 +82,7 @@ def arguments(op: Op, key: str, record: VersionedRecord) -> dict[str, Any]:
     if op.one_of:
         names += op.one_of[0]
     if op.settable_fields:
-        names.append(next(name for name in params if name not in ("allow_shorter",)))
+        names.append(next(name for name in params if name in FIELD_PARAMS))
     values = {name: _sample(params[name], record) for name in dict.fromkeys(names)}
     if "revision_id" in values:
         values["revision_id"] = last_revision(record.agent, key, record.pk).pk
@@ -256,9 +256,16 @@ def test_every_write_pair_is_an_op_of_the_record_page(agent, client, staff_user)
             page = client.get(new, follow=True)
             assert page.status_code == 200
             if SURFACES[key].one_per_agent:
-                # Started by opening it: the rules page creates the empty document.
+                # Opening the rules page writes nothing; its first rule stores the document.
                 opened = client.get(reverse("web:rules", args=[agent.name]))
-                assert opened.status_code == 302
+                assert opened.status_code == 200
+                assert not SURFACES[key].model.objects.filter(agent=agent).exists()
+                first = client.post(
+                    reverse("web:record_op", args=[agent.name, key, 0, OpName.ADD_RULE]),
+                    {"rule": "A first rule."},
+                    headers={"HX-Request": "true"},
+                )
+                assert first.status_code == 200, first.content.decode()[:2000]
                 assert SURFACES[key].model.objects.filter(agent=agent).exists()
                 continue
             made = client.post(new, create_values(op, key, record, "page"))

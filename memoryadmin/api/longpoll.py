@@ -16,16 +16,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
+from collections import Counter
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
+from typing import Any
 
+from django.conf import settings
+from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memoryadmin.doors import statuses
 from memoryadmin.doors.changes import wait_for_change
+from memoryadmin.doors.errors import error_body
 
 SCOPE_KEY = "memoryadmin.long_poll"
 WAIT_HEADER = "X-Memoryadmin-Wait"
 _WAIT_HEADER_BYTES = WAIT_HEADER.lower().encode("latin-1")
+# A poll refused for too many held ones: by then one of them may well have answered.
+RETRY_AFTER_SECONDS = 1
 
 
 @dataclass(frozen=True)
@@ -33,18 +42,42 @@ class Wait:
     agent_id: int
     head: int
     seconds: float
+    holder: str  # whose poll it is ("token:12", "user:3"): the cap on held polls is theirs
 
 
-def wait_marker(agent_id: int, head: int, seconds: float) -> str:
-    return f"{agent_id} {head} {seconds:g}"
+def wait_marker(agent_id: int, head: int, seconds: float, holder: str) -> str:
+    return f"{agent_id} {head} {seconds:g} {holder}"
 
 
 def _parse_marker(value: bytes) -> Wait | None:
     try:
-        agent_id, head, seconds = value.decode("latin-1").split()
-        return Wait(int(agent_id), int(head), float(seconds))
+        agent_id, head, seconds, holder = value.decode("latin-1").split()
+        return Wait(int(agent_id), int(head), float(seconds), holder)
     except ValueError:
         return None
+
+
+def _max_held() -> int:
+    return int(settings.MEMORYADMIN["CHANGES"]["MAX_HELD_POLLS"])
+
+
+def _too_many_polls(limit: int) -> JSONResponse:
+    """429 for a poll past its holder's cap: held polls are cheap but not free (each is
+    answered again by the view when its agent's feed moves)."""
+    wait = RETRY_AFTER_SECONDS
+    return JSONResponse(
+        error_body(
+            statuses.RATE_LIMITED_STATUS,
+            f"This token already holds {limit} long polls of the change feed, the most it may "
+            f"hold at once. Wait for one of them to answer, or retry in {wait} seconds; one "
+            "poll per agent sees every change.",
+            code="too_many_polls",
+            retry_after=wait,
+            max_held_polls=limit,
+        ),
+        status_code=statuses.RATE_LIMITED,
+        headers={"Retry-After": str(wait)},
+    )
 
 
 @dataclass
@@ -79,6 +112,12 @@ class LongPoll:
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        # Polls held now in this process, by holder (each worker process counts its own).
+        self.held: Counter[str] = Counter()
+        # Polls in this process by credential (the Authorization header, hashed), held or
+        # still being answered: past the cap one is refused before Django runs for it, so a
+        # burst of polls cannot queue ahead of everyone's requests in Django's threads.
+        self.by_credential: Counter[bytes] = Counter()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] not in ("GET", "HEAD"):
@@ -94,26 +133,62 @@ class LongPoll:
                 await reader
 
     async def _answer(self, scope: Scope, client: _Client, send: Send) -> None:
-        loop = asyncio.get_running_loop()
-        deadline: float | None = None
-        while True:
-            answer = _Answer()
-            await self.app(scope, client.replay(), answer.capture)
-            wait = answer.wait
-            if wait is None or client.gone.is_set():
-                await answer.send_to(send)
+        holder: str | None = None
+        credential = _credential(scope)
+        if credential is not None:
+            if self.by_credential[credential] >= _max_held():
+                await _too_many_polls(_max_held())(scope, client.replay(), send)
                 return
-            if deadline is None:
-                deadline = loop.time() + wait.seconds
-            remaining = deadline - loop.time()
-            moved = remaining > 0 and await _first(
-                wait_for_change(wait.agent_id, wait.head, remaining), client.gone.wait()
-            )
-            if client.gone.is_set():
-                return
-            if not moved:
-                await answer.send_to(send)
-                return
+            self.by_credential[credential] += 1
+        try:
+            loop = asyncio.get_running_loop()
+            # Set when the first answer says to wait, from when that wait began.
+            deadline = 0.0
+            while True:
+                answer = _Answer()
+                await self.app(scope, client.replay(), answer.capture)
+                wait = answer.wait
+                if wait is None or client.gone.is_set():
+                    await answer.send_to(send)
+                    return
+                if holder is None:
+                    limit = _max_held()
+                    if self.held[wait.holder] >= limit:
+                        await _too_many_polls(limit)(scope, client.replay(), send)
+                        return
+                    holder = wait.holder
+                    self.held[holder] += 1
+                    deadline = loop.time() + wait.seconds
+                remaining = deadline - loop.time()
+                moved = remaining > 0 and await _first(
+                    wait_for_change(wait.agent_id, wait.head, remaining), client.gone.wait()
+                )
+                if client.gone.is_set():
+                    return
+                if not moved:
+                    await answer.send_to(send)
+                    return
+        finally:
+            _release(self.held, holder)
+            _release(self.by_credential, credential)
+
+
+def _release(counts: Counter[Any], key: object) -> None:
+    if key is not None:
+        counts[key] -= 1
+        if not counts[key]:
+            del counts[key]
+
+
+def _credential(scope: Scope) -> bytes | None:
+    """A digest of a long poll's Authorization header (None without one, or for a read that
+    asks not to wait)."""
+    if b"wait=" not in scope.get("query_string", b""):
+        return None
+    for name, value in scope.get("headers", []):
+        if name == b"authorization":
+            return hashlib.sha256(value).digest()
+    return None
 
 
 class _Client:

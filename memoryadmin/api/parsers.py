@@ -20,8 +20,19 @@ class BodyTooDeep(ParseError):
         self.details = refusal.details
 
 
+class BodyNotText(ParseError):
+    """A body holding a string no text can hold: refused as invalid (400), naming the field."""
+
+    default_code = bodies.NOT_TEXT
+
+    def __init__(self, refusal: bodies.BodyNotText) -> None:
+        super().__init__(refusal.message)
+        self.details = refusal.details
+
+
 class BoundedJSONParser(JSONParser):
-    """DRF's JSON parser, refusing a body nested past the limit as invalid (400)."""
+    """DRF's JSON parser, refusing a body nested past the limit, or holding a NUL or a lone
+    surrogate in any string (an id, a name, a filter as much as a text), as invalid (400)."""
 
     def parse(self, stream, media_type=None, parser_context=None) -> Any:
         try:
@@ -32,4 +43,8 @@ class BoundedJSONParser(JSONParser):
             bodies.check_depth(data)
         except bodies.BodyTooDeep as refusal:
             raise BodyTooDeep(refusal) from None
+        try:
+            bodies.check_text(data)
+        except bodies.BodyNotText as refusal:
+            raise BodyNotText(refusal) from None
         return data

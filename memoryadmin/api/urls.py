@@ -44,8 +44,38 @@ def unknown_path(request: Request, rest: str = "") -> Response:
     return Response(error_body(Status.NOT_FOUND, f"No API endpoint at {request.path}."), status=404)
 
 
+@api_view(["GET"])
+@permission_classes([AllowAny])
+@schema(None)
+def api_index(request: Request) -> Response:
+    """Where an agent starts: every collection and door, as absolute URLs (`bin/serve` prints
+    /api/v1/ as the address agents connect to). A token is needed to use them, not to read
+    this list."""
+
+    def at(path: str) -> str:
+        return request.build_absolute_uri(path)
+
+    collections = {spec.api_path: at(f"/api/v1/{spec.api_path}/") for spec in SURFACES.values()}
+    return Response(
+        {
+            "collections": {
+                **collections,
+                "revisions": at("/api/v1/revisions/"),
+                "webhooks": at("/api/v1/webhooks/"),
+            },
+            "changes": at("/api/v1/changes/"),
+            "tools": at("/api/v1/tools/"),
+            "mcp": at("/mcp/"),
+            "schema": at("/api/schema/"),
+            "docs": at("/api/docs/"),
+            "authentication": "Authorization: Bearer <token>",
+        }
+    )
+
+
 app_name = "api"
 urlpatterns = [
+    path("v1/", api_index, name="index"),
     path("v1/", include(router.urls)),
     path("v1/changes/", change_list, name="change-list"),
     path("v1/tools/", tool_list, name="tool-list"),

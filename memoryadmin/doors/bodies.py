@@ -7,9 +7,10 @@ from typing import Any
 
 from django.conf import settings
 
-from stores.services.validation import nesting_depth, too_deep_message
+from stores.services.validation import nesting_depth, too_deep_message, unstorable_string
 
 TOO_DEEP = "too_deep"
+NOT_TEXT = "not_text"
 
 
 class BodyTooDeep(Exception):
@@ -21,6 +22,24 @@ class BodyTooDeep(Exception):
         self.message = too_deep_message("The request body", limit)
         super().__init__(self.message)
         self.details = {"max_depth": limit}
+
+
+class BodyNotText(Exception):
+    """A string of the body no text can hold: refused as invalid (400), naming its field."""
+
+    code = NOT_TEXT
+
+    def __init__(self, field: str, problem: str) -> None:
+        self.message = f"{field} {problem}."
+        super().__init__(self.message)
+        self.details = {"field": field}
+
+
+def check_text(data: Any) -> None:
+    """Refuse parsed JSON holding a string no text can hold (a NUL, a lone surrogate)."""
+    found = unstorable_string(data)
+    if found is not None:
+        raise BodyNotText(*found)
 
 
 def max_json_depth() -> int:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime as dt
 import logging
 import weakref
 from collections import defaultdict
@@ -27,9 +28,11 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
+from django.utils import timezone
 
+from stores import metrics
 from stores.dbops import CHANGES_CHANNEL
-from stores.selectors.changes import change_head_of
+from stores.selectors.changes import change_head_of, first_change_time
 
 logger = logging.getLogger("memoryadmin.changes")
 
@@ -67,6 +70,18 @@ def _read_head(agent_id: int) -> int:
         # This runs in an executor thread that serves other requests next: leave no
         # connection (or pool slot) behind.
         connections["default"].close()
+
+
+def _observe_wake_lag(agent_id: int, head: int, since: dt.datetime) -> None:
+    """The lag of a wake-up, for a change written while the reader waited (one already there
+    when it asked is a backlog, not a lag)."""
+    try:
+        written = first_change_time(agent_id, head)
+    finally:
+        connections["default"].close()
+    if written is not None and written >= since:
+        lag = (timezone.now() - written).total_seconds()
+        metrics.FEED_WAKE_LAG_SECONDS.observe(max(lag, 0.0))
 
 
 async def current_head(agent_id: int) -> int:
@@ -181,10 +196,15 @@ def _listener() -> PostgresListener:
 
 async def wait_for_change(agent_id: int, head: int, timeout: float) -> bool:
     """True once the agent's feed moved past `head` (maybe), False after `timeout` seconds."""
+    since = timezone.now()
     deadline = asyncio.get_running_loop().time() + max(timeout, 0.0)
     if connections["default"].vendor == "postgresql":
-        return await _listener().wait(agent_id, head, deadline)
-    return await _poll(agent_id, head, deadline)
+        woke = await _listener().wait(agent_id, head, deadline)
+    else:
+        woke = await _poll(agent_id, head, deadline)
+    if woke:
+        await sync_to_async(_observe_wake_lag, thread_sensitive=False)(agent_id, head, since)
+    return woke
 
 
 async def close_listener() -> None:

@@ -40,6 +40,12 @@ def bearer_token(header: bytes) -> AgentToken | None:
     Raises Unauthenticated for a malformed header or an unknown, revoked or expired token.
     """
     words = header.decode("latin-1").split()
+    if len(words) == 1 and words[0].lower() != KEYWORD.lower():
+        # A bare secret (no scheme at all) is a token sent without its keyword.
+        raise Unauthenticated(
+            "The Authorization header must read 'Bearer <token>': the word Bearer, a space, "
+            "then the token; this one has the token alone."
+        )
     if not words or words[0].lower() != KEYWORD.lower():
         return None
     if len(words) != 2:

@@ -8,7 +8,7 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 
 from memoryadmin.settings.background import CELERY_TASK_ALWAYS_EAGER
-from memoryadmin.settings.environment import env, env_bool
+from memoryadmin.settings.environment import env, env_bool, env_list
 
 
 def _embeddings() -> dict[str, Any]:
@@ -122,6 +122,9 @@ MEMORYADMIN: dict[str, Any] = {
         # On SQLite (no LISTEN/NOTIFY) a waiting request re-reads its agent's head this often;
         # on PostgreSQL only while the LISTEN connection is being re-established.
         "POLL_INTERVAL": float(env("CHANGES_POLL_INTERVAL", "0.5") or 0.5),
+        # Long polls one token (or person) may hold at once in one web process; more answer
+        # 429 with retry_after. An agent needs one: every poll of an agent sees the same changes.
+        "MAX_HELD_POLLS": int(env("CHANGES_MAX_HELD_POLLS", "8") or 8),
     },
     "WEBHOOKS": {
         # How deliveries leave after a write commits: "task" enqueues a Celery task; "thread"
@@ -143,7 +146,31 @@ MEMORYADMIN: dict[str, Any] = {
         "ALLOW_PRIVATE": env_bool("WEBHOOK_ALLOW_PRIVATE", False),
         # Attempts kept in each webhook's delivery log.
         "LOG_KEEP": int(env("WEBHOOK_LOG_KEEP", "500") or 500),
+        # Fernet keys that encrypt the signing secrets at rest, comma separated: the first
+        # encrypts, all decrypt (rotation: stores/webhooks/sealing.py). Unset: one derived from
+        # SECRET_KEY.
+        "SECRET_KEYS": env_list("WEBHOOK_SECRET_KEYS"),
     },
+    # GET /metrics answers only `Authorization: Bearer <token>`, and is not there (404) while
+    # no token is set.
+    "METRICS_TOKEN": env("METRICS_TOKEN", "") or "",
+    # Single sign-on with OpenID Connect (login.py, memoryadmin/web/sso.py).
+    "OIDC": {
+        # e.g. https://keycloak.example.org/realms/acme/.well-known/openid-configuration
+        "DISCOVERY_URL": env("OIDC_DISCOVERY_URL", "") or "",
+        "CLIENT_ID": env("OIDC_CLIENT_ID", "") or "",
+        "CLIENT_SECRET": env("OIDC_CLIENT_SECRET", "") or "",
+        "SCOPES": env("OIDC_SCOPES", "openid email profile") or "openid email profile",
+        "SIGN_ALGORITHM": env("OIDC_SIGN_ALGORITHM", "RS256") or "RS256",
+        "USERNAME_CLAIM": env("OIDC_USERNAME_CLAIM", "preferred_username") or "preferred_username",
+        "GROUPS_CLAIM": env("OIDC_GROUPS_CLAIM", "groups") or "groups",
+        # Members of these groups are staff (they see and administer every agent).
+        "STAFF_GROUPS": env_list("OIDC_STAFF_GROUPS"),
+        # `group=agent:role` entries (role viewer or editor), comma-separated.
+        "AGENT_GROUPS": env_list("OIDC_AGENT_GROUPS"),
+    },
+    # false: only single sign-on logs people in (the password form is gone and refused).
+    "LOCAL_PASSWORDS": env_bool("LOCAL_PASSWORDS", True),
 }
 if MEMORYADMIN["REEMBED_AFTER_WRITE"] not in ("task", "thread"):
     raise ImproperlyConfigured("MEMORYADMIN_REEMBED_AFTER_WRITE must be 'task' or 'thread'.")

@@ -24,9 +24,13 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     # Failed logins counted and refused (login.py).
     "axes",
+    # Requests counted by route and status for /metrics (memoryadmin/hosting/metrics.py).
+    "django_prometheus",
 ]
 
 MIDDLEWARE = [
+    # django-prometheus times a request between its two middleware: the first and the last.
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     # Request ids are set first so every log line carries one; health probes answer before
     # host validation and the HTTPS redirect (a container probe talks plain HTTP to 127.0.0.1).
     "memoryadmin.hosting.requests.RequestIdMiddleware",
@@ -42,12 +46,18 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # The admin's pages show bidirectional and invisible controls as the app's own marker.
+    "memoryadmin.web.admin_controls.AdminControlsMiddleware",
     # The content security policy of every page (security.py).
     "csp.middleware.CSPMiddleware",
     "memoryadmin.hosting.database.DatabaseUnavailableMiddleware",
     # Failed logins counted and refused (login.py).
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
+
+# django-prometheus's migration gauges would query the database as each process starts.
+PROMETHEUS_EXPORT_MIGRATIONS = False
 
 ROOT_URLCONF = "memoryadmin.urls"
 WSGI_APPLICATION = "memoryadmin.wsgi.application"
@@ -65,6 +75,8 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                # Whether the login page offers single sign-on, the password form, or both.
+                "memoryadmin.web.sso.login_options",
             ],
             # visible_controls, for memory text wherever a template shows it.
             "builtins": ["memoryadmin.web.filters"],

@@ -25,7 +25,9 @@ LOGOUT_REDIRECT_URL = "login"
 # a proxy, let the server take it from X-Forwarded-For (FORWARDED_ALLOW_IPS, see README).
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
-    "django.contrib.auth.backends.ModelBackend",
+    # Django's password check, refused while MEMORYADMIN_LOCAL_PASSWORDS is false.
+    "memoryadmin.web.sso.LocalPasswordBackend",
+    "memoryadmin.web.sso.SSOBackend",
 ]
 AXES_FAILURE_LIMIT = int(env("LOGIN_FAILURE_LIMIT", "5") or 5)
 AXES_COOLOFF_TIME = timedelta(minutes=float(env("LOGIN_COOLOFF_MINUTES", "15") or 15))
@@ -34,3 +36,10 @@ AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "memoryadmin.web.views.login.locked_out"
 # No start-up banner on every manage.py command; failures and lockouts are still logged.
 AXES_VERBOSE = False
+
+# Single sign-on with OpenID Connect (memoryadmin/web/sso.py): mozilla-django-oidc with the
+# provider's discovery document, PKCE, state and nonce; groups mapped to staff and to per-agent
+# grants at every login. What the provider is: MEMORYADMIN["OIDC"] (app.py).
+OIDC_AUTHENTICATE_CLASS = "memoryadmin.web.sso.SSOStart"
+OIDC_CALLBACK_CLASS = "memoryadmin.web.sso.SSOCallback"
+LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=refused"

@@ -101,3 +101,12 @@ class TokenForm(forms.Form):
     name = forms.CharField(max_length=100)
     read_only = forms.BooleanField(required=False)
     expires_in_days = forms.IntegerField(required=False, min_value=1, max_value=3650)
+
+
+class AgentForm(forms.Form):
+    name = forms.CharField(
+        max_length=100,
+        help_text="As people will read it, e.g. “RockBot”; its address uses it in lower case "
+        "with dashes (rockbot).",
+    )
+    description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))

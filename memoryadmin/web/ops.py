@@ -22,7 +22,7 @@ from django.template.loader import get_template
 
 from memoryadmin.web.access import AgentScope
 from memoryadmin.web.forms import TypedTextField
-from stores.ops.catalog import CATALOG, FIELD_PARAMS, Op, Rest, ops_of
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, Op, Rest, Target, ops_of
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.services import WriteResult
@@ -204,6 +204,11 @@ class PageOp:
     @property
     def name(self) -> str:
         return self.op.name.value
+
+    @property
+    def starts_document(self) -> bool:
+        """Offered before the agent's one document is stored: its first write stores it."""
+        return self.op.target is Target.DOCUMENT
 
 
 def record_page_ops(surface: str) -> tuple[list[PageOp], list[PageOp]]:

@@ -23,6 +23,7 @@ record = agent + "<str:surface>/<int:pk>/"
 
 urlpatterns = [
     path("", home.agent_index, name="agents"),
+    path("agents/new/", home.agent_new, name="agent_new"),
     path(agent, home.dashboard, name="dashboard"),
     path(agent + "changes/", history.agent_changes, name="changes"),
     path(agent + "changes/live/", live.changes_live, name="changes_live"),

@@ -38,7 +38,8 @@
     return holder.textContent;
   }
 
-  // Selecting a phrase in a record's text fills "Find exactly" (and "Replace with", to edit).
+  // Selecting a phrase in a record's text fills "Find exactly", and "Replace with" with the
+  // phrase selected: typing replaces it, an arrow key keeps it to edit a word or two.
   function fillFromSelection() {
     var selection = window.getSelection();
     if (!selection || selection.isCollapsed) return;
@@ -57,6 +58,7 @@
     replacement.value = phrase;
     replacement.dispatchEvent(new Event("input", { bubbles: true }));
     replacement.focus();
+    replacement.select();
   }
   document.addEventListener("mouseup", fillFromSelection);
   document.addEventListener("keyup", function (event) {
@@ -90,6 +92,42 @@
       var output = document.getElementById(event.target.dataset.output);
       if (output) output.value = Number(event.target.value).toFixed(2);
     }
+  });
+
+  // A preview remembers what asked for it, to ask again once it is stale.
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var preview = event.detail.target.querySelector && event.detail.target.querySelector(".preview");
+    if (preview) preview.madeBy = event.detail.requestConfig && event.detail.requestConfig.elt;
+  });
+
+  // A live notice says the record moved on: a preview made from the old version can only be
+  // refused, so it no longer offers to apply; it says why and offers to preview again (the
+  // answer shows what changed and the change on the current text; so does Ctrl+Enter).
+  document.addEventListener("htmx:load", function (event) {
+    var notice = event.detail.elt;
+    if (!notice.matches || !notice.matches("#live-notice[data-live-version]")) return;
+    document.querySelectorAll(".preview").forEach(function (preview) {
+      if (preview.querySelector("[data-stale]")) return;
+      preview.querySelectorAll("[data-apply]").forEach(function (button) {
+        (button.closest(".buttons") || button).remove();
+      });
+      var note = document.createElement("p");
+      note.className = "stale-note";
+      note.dataset.stale = "";
+      note.textContent = "This preview was made from version " + notice.dataset.loadedVersion +
+        "; the record is now at version " + notice.dataset.liveVersion +
+        ", so it can no longer be applied. ";
+      var again = document.createElement("button");
+      again.type = "button";
+      again.textContent = "Preview again on the current text";
+      again.addEventListener("click", function () {
+        var source = preview.madeBy;
+        if (source && source.tagName === "FORM") source.requestSubmit();
+        else if (source) source.click();
+      });
+      note.appendChild(again);
+      preview.appendChild(note);
+    });
   });
 
   document.addEventListener("keydown", function (event) {

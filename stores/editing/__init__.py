@@ -14,7 +14,7 @@ from stores.editing.errors import (
 )
 from stores.editing.inserts import insert_lines, line_count, prepend
 from stores.editing.outcome import Edited
-from stores.editing.previews import PREVIEW_LENGTH, cut_preview, looks_truncated
+from stores.editing.previews import PREVIEW_LENGTH, cut_preview, looks_truncated, text_sha256
 from stores.editing.rules import Rule, add_rule, parse_rules, remove_rule, replace_rule
 from stores.editing.sections import (
     Section,
@@ -68,6 +68,7 @@ __all__ = [
     "remove_rule",
     "replace_rule",
     "replace_section",
+    "text_sha256",
     "touched_by",
     "undo_change",
     "unified_diff",

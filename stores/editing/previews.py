@@ -7,6 +7,8 @@ did not show; the guard here recognises such a replacement so the service can re
 
 from __future__ import annotations
 
+import hashlib
+
 # Recall and list answers show this much of a text, never more.
 PREVIEW_LENGTH = 500
 ELLIPSIS = "…"
@@ -19,6 +21,16 @@ _INSERTION_ROOM = 0.1
 # ...and it does not end the way the current text ends (which no preview shows): a full read
 # edited in the middle keeps the ending; a preview plus an added sentence cannot.
 _ENDING_LENGTH = 32
+
+
+def text_sha256(text: str) -> str:
+    """The SHA-256 (hex) of `text` as UTF-8: what a full read carries and a preview never does.
+
+    A full replacement of a text longer than a preview sends it back as its proof that it was
+    made from the whole text (a version only proves that some read, perhaps a preview, was
+    seen). A lone surrogate cannot be stored, but is hashed as sent rather than raise.
+    """
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def cut_preview(text: str) -> str:

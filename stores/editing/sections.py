@@ -146,9 +146,10 @@ def _without_restated_heading(body: str, title: str) -> tuple[str, str | None]:
 def insert_before_section(
     text: str, heading: str, content: str, *, max_length: int | None = None
 ) -> str:
-    """Insert `content` as whole lines just before the heading line of `heading`."""
+    """Insert `content` as a block of its own just before the heading line of `heading`: a
+    blank line sets it apart from a paragraph above it."""
     section = find_section(text, heading)
-    addition = _lines_of(text, content)
+    addition = _as_block(text, section.start, _lines_of(text, content))
     check_length(len(text) + len(addition), max_length)
     return text[: section.start] + addition + text[section.start :]
 
@@ -156,10 +157,11 @@ def insert_before_section(
 def insert_after_section(
     text: str, heading: str, content: str, *, max_length: int | None = None
 ) -> str:
-    """Insert `content` as whole lines just after the heading line of `heading`, before the
-    section's own text."""
+    """Insert `content` as a block of its own just after the heading line of `heading`, before
+    the section's own text: a blank line sets it apart from the paragraph below it, so markdown
+    does not read the two as one (Basic Memory's section inserts keep that blank line too)."""
     section = find_section(text, heading)
-    addition = _lines_of(text, content)
+    addition = _as_block(text, section.body_start, _lines_of(text, content))
     if _ensure_line_break(text, section):
         # The heading is the last line and has no line ending: the break goes before the new
         # lines, which then end the text without one, as the heading did.
@@ -238,6 +240,22 @@ def _lines_of(text: str, content: str) -> str:
         raise InvalidEdit("content to insert is empty.")
     ending = _ending(text)
     return with_line_ending(content, ending).removesuffix(ending) + ending
+
+
+def _as_block(text: str, at: int, addition: str) -> str:
+    """`addition` (whole lines going in at the line start `at`) with a blank line on each side
+    where paragraph text would otherwise run into it; a heading, a blank line (its own or the
+    text's) or the text's edge already sets it apart."""
+    ending = _ending(text)
+    headings = {section.start for section in outline(text)}
+    lines = addition.split("\n")  # the last item is "" (the addition ends with a line ending)
+    previous = text.rfind("\n", 0, max(at - 1, 0)) + 1
+    if at and text[previous:at].strip() and previous not in headings and lines[0].strip():
+        addition = ending + addition
+    following = text[at:].split("\n", 1)[0]
+    if following.strip() and at not in headings and lines[-2].strip():
+        addition += ending
+    return addition
 
 
 def _ending(text: str) -> str:

@@ -79,6 +79,7 @@ class AgentAccess(models.Model):
     role = models.CharField(max_length=10, choices=Role, default=Role.EDITOR)
 
     class Meta:
+        verbose_name = "agent access grant"
         constraints = [
             models.UniqueConstraint(fields=["user", "agent"], name="agent_access_unique"),
         ]

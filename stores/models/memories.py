@@ -49,6 +49,7 @@ class Memory(EmbeddedRecord):
     decayed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        verbose_name_plural = "memories"
         ordering = ["-updated_at", "-id"]
         # The admin permission of PRODUCT.md section 2: a human holding it may change episodic
         # and fact rows (the shell's maintainers always may).

@@ -25,7 +25,8 @@ class Webhook(models.Model):
     events = models.JSONField(default=list)
     format = models.CharField(max_length=10, choices=Format, default=Format.STANDARD)
     # The Standard Webhooks signing secret ("whsec_…"), shown once; Discord needs none.
-    secret = models.CharField(max_length=100, blank=True, editable=False)
+    # Stored encrypted (stores.webhooks.sealing).
+    secret = models.CharField(max_length=255, blank=True, editable=False)
     enabled = models.BooleanField(default=True)
     disabled_reason = models.TextField(blank=True)
     disabled_at = models.DateTimeField(null=True, blank=True)

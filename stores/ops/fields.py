@@ -17,6 +17,16 @@ EXPECTED_VERSION = Param(
     Kind.VERSION,
     "The version you read; the write is refused (conflict) if the record changed since.",
 )
+EXPECTED_SHA256 = Param(
+    "expected_sha256",
+    Kind.STRING,
+    "The SHA-256 of the text you replace, as your full read gave it (content_sha256, or "
+    "<field>_sha256): the proof you read all of it. Required to replace a text longer than a "
+    "preview (500 characters); refused (conflict) if the text changed since.",
+    min_length=64,
+    max_length=64,
+    pattern="^[0-9a-fA-F]{64}$",
+)
 DRY_RUN = Param(
     "dry_run",
     Kind.BOOLEAN,

@@ -76,6 +76,17 @@ def change_head_of(agent_id: int) -> int:
     return Change.objects.filter(agent_id=agent_id).aggregate(head=Max("id"))["head"] or 0
 
 
+def first_change_time(agent_id: int, after: int) -> dt.datetime | None:
+    """When the agent's first change past position `after` was written (its revision's time;
+    a decay pass has none), None when there is no such change."""
+    return (
+        Change.objects.filter(agent_id=agent_id, id__gt=after, revision__isnull=False)
+        .order_by("id")
+        .values_list("revision__created_at", flat=True)
+        .first()
+    )
+
+
 def change_status(op: str, version_before: int) -> Status:
     """The status word a write of `op` answered, read back from its revision."""
     if op == FORGET:

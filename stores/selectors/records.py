@@ -9,7 +9,7 @@ from django.core.exceptions import FieldDoesNotExist
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
-from stores.editing import PREVIEW_LENGTH, cut_preview, view_lines
+from stores.editing import PREVIEW_LENGTH, cut_preview, text_sha256, view_lines
 from stores.errors import Invalid
 from stores.models import (
     Agent,
@@ -106,8 +106,15 @@ def _read_value(record: VersionedRecord, name: str) -> Any:
     return value
 
 
+def sha256_key(text_field: str) -> str:
+    """Where a full read gives the SHA-256 of `text_field` (content_sha256 for content)."""
+    return f"{text_field}_sha256"
+
+
 def record_data(record: VersionedRecord) -> dict[str, Any]:
-    """The full record: every field an agent may read, with its whole text and version."""
+    """The full record: every field an agent may read, with its whole text and version, and
+    each text's SHA-256 (`<field>_sha256`), the proof of this full read a replacement sends."""
+    spec = surface_of(record)
     data: dict[str, Any] = {
         "id": record.pk,
         "alias": record.alias,
@@ -115,15 +122,19 @@ def record_data(record: VersionedRecord) -> dict[str, Any]:
         "created_at": _moment(record.created_at),
         "updated_at": _moment(record.updated_at),
     }
-    for name in surface_of(record).read_fields:
+    for name in spec.read_fields:
         data[name] = _read_value(record, name)
+    for name in spec.text_fields:
+        data[sha256_key(name)] = text_sha256(getattr(record, name) or "")
     return data
 
 
 def record_summary(spec: SurfaceSpec, record: VersionedRecord) -> dict[str, Any]:
-    """A list entry: the record's identifying fields and a preview of its main text."""
+    """A list entry: the record's identifying fields and a preview of its main text (and
+    never that text's SHA-256, which would prove a full read the list never gave)."""
     data = record_data(record)
     text = data.pop(spec.primary_text_field)
+    del data[sha256_key(spec.primary_text_field)]
     return {**data, **preview(text)}
 
 

@@ -97,12 +97,15 @@ def revision_texts(revision_id: int) -> Revision | None:
 # --- a record's history ----------------------------------------------------------------
 
 
-def history_of(agent: Agent, surface_key: str, record_id: int, *, limit: int) -> list[Revision]:
-    """The record's revisions, newest version first, with who reviewed each (one query)."""
+def history_of(
+    agent: Agent, surface_key: str, record_id: int, *, limit: int, offset: int = 0
+) -> list[Revision]:
+    """The record's revisions, newest version first, with who reviewed each (one query);
+    `offset` skips the newest ones (a later page)."""
     return list(
         Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id)
         .select_related("reviewed_by")
-        .order_by("-version_after", "-id")[:limit]
+        .order_by("-version_after", "-id")[offset : offset + limit]
     )
 
 

@@ -49,6 +49,7 @@ from typing import Any
 
 from django.conf import settings
 
+from stores import metrics
 from stores.embeddings import EmbeddingError, EmbeddingUnavailable, get_backend
 from stores.errors import Invalid
 from stores.models import Agent, Memory
@@ -192,6 +193,11 @@ def recall(*, agent: Agent, filters: MemoryFilters, limit: int = 20, offset: int
 
     A query longer than `max_query_length()` is refused (Invalid).
     """
+    with metrics.RECALL_SECONDS.time():
+        return _recall(agent=agent, filters=filters, limit=limit, offset=offset)
+
+
+def _recall(*, agent: Agent, filters: MemoryFilters, limit: int, offset: int) -> RecallPage:
     _check_query(filters.query)
     if not query_words(filters.query):
         memories = (

@@ -4,6 +4,7 @@ from stores.services.actors import Actor
 from stores.services.agents import (
     access_grant,
     access_revoke,
+    agent_create,
     agent_get_or_create,
     agent_update,
     subject_create,
@@ -36,6 +37,7 @@ __all__ = [
     "WriteResult",
     "access_grant",
     "access_revoke",
+    "agent_create",
     "agent_get_or_create",
     "agent_update",
     "find_record",

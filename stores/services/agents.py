@@ -53,10 +53,14 @@ def administration_refusal(actor: Actor, agent: Agent, doing: str) -> WriteResul
     return None
 
 
+def _staff_or_maintainer(actor: Actor) -> bool:
+    user = actor.user
+    return actor.kind == "system" or (user is not None and user.is_active and user.is_staff)
+
+
 def _grant_refusal(actor: Actor, agent: Agent) -> WriteResult | None:
     """Only staff and maintainers say who sees an agent: an editor cannot widen it."""
-    user = actor.user
-    if actor.kind == "system" or (user is not None and user.is_active and user.is_staff):
+    if _staff_or_maintainer(actor):
         return None
     if not actor.can_see(agent):
         return WriteResult(status=Status.NOT_FOUND, message=f"No agent {agent.name!r}.")
@@ -109,6 +113,39 @@ def _set_fields(
 
 
 AGENT_SETTINGS = ("display_name", "description", "self_editing_enabled", "review_mode")
+
+
+def agent_create(*, actor: Actor, name: str, **settings: Any) -> WriteResult:
+    """A new agent named `name` (a slug: letters, digits, dashes), with any of `AGENT_SETTINGS`.
+
+    Staff and maintainers only: whoever creates an agent sees everything it will remember.
+    The display name defaults to `name` as typed. `record` is the agent; its first token is
+    `token_create`'s.
+    """
+    slug = slugify(name)
+    refused = _unknown_fields(settings, AGENT_SETTINGS)
+    if not _staff_or_maintainer(actor):
+        refused = WriteResult(status=Status.FORBIDDEN, message="Only staff create agents.")
+    elif refused is None and not slug:
+        refused = WriteResult(
+            status=Status.INVALID,
+            message=f"name: {name!r} is not a usable agent name; use letters, digits and dashes.",
+        )
+    if refused is not None:
+        return _traced(actor, Agent(name=slug), "agent_create", refused, slug)
+    display_name = settings.pop("display_name", "") or name.strip()
+    agent = Agent(name=slug, display_name=display_name, **settings)
+    try:
+        agent.full_clean()
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{field}: {' '.join(messages)}" for field, messages in error.message_dict.items()
+        )
+        invalid = WriteResult(status=Status.INVALID, message=problems)
+        return _traced(actor, agent, "agent_create", invalid, agent.name)
+    agent.save()
+    result = WriteResult(status=Status.CREATED, id=agent.pk, record=agent)
+    return _traced(actor, agent, "agent_create", result, agent.name)
 
 
 def agent_update(*, actor: Actor, agent: Agent, values: dict[str, Any]) -> WriteResult:

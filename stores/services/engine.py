@@ -20,6 +20,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from stores import metrics
 from stores.editing import Edited, Status, TextEditError, unified_diff
 from stores.errors import ApplicationError, Conflict, Invalid, NotFound
 from stores.models import (
@@ -93,6 +94,10 @@ def returns_result(function: Callable[P, WriteResult], name: str = "") -> Callab
                 status=error.status, message=error.message, details=dict(error.details)
             )
         _log(operation, kwargs, result)
+        if not kwargs.get("dry_run"):
+            actor = kwargs.get("actor")
+            door = getattr(actor, "channel", "unknown")
+            metrics.count_write(operation, door, str(result.status), refused=not result.ok)
         return result
 
     if name:
@@ -205,9 +210,13 @@ def _not_found_message(spec: SurfaceSpec, ref: RecordRef) -> str:
 
 def check_expected_version(record: VersionedRecord, expected_version: int | None) -> None:
     if expected_version is not None and int(expected_version) != record.version:
+        changed = (
+            f"Version {expected_version} of this record never existed: it is at version"
+            if int(expected_version) > record.version
+            else f"The record changed since version {expected_version}; it is now at version"
+        )
         raise Conflict(
-            f"The record changed since version {expected_version}; it is now at version "
-            f"{record.version}. Re-read it and apply your change to the current text.",
+            f"{changed} {record.version}. Re-read it and apply your change to the current text.",
             current_version=record.version,
             expected_version=int(expected_version),
         )
@@ -569,6 +578,12 @@ def success(
     message: str = "",
     details: dict[str, Any] | None = None,
 ) -> WriteResult:
+    details = dict(details or {})
+    if revision.review == Revision.Review.PENDING:
+        # The writer (an agent) is told its change waits for a person, who may revert it.
+        details["review"] = str(Revision.Review.PENDING)
+        waits = "It awaits review: a person may approve it or revert it."
+        message = f"{message} {waits}" if message else waits
     return WriteResult(
         status=status,
         message=message,
@@ -579,7 +594,7 @@ def success(
         diff=diff,
         store=record.store if spec.store_policy else None,
         bank=record.bank if spec.store_policy else None,
-        details=details or {},
+        details=details,
         record=record,
     )
 

@@ -22,6 +22,7 @@ from typing import Any
 from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 
+from stores.editing import text_sha256
 from stores.errors import ApplicationError, Invalid
 from stores.models import (
     EMBEDDING_DIMENSIONS,
@@ -584,6 +585,10 @@ def _apply_changes(
             actor=actor,
             changes=everyday,
             expected_version=version,
+            # The file's text is whole, never a preview: the import read the current text.
+            expected_sha256={
+                name: text_sha256(getattr(record, name) or "") for name in spec.text_fields
+            },
         )
         yield result
         version = result.version or version

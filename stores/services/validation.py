@@ -22,7 +22,7 @@ def clamp_importance(value: Any) -> tuple[float, bool]:
     """Importance is clamped to 0..1, never refused; the flag says whether it was clamped."""
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise Invalid(f"importance must be a number between 0 and 1, not {value!r}.") from None
     if math.isnan(number):
         raise Invalid("importance must be a number between 0 and 1, not NaN.")
@@ -58,6 +58,44 @@ def nesting_depth(value: Any, limit: int) -> int:
         children = item.values() if isinstance(item, dict) else item
         pending.extend((child, depth + 1) for child in children if isinstance(child, containers))
     return deepest
+
+
+def text_problem(value: str) -> str | None:
+    """Why no text column can hold `value` (a NUL; an unpaired surrogate, which JSON's
+    "\\ud800" decodes to), or None."""
+    if "\x00" in value:
+        return "contains a NUL character, which cannot be stored"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains an unpaired surrogate, which is not valid text"
+    return None
+
+
+def unstorable_string(value: Any) -> tuple[str, str] | None:
+    """The first string in parsed JSON, a key or a value, that no text can hold: its path
+    (``edits[0].old_string``) and what is wrong with it; None when every string is text.
+
+    Every door checks its whole body once, so no id, name, path or filter reaches a lookup
+    (where the database driver raised on it) and the refusal names the field. Walked with a
+    stack, as nesting_depth is.
+    """
+    pending: list[tuple[str, Any]] = [("", value)]
+    while pending:
+        path, item = pending.pop()
+        if isinstance(item, str):
+            problem = text_problem(item)
+            if problem is not None:
+                return path or "the body", problem
+        elif isinstance(item, dict):
+            children = [(f"{path}.{key}" if path else str(key), key, c) for key, c in item.items()]
+            for where, key, _child in children:
+                if isinstance(key, str) and (problem := text_problem(key)) is not None:
+                    return f"the field name '{where}'", problem
+            pending.extend((where, child) for where, _key, child in reversed(children))
+        elif isinstance(item, list | tuple):
+            pending.extend((f"{path}[{index}]", child) for index, child in enumerate(item))
+    return None
 
 
 def too_deep_message(what: str, limit: int) -> str:
@@ -100,12 +138,9 @@ def cron(value: Any) -> str:
 def text(value: Any, name: str) -> str:
     if not isinstance(value, str):
         raise Invalid(f"{name} must be a string.")
-    if "\x00" in value:
-        raise Invalid(f"{name} contains a NUL character, which cannot be stored.")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise Invalid(f"{name} contains an unpaired surrogate, which is not valid text.") from None
+    problem = text_problem(value)
+    if problem is not None:
+        raise Invalid(f"{name} {problem}.")
     return value
 
 

@@ -28,6 +28,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
+from stores import metrics
 from stores.editing import Status
 from stores.models import Agent, Revision, Webhook, WebhookDelivery
 from stores.runtime.handoff import Handoff
@@ -36,7 +37,7 @@ from stores.selectors.webhooks import agent_webhook, due_webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 from stores.surfaces import SURFACES
-from stores.webhooks import outbound, payloads
+from stores.webhooks import outbound, payloads, sealing
 
 logger = logging.getLogger("memoryadmin.webhooks")
 
@@ -183,6 +184,7 @@ def webhook_create(
         problem = str(error)
     if problem is not None:
         return _traced(actor, agent, "webhook_create", _invalid(problem))
+    url = outbound.build_url(outbound.check_url(url))  # as it goes on the wire
     secret = new_secret() if format == Webhook.Format.STANDARD else ""
     webhook = Webhook.objects.create(
         agent=agent,
@@ -190,7 +192,7 @@ def webhook_create(
         url=url,
         events=patterns,
         format=format,
-        secret=secret,
+        secret=sealing.seal(secret),
         cursor=change_head(agent),
         created_by=actor.user if actor.kind == "user" else None,
     )
@@ -438,6 +440,7 @@ def _attempt(
         if retrying
         else WebhookDelivery.Outcome.FAILED
     )
+    metrics.WEBHOOK_DELIVERIES.labels(outcome=outcome).inc()
     try:
         _log(webhook, item, position, attempt, now, answer, outcome)
     except IntegrityError:  # the webhook was deleted meanwhile: nothing more to send
@@ -507,7 +510,7 @@ def _message(webhook: Webhook, item: dict[str, Any], now: dt.datetime) -> payloa
             deleted = item["status"] == Status.DELETED
             text = revision.before_text if deleted else revision.after_text
         return payloads.discord(item, text=text, agent=str(webhook.agent))
-    return payloads.standard(item, secret=webhook.secret, now=now)
+    return payloads.standard(item, secret=sealing.unseal(webhook.secret), now=now)
 
 
 def _prune_log(webhook_id: int) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 
 from django.db import transaction
 
-from stores.editing import Status, line_count
+from stores.editing import Status, TextEditError, line_count
 from stores.errors import ApplicationError
 from stores.models import MemoryFile
 from stores.models.files import MEMORY_ROOT, path_problem
@@ -74,7 +74,7 @@ PARAMETERS: dict[str, Any] = {
         "path": _string("A path under /memories: a file, or a directory (view, delete)."),
         "view_range": {
             "type": "array",
-            "items": {"type": "integer"},
+            "items": {"type": "integer", "maximum": 10**7},
             "minItems": 2,
             "maxItems": 2,
             "description": "view of a file: [first line, last line], 1-based; -1 for the end.",
@@ -178,8 +178,9 @@ def _view(context: ToolContext, args: dict[str, Any]) -> tuple[Status, str]:
             start, end = max(1, first), (None if last == -1 else last)
         try:
             view = record_lines(record, start=start, end=end)
-        except ApplicationError as error:
-            raise MemoryToolError(error.message) from error
+        except (ApplicationError, TextEditError) as error:
+            # A range outside the file ([3, 1], [0, 0], past its end) is the caller's to fix.
+            raise MemoryToolError(f"Invalid `view_range` parameter: {error.message}") from error
         return Status.OK, f"Here's the content of {path} with line numbers:\n{view['numbered']}"
     if not is_directory(context.agent, path):
         raise _missing(path)

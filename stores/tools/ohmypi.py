@@ -8,10 +8,12 @@ fact rows answer not_editable to every op.
 
 Its `update` with `content` is a full replacement, and oh-my-pi sends no version. Here it
 takes an optional `expected_version`; without one the version read just before the write
-is the precondition (so a concurrent change still answers conflict), and the truncation
-guard applies either way: a recall preview sent back as content is refused with
-suspected_truncation. Refusals oh-my-pi has no word for (conflict, suspected_truncation,
-no_change, disabled, privacy_restricted, forbidden, invalid) keep memoryadmin's word.
+is the precondition (so a concurrent change still answers conflict). A memory longer than a
+preview is replaced only with `expected_sha256` from a full read (precondition_required
+otherwise), and the truncation guard applies either way: a recall preview sent back as
+content is refused with suspected_truncation. Refusals oh-my-pi has no word for (conflict,
+suspected_truncation, precondition_required, no_change, disabled, privacy_restricted,
+forbidden, invalid) keep memoryadmin's word.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from stores.services import (
 )
 from stores.surfaces import MEMORY
 from stores.tools.registry import ToolContext, parameters, tool
-from stores.tools.schema import REFUSAL_ADVICE, record_id
+from stores.tools.schema import EXPECTED_SHA256, REFUSAL_ADVICE, record_id
 
 
 @tool(
@@ -39,7 +41,8 @@ from stores.tools.schema import REFUSAL_ADVICE, record_id
     "Update, forget or invalidate one long-term memory by the id recall gave you (this "
     "tool never searches). op=update replaces the WHOLE text with `content` and/or sets "
     "`importance` (0..1, clamped): recall shows only a preview, so read the full memory "
-    "first (read_record), merge your change into the full text, then update — or better, "
+    "first (read_record), merge your change into the full text, then update with its "
+    "content_sha256 as expected_sha256 (required over 500 characters) — or better, "
     "use edit_memory to change just a phrase. op=forget deletes a working memory; "
     "op=invalidate marks a working or episodic memory superseded (optionally by "
     "replacement_id). Fact memories are read-only." + REFUSAL_ADVICE,
@@ -55,6 +58,7 @@ from stores.tools.schema import REFUSAL_ADVICE, record_id
             "minimum": 1,
             "description": "update: the version you read (recommended with content).",
         },
+        expected_sha256=EXPECTED_SHA256,
     ),
     family="oh-my-pi",
 )
@@ -103,6 +107,7 @@ def _update(context: ToolContext, ref: int | str, args: dict[str, Any]) -> Write
         actor=context.actor,
         changes=changes,
         expected_version=expected,
+        expected_sha256=args.get("expected_sha256"),
     )
 
 

@@ -9,14 +9,17 @@ dict with a `status`.
 from __future__ import annotations
 
 import datetime as dt
+import difflib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from jsonschema import Draft202012Validator, FormatChecker, ValidationError
+from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
 from stores.models import Agent
 from stores.services import Actor
+from stores.services.validation import unstorable_string
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,28 @@ def _is_moment(value: object) -> bool:
     return moment.tzinfo is not None
 
 
+def _strict_integer(_checker: Any, instance: object) -> bool:
+    return isinstance(instance, int) and not isinstance(instance, bool)
+
+
+def _finite_number(_checker: Any, instance: object) -> bool:
+    if isinstance(instance, bool) or not isinstance(instance, int | float):
+        return False
+    # Python's JSON reads NaN and Infinity, which are no JSON numbers.
+    return isinstance(instance, int) or math.isfinite(instance)
+
+
+# JSON Schema counts 1.0 and 1e300 as integers; no handler takes a float for a count or a
+# line number (a float line number was a 500), so an integer here is an integer in Python;
+# and a number is a finite one, as JSON has them.
+StrictValidator = validators.extend(
+    Draft202012Validator,
+    type_checker=Draft202012Validator.TYPE_CHECKER.redefine_many(
+        {"integer": _strict_integer, "number": _finite_number}
+    ),
+)
+
+
 def register(tool: Tool) -> Tool:
     if tool.name in REGISTRY:
         raise ValueError(f"Tool {tool.name!r} is registered twice.")
@@ -123,9 +148,13 @@ def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]
     tool_ = REGISTRY[name]
     if not isinstance(arguments, dict):
         raise ToolArgumentError("The arguments must be a JSON object.")
+    unstorable = unstorable_string(arguments)
+    if unstorable is not None:
+        raise ToolArgumentError("{}: {}.".format(*unstorable))
     errors = sorted(
-        Draft202012Validator(tool_.parameters, format_checker=FORMATS).iter_errors(arguments),
-        key=lambda e: e.path,
+        StrictValidator(tool_.parameters, format_checker=FORMATS).iter_errors(arguments),
+        # A misnamed field first: it explains the required one that then seems missing.
+        key=lambda e: (list(e.path), e.validator != "additionalProperties"),
     )
     if errors:
         error = errors[0]
@@ -138,4 +167,18 @@ def _describe(error: ValidationError) -> str:
     # jsonschema's own words for a too-long string quote all of it and omit the limit.
     if error.validator == "maxLength" and isinstance(error.instance, str):
         return f"{len(error.instance)} characters long; the limit is {error.validator_value}."
+    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+        return _unknown_fields(error.instance, list(error.schema.get("properties", {})))
     return error.message
+
+
+def _unknown_fields(arguments: dict[str, Any], accepted: list[str]) -> str:
+    """As REST refuses a typo: name it, the fields accepted, and the closest one."""
+    unknown = [name for name in arguments if name not in accepted]
+    words = [f"Unknown field{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))}"]
+    words.append(f"expected one of {', '.join(accepted)}")
+    guesses = [difflib.get_close_matches(name, accepted, n=1) for name in unknown]
+    if any(guesses):
+        named = ", ".join(repr(guess[0]) for guess in guesses if guess)
+        words.append(f"did you mean {named}?")
+    return "; ".join(words) + ("" if any(guesses) else ".")

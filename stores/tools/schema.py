@@ -11,8 +11,18 @@ _PHRASE = {param.name: param.json_schema() for param in CATALOG[OpName.EDIT].par
 OLD_STRING = _PHRASE["old_string"]
 NEW_STRING = _PHRASE["new_string"]
 REPLACE_ALL = _PHRASE["replace_all"]
+EXPECTED_SHA256 = {param.name: param.json_schema() for param in CATALOG[OpName.REPLACE].parameters}[
+    "expected_sha256"
+]
 
-__all__ = ["NEW_STRING", "OLD_STRING", "REFUSAL_ADVICE", "REPLACE_ALL", "record_id"]
+__all__ = [
+    "EXPECTED_SHA256",
+    "NEW_STRING",
+    "OLD_STRING",
+    "REFUSAL_ADVICE",
+    "REPLACE_ALL",
+    "record_id",
+]
 
 
 def record_id(what: str = "record") -> dict[str, Any]:

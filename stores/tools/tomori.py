@@ -6,7 +6,9 @@ Empty content (after unknown `{placeholder}` tokens are stripped) deletes. Answe
 Tomori's shape (`status`, `success`, `message`, `data`) with its status words;
 refusals Tomori has no word for read `memory_update_failed_<memoryadmin word>`
 (e.g. memory_update_failed_suspected_truncation). As Tomori sends no version, the
-version read just before the write is the precondition; the truncation guard applies.
+version read just before the write is the precondition. A memory longer than a preview
+is replaced only with `expected_sha256` (the content_sha256 of a full read), as through every
+door; the truncation guard applies too.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from stores.selectors.subjects import subjects_named
 from stores.services import find_record, record_forget, record_replace
 from stores.surfaces import MEMORY
 from stores.tools.registry import ToolContext, parameters, tool
+from stores.tools.schema import EXPECTED_SHA256
 
 # Tomori's template variables; any other {token} is a model's stray placeholder.
 KNOWN_PLACEHOLDERS = frozenset({"user", "bot"})
@@ -50,7 +53,9 @@ def sanitize(content: str) -> str:
     "update_long_term_memory",
     "Replace or delete one existing memory by the number shown as ID:N in your context. "
     "memory_content is the COMPLETE new text (an empty string deletes the memory); for a "
-    "small correction of a long memory read it in full first or use edit_memory. Give "
+    "small correction of a long memory read it in full first or use edit_memory; a memory "
+    "over 500 characters is replaced only with expected_sha256 (content_sha256 of a full "
+    "read). Give "
     "target_user (the person's name) when the memory is personal to that person; omit it "
     "for server-wide memories.",
     parameters(
@@ -58,6 +63,7 @@ def sanitize(content: str) -> str:
         memory_id={"type": "integer", "minimum": 1, "maximum": 2**53 - 1},
         memory_content={"type": "string"},
         target_user={"type": "string", "description": "Display name of the memory's owner."},
+        expected_sha256=EXPECTED_SHA256,
     ),
     family="tomori",
 )
@@ -120,6 +126,7 @@ def update_long_term_memory(context: ToolContext, args: dict[str, Any]) -> dict[
                 actor=context.actor,
                 text=content,
                 expected_version=record.version,
+                expected_sha256=args.get("expected_sha256"),
             )
     except DatabaseError as error:
         return _answer(FAILED + "db_error", f"The database refused the write: {error}", data)

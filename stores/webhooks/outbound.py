@@ -17,17 +17,22 @@ from __future__ import annotations
 
 import http.client
 import ipaddress
+import logging
 import socket
 import ssl
 import time
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
+
+logger = logging.getLogger("memoryadmin.webhooks")
 
 SCHEMES = {"http": 80, "https": 443}
 MAX_REDIRECTS = 3
 MAX_ANSWER_BYTES = 64 * 1024
 REDIRECTS = frozenset({301, 302, 303, 307, 308})
 USER_AGENT = "memoryadmin-webhooks/1"
+# What stays as it is in a path or query: the URL syntax's own characters and escapes.
+URL_SAFE = "!#$%&'()*+,/:;=?@[]~"
 
 
 class Refused(Exception):
@@ -48,7 +53,11 @@ class Answer:
 
 
 def check_url(url: str) -> tuple[str, str, int, str]:
-    """(scheme, host, port, path with query) of an acceptable URL, or Refused."""
+    """(scheme, host, port, path with query) of an acceptable URL, or Refused.
+
+    The host comes back in its ASCII (IDNA) form and the path percent-encoded, as they go
+    on the wire: a host that has no such form is refused here, not at every delivery.
+    """
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -61,16 +70,60 @@ def check_url(url: str) -> tuple[str, str, int, str]:
         raise Refused("The URL names no host.")
     if parts.username or parts.password:
         raise Refused("Credentials in the URL are not sent; put a token in its path instead.")
-    path = parts.path or "/"
+    try:
+        host = parts.hostname.encode("idna").decode("ascii")
+    except UnicodeError as error:
+        raise Refused(f"The URL's host is not a domain name: {error}.") from None
+    path = quote(parts.path or "/", safe=URL_SAFE)
     if parts.query:
-        path = f"{path}?{parts.query}"
-    return scheme, parts.hostname, port or SCHEMES[scheme], path
+        path = f"{path}?{quote(parts.query, safe=URL_SAFE)}"
+    return scheme, host, port or SCHEMES[scheme], path
+
+
+def build_url(origin: tuple[str, str, int, str]) -> str:
+    """The URL of `check_url`'s parts, the port left out when it is the scheme's own."""
+    scheme, host, port, path = origin
+    netloc = f"[{host}]" if ":" in host else host
+    if port != SCHEMES[scheme]:
+        netloc = f"{netloc}:{port}"
+    return f"{scheme}://{netloc}{path}"
+
+
+# IPv6 prefixes whose last 32 bits are an IPv4 address the packet reaches: NAT64
+# (RFC 6052), IPv4-translated (RFC 2765) and the deprecated IPv4-compatible form.
+_IPV4_INSIDE = tuple(
+    ipaddress.IPv6Network(prefix) for prefix in ("64:ff9b::/96", "::ffff:0:0:0/96", "::/96")
+)
+# Local-use NAT64 (RFC 8215) translates to whatever the site chose, private included.
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def _ipv4_inside(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address stands for (mapped, 6to4, Teredo, NAT64, ...)."""
+    if ip.ipv4_mapped is not None:
+        return [ip.ipv4_mapped]
+    if ip.sixtofour is not None:
+        return [ip.sixtofour]
+    if ip.teredo is not None:
+        return list(ip.teredo)
+    if any(ip in network for network in _IPV4_INSIDE):
+        return [ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)]
+    return []
 
 
 def public_address(address: str) -> bool:
+    """Whether a connection to `address` reaches a public host, IPv4 inside IPv6 included."""
     ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _LOCAL_NAT64:
+            return False
+        inside = _ipv4_inside(ip)
+        if inside:
+            return all(_public(embedded) for embedded in inside)
+    return _public(ip)
+
+
+def _public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
@@ -138,7 +191,7 @@ def post(
                     "" if 200 <= status < 300 else f"HTTP {status}",
                     retryable=status >= 500 or status in (408, 429),
                 )
-            target = check_url(urljoin(_url_of(origin), location))
+            target = check_url(urljoin(build_url(origin), location))
             if target[:3] != origin[:3]:
                 raise Refused(f"Redirected to another host ({target[1]}); not followed.")
             origin = target
@@ -150,11 +203,9 @@ def post(
     except (OSError, http.client.HTTPException) as error:
         # Refused connections, resets, timeouts, a host that does not resolve (yet).
         return answer(None, f"{type(error).__name__}: {error}", retryable=True)
-
-
-def _url_of(origin: tuple[str, str, int, str]) -> str:
-    scheme, host, port, path = origin
-    return f"{scheme}://{host}:{port}{path}"
+    except Exception as error:  # whatever else breaks is a failed delivery, never a crash
+        logger.warning("webhook POST to %s failed: %s: %s", url, type(error).__name__, error)
+        return answer(None, f"{type(error).__name__}: {error}")
 
 
 def _post_once(

@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from stores.models import Agent, Revision, WorkingMemoryEntry
 from stores.tools import tomori
+from tests.factories import agent_token
 
 
 def test_if_match_and_expected_version_must_agree(api, agent, make):
@@ -23,6 +24,33 @@ def test_if_match_and_expected_version_must_agree(api, agent, make):
     )
     assert (answer.status_code, answer.json()["status"]) == (409, "conflict")
     assert memory.__class__.objects.get(pk=memory.pk).version == 1
+
+
+def test_a_version_from_the_future_is_said_never_to_have_existed(api, agent, make):
+    memory = make.memory(agent)
+
+    answer = api.call("post", f"memories/{memory.pk}/replace/", {"text": "New."}, if_match='"7"')
+
+    assert answer.status_code == 412
+    assert answer.json()["message"].startswith(
+        "Version 7 of this record never existed: it is at version 1."
+    )
+    stale = api.call("post", f"memories/{memory.pk}/replace/", {"text": "B."}, if_match='"1"')
+    assert stale.status_code == 200
+    behind = api.call("post", f"memories/{memory.pk}/replace/", {"text": "C."}, if_match='"1"')
+    assert behind.json()["message"].startswith(
+        "The record changed since version 1; it is now at version 2."
+    )
+
+
+def test_a_token_sent_without_bearer_is_told_the_expected_form(agent):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=agent_token(agent)[1])
+
+    answer = client.get("/api/v1/memories/")
+
+    assert answer.status_code == 401
+    assert "must read 'Bearer <token>'" in answer.json()["message"]
 
 
 def test_a_malformed_if_match_is_invalid(api, agent, make):
@@ -49,6 +77,27 @@ def test_expired_working_memory_is_not_found(api, agent, make):
         "post", f"working-memory/{entry.pk}/edit/", {"old_string": "patrol", "new_string": "x"}
     )
     assert edit.status_code == 404
+
+
+def test_an_agent_is_told_its_write_awaits_review_at_every_door(api, agent, make):
+    memory = make.memory(agent, "Likes tea and cake.")
+    plain = api.call(
+        "post", f"memories/{memory.pk}/edit/", {"old_string": "cake", "new_string": "pie"}
+    )
+    assert "review" not in plain.json()
+    Agent.objects.filter(pk=agent.pk).update(review_mode=Agent.ReviewMode.ALL)
+
+    rest = api.call(
+        "post", f"memories/{memory.pk}/edit/", {"old_string": "tea", "new_string": "mate"}
+    )
+    tool = api.call(
+        "post", "tools/edit_memory/", {"id": memory.pk, "old_string": "pie", "new_string": "tart"}
+    )
+
+    for answer in (rest.json(), tool.json()):
+        assert answer["status"] == "updated"
+        assert answer["review"] == "pending"
+        assert "It awaits review: a person may approve it or revert it." in answer["message"]
 
 
 def test_a_human_approves_what_an_agent_wrote(api, agent, make, staff_user):
@@ -92,4 +141,4 @@ def test_tomori_refuses_a_truncated_preview_in_its_own_words(api, agent, make):
         "tools/update_long_term_memory/",
         {"memory_id": memory.pk, "memory_content": preview},
     ).json()
-    assert answer["status"] == "memory_update_failed_suspected_truncation"
+    assert answer["status"] == "memory_update_failed_precondition_required"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stores.editing import text_sha256
 from stores.models import Memory
 from stores.services.embeddings import reembed_sweep
 from tests.factories import SubjectFactory
@@ -82,8 +83,10 @@ def test_a_recall_preview_copied_back_as_a_replacement_is_refused(api, agent, ma
         f"memories/{hit['id']}/replace/",
         {"text": hit["preview"], "expected_version": hit["version"]},
     )
-    assert answer.status_code == 422
-    assert answer.json()["status"] == "suspected_truncation"
+    # A preview carries the version but never the text's hash: no proof of a full read.
+    assert answer.status_code == 428
+    assert answer.json()["status"] == "precondition_required"
+    assert "content_sha256" in answer.json()["message"]
     assert Memory.objects.get(pk=memory.pk).content == LONG
 
 
@@ -95,7 +98,9 @@ def test_an_edited_recall_preview_is_refused_unless_the_caller_means_to_shorten(
         ("post", f"memories/{memory.pk}/replace/", {"text": edited}),
         ("patch", f"memories/{memory.pk}/", {"content": edited}),
     ):
-        answer = api.call(method, path, {**body, "expected_version": hit["version"]})
+        # The proof of a full read, and still a preview sent back: the shape guard refuses.
+        proof = {"expected_version": hit["version"], "expected_sha256": text_sha256(LONG)}
+        answer = api.call(method, path, {**body, **proof})
         assert answer.status_code == 422, answer.json()
         assert answer.json()["status"] == "suspected_truncation"
         assert f"GET /api/v1/memories/{memory.pk}/" in answer.json()["message"]
@@ -105,13 +110,18 @@ def test_an_edited_recall_preview_is_refused_unless_the_caller_means_to_shorten(
     replaced = api.call(
         "post",
         f"memories/{memory.pk}/replace/",
-        {"text": edited, "expected_version": 1, "allow_shorter": True},
+        {"text": edited, **proof, "allow_shorter": True},
     )
     assert (replaced.status_code, replaced.json()["status"]) == (200, "updated")
     patched = api.call(
         "patch",
         f"memories/{memory.pk}/",
-        {"content": edited[:200], "expected_version": 2, "allow_shorter": True},
+        {
+            "content": edited[:200],
+            "expected_version": 2,
+            "expected_sha256": text_sha256(edited),
+            "allow_shorter": True,
+        },
     )
     assert (patched.status_code, patched.json()["status"]) == (200, "updated")
     assert Memory.objects.get(pk=memory.pk).content == edited[:200]
@@ -121,9 +131,13 @@ def test_full_read_merge_and_replace_with_etag_succeeds(api, agent, make):
     memory = make.memory(agent, LONG)
     read = api.call("get", f"memories/{memory.pk}/")
     full = read.json()["record"]["content"]
+    digest = read.json()["record"]["content_sha256"]
     merged = full.replace("every spring", "every autumn")
     answer = api.call(
-        "post", f"memories/{memory.pk}/replace/", {"text": merged}, if_match=read["ETag"]
+        "post",
+        f"memories/{memory.pk}/replace/",
+        {"text": merged, "expected_sha256": digest},
+        if_match=read["ETag"],
     )
     assert answer.status_code == 200, answer.json()
     assert answer.json()["status"] == "updated"

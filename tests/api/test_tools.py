@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from stores.editing import text_sha256
 from stores.models import Memory, Subject
 from tests.factories import SubjectFactory
 
@@ -41,6 +42,22 @@ def test_unknown_tool_is_404_and_bad_arguments_are_400(api):
     assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
 
 
+def test_an_unknown_argument_names_the_accepted_ones_and_the_closest(api, agent, make):
+    memory = make.memory(agent, "Likes tea.")
+
+    answer = api.call(
+        "post",
+        "tools/edit_memory/",
+        {"id": memory.pk, "old_string": "tea", "new_str": "coffee"},
+    )
+
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+    assert answer.json()["message"] == (
+        "Unknown field 'new_str'; expected one of id, old_string, new_string, replace_all; "
+        "did you mean 'new_string'?"
+    )
+
+
 def test_recall_then_read_then_edit_through_tools(api, agent, make):
     memory = make.memory(agent, LONG)
     recalled = api.call("post", "tools/recall_memories/", {"query": "lisbon"}).json()
@@ -57,7 +74,8 @@ def test_recall_then_read_then_edit_through_tools(api, agent, make):
             "expected_version": 1,
         },
     ).json()
-    assert replaced["status"] == "suspected_truncation"
+    assert replaced["status"] == "precondition_required"
+    assert "content_sha256" in replaced["message"]
 
 
 def test_rockbot_edit_tools_resolve_names_and_keys(api, agent, make):
@@ -150,9 +168,11 @@ def test_memory_edit_update_needs_content_or_importance(api, agent, make):
 def test_memory_edit_refuses_a_truncated_preview(api, agent, make):
     memory = make.memory(agent, LONG)
     preview = api.call("get", "memories/?q=lisbon").json()["results"][0]["preview"]
-    answer = api.call(
-        "post", "tools/memory_edit/", {"op": "update", "id": str(memory.pk), "content": preview}
-    ).json()
+    update = {"op": "update", "id": str(memory.pk), "content": preview}
+    answer = api.call("post", "tools/memory_edit/", update).json()
+    assert answer["status"] == "precondition_required"
+    digest = api.call("get", f"memories/{memory.pk}/").json()["record"]["content_sha256"]
+    answer = api.call("post", "tools/memory_edit/", {**update, "expected_sha256": digest}).json()
     assert answer["status"] == "suspected_truncation"
     assert Memory.objects.get(pk=memory.pk).content == LONG
 
@@ -161,16 +181,20 @@ def test_every_full_replacement_tool_refuses_an_edited_preview(api, agent, make)
     memory = make.memory(agent, LONG)
     preview = api.call("get", "memories/?q=lisbon").json()["results"][0]["preview"]
     edited = preview.removesuffix("…") + " Also water the ferns."
-    native = {"surface": "memory", "id": memory.pk, "text": edited, "expected_version": 1}
+    # With the proof of a full read, the shape guard is the second line.
+    proof = {"expected_sha256": text_sha256(LONG)}
+    native = {"surface": "memory", "id": memory.pk, "text": edited, "expected_version": 1, **proof}
     answers = [
         api.call("post", "tools/replace_record/", native).json()["status"],
         api.call(
-            "post", "tools/memory_edit/", {"op": "update", "id": memory.pk, "content": edited}
+            "post",
+            "tools/memory_edit/",
+            {"op": "update", "id": memory.pk, "content": edited, **proof},
         ).json()["status"],
         api.call(
             "post",
             "tools/update_long_term_memory/",
-            {"memory_id": memory.pk, "memory_content": edited},
+            {"memory_id": memory.pk, "memory_content": edited, **proof},
         ).json()["status"],
     ]
     assert answers == [

@@ -30,6 +30,16 @@ def test_a_malformed_header_is_refused_with_its_form(db):
         bearer_token(b"Bearer two words")
 
 
+def test_a_token_without_its_keyword_is_told_the_expected_form(agent):
+    _token, raw = agent_token(agent)
+
+    with pytest.raises(Unauthenticated) as refusal:
+        bearer_token(raw.encode())
+
+    assert "must read 'Bearer <token>'" in refusal.value.message
+    assert "this one has the token alone" in refusal.value.message
+
+
 def test_an_unknown_or_revoked_token_is_refused(agent):
     token, raw = agent_token(agent)
     token_revoke(actor=Actor.maintainer(), token=token)

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.stack import Stack
+from tests.ports import beside_postgres
 
 
 def _ports() -> tuple[int, int, int]:
-    # Beside the PostgreSQL test port each engineer (and CI) already owns: +3000 onwards.
-    base = int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55432")) + 3000
+    base = beside_postgres(3000)
     return base, base + 1, base + 2
 
 
@@ -28,6 +28,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if here in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.e2e)
+            # One pytest-xdist worker runs them all: the stack starts once per run.
+            item.add_marker(pytest.mark.xdist_group("e2e"))
 
 
 @pytest.fixture(scope="session")

@@ -111,15 +111,25 @@ def test_insert_before_a_section_lands_just_above_its_heading():
     assert result == SKILL.replace("## Release", "## Review\nAsk a colleague.\n\n## Release")
 
 
-def test_insert_after_a_section_lands_just_below_its_heading():
+def test_insert_after_a_section_lands_just_below_its_heading_as_a_block_of_its_own():
     result = insert_after_section(SKILL, "Prepare", "Read the runbook.")
-    assert result == SKILL.replace("## Prepare\n", "## Prepare\nRead the runbook.\n")
+    assert result == SKILL.replace("## Prepare\n", "## Prepare\nRead the runbook.\n\n")
+    assert insert_after_section("## Section\nExisting paragraph text", "Section", "Inserted") == (
+        "## Section\nInserted\n\nExisting paragraph text"
+    )
+
+
+def test_a_section_insert_adds_no_blank_line_where_one_or_a_heading_sets_it_apart():
+    assert insert_after_section("## A\n## B\n", "A", "x") == "## A\nx\n## B\n"
+    assert insert_after_section("## A\n\nText\n", "A", "x") == "## A\nx\n\nText\n"
+    assert insert_before_section("## A\n\n## B\n", "B", "x") == "## A\n\nx\n## B\n"
+    assert insert_before_section("Text\n## B\n", "B", "x") == "Text\n\nx\n## B\n"
 
 
 def test_section_inserts_keep_crlf_and_a_last_heading_without_line_ending():
     document = "# Title\r\nBody\r\n## End"
     assert insert_before_section(document, "End", "One\ntwo") == (
-        "# Title\r\nBody\r\nOne\r\ntwo\r\n## End"
+        "# Title\r\nBody\r\n\r\nOne\r\ntwo\r\n## End"
     )
     assert insert_after_section(document, "End", "Tail.\n") == "# Title\r\nBody\r\n## End\r\nTail."
 
@@ -149,11 +159,21 @@ def test_a_section_insert_adds_its_lines_and_nothing_else(lines, ending, heading
     titles = [section.title for section in outline(document)]
     assume(titles.count(heading) == 1)
     section = next(s for s in outline(document) if s.title == heading)
-    before = insert_before_section(document, heading, "new line")
-    after = insert_after_section(document, heading, "new line")
     added = "new line" + ending
-    assert before == document[: section.start] + added + document[section.start :]
-    assert after == document[: section.body_start] + added + document[section.body_start :]
+    for insert, at in [
+        (insert_before_section, section.start),
+        (insert_after_section, section.body_start),
+    ]:
+        result = insert(document, heading, "new line")
+        head, tail = document[:at], document[at:]
+        assert result.startswith(head) and result.endswith(tail)
+        middle = result[len(head) : len(result) - len(tail)]
+        # The line itself, and at most a blank line either side to set it apart.
+        assert middle in {added, ending + added, added + ending, ending + added + ending}
+        lines = result.split(ending)
+        index = lines.index("new line", head.count(ending))
+        for neighbour in lines[index - 1 : index] + lines[index + 1 : index + 2]:
+            assert neighbour.strip() == "" or neighbour.lstrip().startswith("#")
 
 
 @given(section_lines, st.sampled_from(["\n", "\r\n"]))

@@ -29,6 +29,7 @@ from stores import tasks
 from stores.models import DecayPass, Memory, WorkingMemoryEntry
 from stores.services import Actor, record_edit
 from tests.factories import AgentFactory, RecordMaker
+from tests.ports import beside_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE_SECONDS = 90
@@ -39,8 +40,7 @@ def redis_port() -> int:
     explicit = os.environ.get("MEMORYADMIN_TEST_REDIS_PORT")
     if explicit:
         return int(explicit)
-    # Each engineer's PostgreSQL test port + 1000, so parallel runs do not collide.
-    return int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55432")) + 1000
+    return beside_postgres(1000)
 
 
 @pytest.fixture

@@ -90,8 +90,8 @@ def gunicorn(
             process.wait()
 
 
-def wait_until_up(base: str, process: subprocess.Popen, log: Path) -> None:
-    deadline = time.monotonic() + 60
+def wait_until_up(base: str, process: subprocess.Popen, log: Path, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
             raise RuntimeError(f"gunicorn exited with {process.returncode}:\n{log.read_text()}")
@@ -101,7 +101,7 @@ def wait_until_up(base: str, process: subprocess.Popen, log: Path) -> None:
             if requests.get(f"{base}/accounts/login/", timeout=5).status_code == 200:
                 return
         time.sleep(0.2)
-    raise RuntimeError(f"gunicorn did not answer within 60 s:\n{log.read_text()}")
+    raise RuntimeError(f"the server did not answer within {seconds:g} s:\n{log.read_text()}")
 
 
 _CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')
@@ -114,8 +114,10 @@ def csrf_from(html: str) -> str:
     return match.group(1)
 
 
-def browser_session(base: str, username: str, password: str) -> requests.Session:
-    """A logged-in session as a browser has it: session cookie and CSRF cookie."""
+def log_in(
+    base: str, username: str, password: str, headers: dict[str, str] | None = None
+) -> tuple[requests.Session, requests.Response]:
+    """A browser's login through the form: its session and the form's answer (302 when in)."""
     session = requests.Session()
     page = session.get(f"{base}/accounts/login/", timeout=30)
     answer = session.post(
@@ -125,10 +127,16 @@ def browser_session(base: str, username: str, password: str) -> requests.Session
             "password": password,
             "csrfmiddlewaretoken": csrf_from(page.text),
         },
-        headers={"Referer": f"{base}/accounts/login/"},
+        headers={"Referer": f"{base}/accounts/login/", **(headers or {})},
         timeout=30,
         allow_redirects=False,
     )
+    return session, answer
+
+
+def browser_session(base: str, username: str, password: str) -> requests.Session:
+    """A logged-in session as a browser has it: session cookie and CSRF cookie."""
+    session, answer = log_in(base, username, password)
     if answer.status_code != 302:
         raise AssertionError(f"login failed ({answer.status_code})")
     return session

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 
 from stores.editing import Status
-from stores.models import AgentAccess, AgentToken, Subject
+from stores.models import Agent, AgentAccess, AgentToken, Subject
 from stores.services import (
     Actor,
     access_grant,
     access_revoke,
+    agent_create,
     agent_update,
     subject_create,
     subject_update,
@@ -33,6 +34,43 @@ def people(agent):
         "staff": Actor.for_user(UserFactory(is_staff=True)),
         "agent": Actor.for_token(agent_token(agent)[0]),
     }
+
+
+def test_staff_and_maintainers_create_agents(agent, people):
+    made = agent_create(actor=people["staff"], name="Home Bot", description="Kitchen help.")
+
+    assert made.status is Status.CREATED
+    assert (made.record.name, made.record.display_name) == ("home-bot", "Home Bot")
+    assert Agent.objects.get(pk=made.id).description == "Kitchen help."
+    assert agent_create(actor=Actor.maintainer(), name="cron-bot").ok
+
+
+@pytest.mark.parametrize("who", ["editor", "viewer", "stranger", "agent"])
+def test_nobody_else_creates_an_agent(agent, people, who):
+    result = agent_create(actor=people[who], name="sneaky")
+
+    assert result.status is Status.FORBIDDEN
+    assert not Agent.objects.filter(name="sneaky").exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "extra", "words"),
+    [
+        ("!!!", {}, "name: '!!!' is not a usable agent name"),
+        ("RockBot", {}, "name: Agent with this Name already exists."),
+        ("new-bot", {"review_mode": "sometimes"}, "review_mode: Value 'sometimes'"),
+        ("new-bot", {"token": "x"}, "Cannot set token"),
+    ],
+)
+def test_an_agent_that_cannot_be_created_says_which_field(agent, people, name, extra, words):
+    agent.name = "rockbot"
+    agent.save()
+
+    result = agent_create(actor=people["staff"], name=name, **extra)
+
+    assert result.status is Status.INVALID
+    assert words in result.message
+    assert Agent.objects.count() == 1
 
 
 def test_staff_and_editors_create_tokens_and_the_secret_is_given_once(agent, people):

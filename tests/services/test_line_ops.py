@@ -185,7 +185,7 @@ def test_skill_inserts_land_just_above_and_just_below_a_heading(agent, make):
     assert above.ok and below.ok
     assert skill.content == SKILL_BODY.replace(
         "## Rollback", "## Verify\nCheck.\n## Rollback"
-    ).replace("## Steps\n", "## Steps\nRead the runbook.\n")
+    ).replace("## Steps\n", "## Steps\nRead the runbook.\n\n")  # a block of its own
     ops = list(
         Revision.objects.filter(record_id=skill.pk, surface="skill")
         .order_by("version_after")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stores.editing import Status
+from stores.editing import Status, text_sha256
 from stores.models import Memory, Revision
 from stores.services import Actor, record_edit, record_replace, record_update
 
@@ -188,7 +188,9 @@ def recall_preview_with_an_addition(text: str) -> str:
     return preview(text)["preview"].removesuffix("…") + " Also water the ferns."
 
 
-def test_an_edited_recall_preview_is_suspected_truncation_in_replace_and_update(agent, make):
+def test_an_edited_recall_preview_is_suspected_truncation_even_with_the_proof(agent, make):
+    # The second line, behind the proof of a full read: a caller who read in full may still
+    # send a preview back.
     memory = make.memory(agent, content=GARDEN)
     replacement = recall_preview_with_an_addition(GARDEN)
     assert (len(GARDEN), len(replacement)) == (2000, 521)
@@ -199,6 +201,7 @@ def test_an_edited_recall_preview_is_suspected_truncation_in_replace_and_update(
         actor=ME,
         text=replacement,
         expected_version=1,
+        expected_sha256=text_sha256(GARDEN),
     )
     assert replaced.status is Status.SUSPECTED_TRUNCATION
     assert (replaced.details["current_length"], replaced.details["new_length"]) == (2000, 521)
@@ -212,6 +215,7 @@ def test_an_edited_recall_preview_is_suspected_truncation_in_replace_and_update(
         actor=ME,
         changes={"content": replacement},
         expected_version=1,
+        expected_sha256=text_sha256(GARDEN),
     )
     assert updated.status is Status.SUSPECTED_TRUNCATION
     assert unchanged(memory, GARDEN, 1)
@@ -227,6 +231,7 @@ def test_allow_shorter_says_the_caller_means_to_shorten(agent, make):
         actor=ME,
         text=replacement,
         expected_version=1,
+        expected_sha256=text_sha256(GARDEN),
         allow_shorter=True,
     )
     assert replaced.status is Status.UPDATED
@@ -238,6 +243,7 @@ def test_allow_shorter_says_the_caller_means_to_shorten(agent, make):
         actor=ME,
         changes={"content": replacement[:100]},
         expected_version=2,
+        expected_sha256=text_sha256(replacement),
         allow_shorter=True,
     )
     assert updated.status is Status.UPDATED

@@ -3,15 +3,21 @@ Discord's body, outbound safety, and that no receiver ever holds up a write."""
 
 from __future__ import annotations
 
+import importlib
+import io
 import json
 import socket
 import time
 from collections.abc import Iterator
 
 import pytest
+from cryptography.fernet import Fernet
+from django.apps import apps as django_apps
+from django.core.management import call_command
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from prometheus_client import REGISTRY
 from standardwebhooks import Webhook as Verifier
 
 from stores import tasks
@@ -28,6 +34,7 @@ from stores.services.webhooks import (
     webhooks_sweep,
 )
 from stores.tasks import background_deliverer
+from stores.webhooks import outbound, sealing
 from tests.factories import RecordMaker, UserFactory, agent_token
 from tests.receivers import receiver
 
@@ -361,6 +368,9 @@ def test_a_token_whose_agent_has_a_webhook_still_delivers(agent):
 def test_a_webhook_added_while_a_token_request_runs_hears_of_its_write_from_the_sweep(agent):
     with together():
         memory = RecordMaker().memory(agent)
+    # The creation's commit sent the deliverer to look up the agent's webhooks: until it has,
+    # it could find the one added below and send the edit itself, before the sweep.
+    settle()
     _token, raw = agent_token(agent)
     authenticated = token_authenticate(raw)  # the request begins: no webhook yet
     with receiver() as hook:
@@ -482,6 +492,64 @@ def test_a_name_that_resolves_to_a_private_address_is_refused_when_sending(publi
 
 
 @pytest.mark.parametrize(
+    "address",
+    [
+        "::127.0.0.1",  # IPv4-compatible
+        "::ffff:0:127.0.0.1",  # IPv4-translated
+        "::ffff:10.0.0.1",  # IPv4-mapped
+        "64:ff9b::7f00:1",  # NAT64 of 127.0.0.1
+        "64:ff9b::a00:1",  # NAT64 of 10.0.0.1
+        "64:ff9b:1::a00:1",  # local-use NAT64
+        "2002:7f00:1::1",  # 6to4 of 127.0.0.1
+        "2002:c0a8:101::1",  # 6to4 of 192.168.1.1
+        "2001:0:4136:e378:8000:63bf:80ff:fffe",  # Teredo of 127.0.0.1
+    ],
+)
+def test_an_ipv4_address_inside_an_ipv6_one_is_checked_itself(address):
+    """Regression: these were called public, so a name with such an AAAA record reached them."""
+    assert not outbound.public_address(address)
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::808:808", "2002:808:808::1", "2606:4700::1111"])
+def test_a_public_ipv4_address_inside_an_ipv6_one_stays_public(address):
+    assert outbound.public_address(address)
+
+
+def test_a_host_that_is_no_domain_name_is_refused_when_the_webhook_is_added(agent):
+    """Regression: accepted, then every delivery raised an uncaught UnicodeError."""
+    result = webhook_create(actor=MAINTAINER, agent=agent, url="https://\u00ce\u0081/hook")
+
+    assert result.status == "invalid"
+    assert "host" in result.message
+    assert not Webhook.objects.exists()
+
+
+def test_an_international_domain_name_is_kept_in_its_ascii_form(agent):
+    webhook, _secret = add_webhook(agent, "https://bücher.example/hooks/ä?x=é")
+
+    assert webhook.url == "https://xn--bcher-kva.example/hooks/%C3%A4?x=%C3%A9"
+
+
+def test_any_error_of_the_sender_is_a_failed_delivery_and_disables_in_the_end(agent, monkeypatch):
+    def broken(*_args, **_kwargs):
+        raise RuntimeError("the sender broke")
+
+    monkeypatch.setattr(outbound, "_post_once", broken)
+    with receiver() as hook:
+        webhook, _secret = add_webhook(agent, hook.url)
+        with together():
+            RecordMaker().memory(agent)
+            RecordMaker().memory(agent)
+        settle()
+
+    rows = WebhookDelivery.objects.filter(webhook=webhook)
+    assert [row.outcome for row in rows] == ["failed", "failed"]
+    assert all("RuntimeError: the sender broke" in row.error for row in rows)
+    webhook.refresh_from_db()
+    assert not webhook.enabled and "the sender broke" in webhook.disabled_reason
+
+
+@pytest.mark.parametrize(
     "url",
     ["ftp://example.com/hook", "file:///etc/passwd", "https://user:pw@example.com/", "nohost"],
 )
@@ -566,7 +634,7 @@ def test_the_shell_adds_lists_logs_switches_and_deletes_webhooks(agent):
     with receiver() as hook:
         added = run("add", hook.url, "--events", "memory.*", "--name", "sync")
         webhook = Webhook.objects.get(agent=agent)
-        assert added.splitlines()[-1] == webhook.secret
+        assert added.splitlines()[-1] == sealing.unseal(webhook.secret)
         RecordMaker().memory(agent)
         settle()
         hook.wait_for(1)
@@ -620,3 +688,73 @@ def test_tomoris_update_and_delete_go_to_the_channel_as_her_notice(agent):
     assert red["description"] == deleted["data"]["deleted_content"] == content
     by = {field["name"]: field["value"] for field in red["fields"]}["By"]
     assert by == f"agent:{agent.name}/test"
+
+
+def delivery_count(outcome: str) -> float:
+    samples = REGISTRY.get_sample_value(
+        "memoryadmin_webhook_deliveries_total", {"outcome": outcome}
+    )
+    return samples or 0.0
+
+
+def test_deliveries_and_failures_are_counted_for_the_metrics(agent):
+    before = {outcome: delivery_count(outcome) for outcome in ("delivered", "failed")}
+    with receiver([400, 200]) as hook:
+        add_webhook(agent, hook.url)
+        with together():
+            memory = RecordMaker().memory(agent)
+            edit(memory, "tea", "mate")
+        settle()
+        hook.wait_for(2)
+    settle()
+
+    assert delivery_count("failed") - before["failed"] == 1
+    assert delivery_count("delivered") - before["delivered"] == 1
+# --- secrets at rest --------------------------------------------------------------------
+
+
+def stored_secret(webhook) -> str:
+    return Webhook.objects.values_list("secret", flat=True).get(pk=webhook.pk)
+
+
+def signs_with(agent, webhook, secret: str) -> bool:
+    with receiver() as hook:
+        Webhook.objects.filter(pk=webhook.pk).update(url=hook.url)
+        RecordMaker().memory(agent, "The user likes tea.")
+        settle()
+        (delivery,) = hook.wait_for(1)
+    return Verifier(secret).verify(delivery.body, delivery.headers)["type"] == "memory.created"
+
+
+def test_the_signing_secret_is_stored_encrypted(agent):
+    """Regression: the whsec_ secrets were in the database in clear."""
+    webhook, secret = add_webhook(agent, "https://example.com/hook")
+
+    assert secret not in stored_secret(webhook)
+    assert "whsec_" not in stored_secret(webhook)
+    assert signs_with(agent, webhook, secret)
+
+
+def test_rotating_the_key_keeps_every_secret(agent, settings):
+    webhook, secret = add_webhook(agent, "https://example.com/hook")
+    old_key = sealing.keys()[0]
+    new_key = Fernet.generate_key().decode()
+    webhooks = settings.MEMORYADMIN["WEBHOOKS"]
+    settings.MEMORYADMIN["WEBHOOKS"] = {**webhooks, "SECRET_KEYS": [new_key, old_key]}
+
+    assert call_command("rotate_webhook_secrets", stdout=io.StringIO()) is None
+    settings.MEMORYADMIN["WEBHOOKS"] = {**webhooks, "SECRET_KEYS": [new_key]}
+
+    assert Fernet(new_key).decrypt(stored_secret(webhook).encode()).decode() == secret
+    assert signs_with(agent, webhook, secret)
+
+
+def test_the_migration_encrypts_the_secrets_stored_in_clear(agent):
+    webhook, secret = add_webhook(agent, "https://example.com/hook")
+    Webhook.objects.filter(pk=webhook.pk).update(secret=secret)  # as stored before
+
+    migration = importlib.import_module("stores.migrations.0014_webhook_secrets_encrypted")
+    migration.encrypt_secrets(django_apps, None)
+
+    assert secret not in stored_secret(webhook)
+    assert signs_with(agent, webhook, secret)

@@ -41,6 +41,16 @@ def htmx(target: str = "") -> dict[str, str]:
 
 CHROMIUM = Path("/usr/bin/chromium")
 README_SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# What every browser test module marks itself with (`pytestmark = BROWSER_TEST`).
+BROWSER_TEST = [
+    pytest.mark.browser,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
+    ),
+    # The fixtures these tests run on stay clear of what the next pytest removes.
+    pytest.mark.filterwarnings("error::pytest.PytestRemovedIn10Warning"),
+]
 
 
 @pytest.fixture
@@ -49,6 +59,14 @@ def screenshots(tmp_path) -> Path:
     if os.environ.get("MEMORYADMIN_UPDATE_SCREENSHOTS") == "1":
         return README_SCREENSHOTS
     return tmp_path
+
+
+@pytest.fixture(scope="session")
+def base_url() -> str | None:
+    """No base URL: the tests open `live_server.url` pages. Without pytest-base-url installed,
+    pytest-playwright's own stand-in is a session fixture on an instance, which pytest 9
+    deprecates; defining it here keeps that one out of the run."""
+    return None
 
 
 @pytest.fixture(scope="session")

@@ -19,17 +19,11 @@ from playwright.sync_api import expect
 from stores.models import Memory, Revision
 from stores.services import Actor, record_create, record_edit, record_replace, rules_document
 from tests.factories import AgentFactory, SubjectFactory, UserFactory, agent_token
-from tests.web.conftest import CHROMIUM
+from tests.web.conftest import BROWSER_TEST
 
 PASSWORD = "correct horse battery staple"
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Debian's chromium at /usr/bin/chromium"
-    ),
-]
+pytestmark = BROWSER_TEST
 
 # Playwright's sync API runs an event loop in this thread; Django's ORM calls made here by the
 # test itself are still synchronous and safe.
@@ -100,6 +94,19 @@ def select_text(page, selector: str, phrase: str) -> None:
         [selector, phrase],
     )
     page.dispatch_event(selector, "mouseup")
+
+
+def edit_in_another_session(browser, live_server, detail: str, who: str, old: str, new: str):
+    """Someone else, logged in elsewhere, edits the record at `detail` (to version 2)."""
+    context = browser.new_context()
+    other = context.new_page()
+    log_in(other, live_server, UserFactory(is_staff=True, username=who))
+    other.goto(detail)
+    other.fill("#old_string", old)
+    other.fill("#new_string", new)
+    other.click(".preview [data-apply]")
+    other.wait_for_selector(".badge.version:has-text('version 2')")
+    context.close()
 
 
 def test_log_in_search_select_preview_apply(page, live_server, rockbot, screenshots):
@@ -195,17 +202,12 @@ def test_conflict_from_a_second_session_is_resolved(page, browser, live_server, 
     page.fill("#new_string", "lives in Lyon")
     page.wait_for_selector(".preview [data-apply]")
 
-    other_context = browser.new_context()
-    other = other_context.new_page()
-    log_in(other, live_server, UserFactory(is_staff=True, username="second"))
-    other.goto(detail)
-    other.fill("#old_string", "likes tea")
-    other.fill("#new_string", "likes coffee")
-    other.click(".preview [data-apply]")
-    other.wait_for_selector(".badge.version:has-text('version 2')")
-    other_context.close()
+    edit_in_another_session(browser, live_server, detail, "second", "likes tea", "likes coffee")
 
-    page.click(".preview [data-apply]")
+    # Ctrl+Enter applies the preview, or, once the live notice has retired it as stale,
+    # previews again: the conflict panel either way.
+    page.focus("#new_string")
+    page.keyboard.press("Control+Enter")
     conflict = page.wait_for_selector("#edit-result .conflict")
     text = conflict.inner_text()
     assert "you loaded version 1, it is now at version 2" in text
@@ -228,15 +230,9 @@ def test_a_second_session_sees_the_first_ones_change_before_applying(
     page.fill("#new_string", "likes mint tea")
     page.wait_for_selector(".preview [data-apply]")  # a change of its own, not yet applied
 
-    first_context = browser.new_context()
-    first = first_context.new_page()
-    log_in(first, live_server, UserFactory(is_staff=True, username="first"))
-    first.goto(detail)
-    first.fill("#old_string", "lives in Paris")
-    first.fill("#new_string", "lives in Lyon")
-    first.click(".preview [data-apply]")
-    first.wait_for_selector(".badge.version:has-text('version 2')")
-    first_context.close()
+    edit_in_another_session(
+        browser, live_server, detail, "first", "lives in Paris", "lives in Lyon"
+    )
 
     notice = page.wait_for_selector("#live-notice[role=alert]", timeout=15_000)
     text = notice.inner_text()
@@ -245,8 +241,10 @@ def test_a_second_session_sees_the_first_ones_change_before_applying(
     assert "user:first" in text
     assert page.inner_text("#live-notice ins") == "Lyon"
     assert page.inner_text("#live-notice del") == "Paris"
-    # Announced before anything was applied: the second session's preview still waits.
-    assert page.is_visible(".preview [data-apply]")
+    # Announced before anything was applied: the second session's preview, made from version
+    # 1, says it is stale instead of offering to apply.
+    assert page.is_visible(".preview [data-stale]")
+    assert not page.is_visible(".preview [data-apply]")
     memory.refresh_from_db()
     assert memory.version == 2 and "mint" not in memory.content
     page.screenshot(path=str(screenshots / "detail-live-notice.png"), full_page=True)

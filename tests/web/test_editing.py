@@ -9,7 +9,16 @@ import re
 import pytest
 from django.urls import reverse
 
-from stores.models import AgentToken, Memory, Revision, RulesDocument, Skill
+from stores.models import (
+    AgentToken,
+    Change,
+    Memory,
+    Revision,
+    RulesDocument,
+    Skill,
+    Webhook,
+    WebhookDelivery,
+)
 from stores.services import record_edit, record_forget, record_replace, rules_document
 from tests.factories import RecordMaker
 from tests.web.conftest import htmx
@@ -60,7 +69,7 @@ def test_preview_shows_a_word_diff_of_the_whole_record_and_writes_nothing(
         ("lives in Pariss", "x", "no_match", "Closest text"),
         ("Paris", "Lyon", "ambiguous", "line 1, column 19"),
         ("", "", "hint", "Select a phrase"),
-        ("tea", "tea", "hint", "type the replacement"),
+        ("tea", "tea", "hint", "takes the place of the selected phrase"),
     ],
 )
 def test_preview_refusals_are_shown_with_their_hint(
@@ -372,18 +381,57 @@ def test_skill_summary_takes_phrase_edits_too(staff_client, agent, make):
     assert Skill.objects.get(pk=skill.pk).summary == "Deploys the web app."
 
 
+def test_opening_the_rules_page_writes_nothing(staff_client, agent):
+    Webhook.objects.create(agent=agent, url="https://hooks.example.com/x", events=["*"])
+
+    page = staff_client.get(url("rules", agent.name))
+
+    assert page.status_code == 200
+    assert "No rules yet: nothing is stored until the first rule is added." in (
+        page.content.decode()
+    )
+    assert not RulesDocument.objects.exists()
+    assert not Revision.objects.exists()
+    assert not Change.objects.exists()
+    assert not WebhookDelivery.objects.exists()
+    dashboard = staff_client.get(url("dashboard", agent.name))
+    assert {count.ui.key: count.total for count in dashboard.context["counts"]}["rules"] == 0
+
+
+def test_the_first_rule_from_the_empty_page_starts_the_document(staff_client, agent):
+    page = staff_client.get(url("rules", agent.name))
+    add_rule = page.context["op_url"]["add_rule"]
+    preview = staff_client.post(
+        page.context["preview_url"]["add_rule"],
+        {"rule": "Be kind.", "expected_version": 1},
+        headers=htmx("rule-result-new"),
+    )
+    assert preview.status_code == 200
+    assert f'hx-post="{add_rule}"' in preview.content.decode()
+    assert not RulesDocument.objects.exists()
+
+    applied = staff_client.post(
+        add_rule, {"rule": "Be kind.", "expected_version": 1}, headers=htmx()
+    )
+
+    assert applied.status_code == 200
+    document = RulesDocument.objects.get(agent=agent)
+    assert document.content == "- Be kind.\n"
+    assert applied.context["record"].pk == document.pk
+    assert staff_client.get(url("rules", agent.name))["Location"] == url(
+        "record_detail", agent.name, "rules", document.pk
+    )
+
+
 def test_rules_page_shows_the_document_as_written_and_edits_one_rule(staff_client, agent):
+    document = rules_document(agent=agent, actor=RecordMaker.actor)
     response = staff_client.get(url("rules", agent.name))
     assert response.status_code == 302
-    document = RulesDocument.objects.get(agent=agent)
 
     def endpoint(op):
         return url("record_op", agent.name, "rules", document.pk, op)
 
     text = "# Rules\n\n<!-- keep -->\n* Be kind.\n*  Be brief.\n"
-    from stores.services import record_replace
-    from tests.factories import RecordMaker
-
     record_replace(
         surface_key="rules", agent=agent, ref=document.pk, actor=RecordMaker.actor, text=text,
         expected_version=1,

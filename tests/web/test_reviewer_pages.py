@@ -189,7 +189,7 @@ def test_a_viewer_sees_no_create_link_and_cannot_create(viewer_client, agent):
     assert not Memory.objects.filter(agent=agent).exists()
 
 
-def test_the_rules_document_is_started_by_opening_it(staff_client, agent):
+def test_new_rules_leads_to_the_rules_page(staff_client, agent):
     answer = staff_client.get(url("record_new", agent.name, "rules"))
 
     assert answer["Location"] == url("rules", agent.name)

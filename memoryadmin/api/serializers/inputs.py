@@ -53,7 +53,11 @@ class StrictNumber(serializers.FloatField):
     def to_internal_value(self, data: Any) -> float:
         if isinstance(data, bool) or not isinstance(data, int | float):
             self.fail("invalid")
-        return super().to_internal_value(data)
+        try:
+            return super().to_internal_value(data)
+        except OverflowError:
+            # An integer past any float (10**400): a number no column holds.
+            self.fail("invalid")
 
 
 class StrictText(serializers.CharField):

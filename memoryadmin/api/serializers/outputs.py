@@ -12,6 +12,7 @@ from rest_framework import serializers
 
 from stores.editing import Status
 from stores.models import Memory
+from stores.selectors.records import sha256_key
 from stores.surfaces import SurfaceSpec
 
 STATUS_WORDS = [status.value for status in Status]
@@ -173,6 +174,10 @@ def _schema_name(spec: SurfaceSpec) -> str:
 def record_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
     """A full record of `spec` as a read returns it: the registry's read fields, typed."""
     fields = {name: _read_field(spec, name) for name in spec.read_fields}
+    for name in spec.text_fields:
+        fields[sha256_key(name)] = serializers.CharField(
+            help_text=f"SHA-256 (hex) of {name}: send it as expected_sha256 to replace it whole."
+        )
     return type(f"{_schema_name(spec)}Record", (RecordSerializer,), fields)
 
 
@@ -188,7 +193,7 @@ def page_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
     item = type(
         f"{_schema_name(spec)}Summary",
         (record_output(spec), PreviewFields),
-        {spec.primary_text_field: None},
+        {spec.primary_text_field: None, sha256_key(spec.primary_text_field): None},
     )
     return page_of(item, f"{_schema_name(spec)}Page")
 

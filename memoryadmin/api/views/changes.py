@@ -56,5 +56,7 @@ class ChangeViewSet(AgentViewSet):
         response = Response({"status": str(Status.OK), "results": page.items, "next": page.next})
         response["Cache-Control"] = "no-store"
         if not page.items and query["wait"] and _long_poll_held(request):
-            response[WAIT_HEADER] = wait_marker(agent.pk, page.head, query["wait"])
+            response[WAIT_HEADER] = wait_marker(
+                agent.pk, page.head, query["wait"], self.caller.owner
+            )
         return response

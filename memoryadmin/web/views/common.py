@@ -19,6 +19,10 @@ from stores.models import VersionedRecord
 from stores.selectors.revisions import revision_texts
 from stores.services import WriteResult
 
+# The id pages give an agent's one document (rules.md) before its first write: the page shows
+# it empty, since a page view writes nothing, and its first op creates it through the engine.
+UNWRITTEN = 0
+
 
 def http_status(result: WriteResult) -> int:
     """The REST API's code for the same status, so a refusal means the same at every door."""

@@ -24,7 +24,12 @@ from stores.ops.names import OpName
 from stores.selectors.revisions import agent_revision, agent_revisions, history_of, live_refs
 from stores.services import WriteResult
 
-HISTORY_LIMIT = 200
+# Revisions per page of a record's history, newest first.
+HISTORY_PAGE_SIZE = 20
+# Characters of revision text (before and after) one history page shows inline; the diffs
+# of the page's other revisions load on demand (change_detail). With texts of up to 500k
+# characters a page of whole diffs ran to 185 MiB; this keeps one under a few MiB.
+PAGE_TEXT_BUDGET = 1_000_000
 CHANGES_PAGE_SIZE = 50
 
 
@@ -33,29 +38,47 @@ OP_FILTER_NOTES = {OpName.FORGET: "forget (deleted records)"}
 
 
 def _history_context(
-    scope: AgentScope, ui: SurfaceUI, pk: int, *, flash: dict[str, Any] | None = None
+    scope: AgentScope,
+    ui: SurfaceUI,
+    pk: int,
+    *,
+    page: int = 1,
+    flash: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     record = load_record(scope, ui, pk)
-    revisions = history_of(scope.agent, ui.key, pk, limit=HISTORY_LIMIT)
+    offset = (page - 1) * HISTORY_PAGE_SIZE
+    revisions = history_of(scope.agent, ui.key, pk, offset=offset, limit=HISTORY_PAGE_SIZE + 1)
+    more = len(revisions) > HISTORY_PAGE_SIZE
+    revisions = revisions[:HISTORY_PAGE_SIZE]
     budget = page_budget()
     shown = {revision.pk: revision for revision in revisions}
-    entries = [
-        {
-            "revision": revision,
-            "diff": diff_pieces(
-                revision.before_text, revision.after_text, collapse=True, budget=budget
-            )
-            if revision.before_text != revision.after_text
-            else None,
-            "fields": state_changes(revision.before_state, revision.after_state)
-            if revision.op not in (OpName.CREATE, OpName.FORGET)
-            else [],
-            "went_back": _went_back(revision, shown),
-        }
-        for revision in revisions
-    ]
+    text_left = PAGE_TEXT_BUDGET
+    entries = []
+    for revision in revisions:
+        cost = len(revision.before_text) + len(revision.after_text)
+        deferred = cost > text_left
+        text_left -= 0 if deferred else cost
+        changed = revision.before_text != revision.after_text
+        entries.append(
+            {
+                "revision": revision,
+                "deferred": deferred,
+                "changed": changed,
+                "diff": diff_pieces(
+                    revision.before_text, revision.after_text, collapse=True, budget=budget
+                )
+                if changed and not deferred
+                else None,
+                "fields": state_changes(revision.before_state, revision.after_state)
+                if revision.op not in (OpName.CREATE, OpName.FORGET) and not deferred
+                else [],
+                "went_back": _went_back(revision, shown),
+            }
+        )
     forgotten = (
-        revisions[0] if record is None and revisions and revisions[0].op == OpName.FORGET else None
+        revisions[0]
+        if page == 1 and record is None and revisions and revisions[0].op == OpName.FORGET
+        else None
     )
     return {
         "scope": scope,
@@ -66,7 +89,9 @@ def _history_context(
         "title": ui.title(record) if record is not None else f"{ui.label} {pk}",
         "entries": entries,
         "forgotten": forgotten,
-        "truncated": len(revisions) == HISTORY_LIMIT,
+        "page": page,
+        "older": page + 1 if more else None,
+        "newer": page - 1 if page > 1 else None,
         "flash": flash,
     }
 
@@ -92,7 +117,8 @@ def _went_back(revision: Revision, shown: dict[int, Revision]) -> str | None:
 def record_history(request: HttpRequest, scope: AgentScope, surface: str, pk: int) -> HttpResponse:
     """Works for records that are gone too: their last revision keeps the text to restore."""
     ui = surface_ui(surface)
-    context = _history_context(scope, ui, pk)
+    page = request.GET.get("page", "1")
+    context = _history_context(scope, ui, pk, page=int(page) if page.isdecimal() else 1)
     if not context["entries"]:
         return render(request, "web/not_found.html", {"agent": scope.agent, "ui": ui}, status=404)
     return render(request, "web/history.html", context)

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_http_methods
 
 from memoryadmin.web.access import AgentScope, agent_view, visible_agents
-from memoryadmin.web.forms import ReviewModeForm
+from memoryadmin.web.forms import AgentForm, ReviewModeForm
 from memoryadmin.web.selectors import dashboard_counts, memory_store_counts, with_snippets
+from memoryadmin.web.views.common import form_refusal, http_status
+from stores.models import Channel
 from stores.selectors.changes import change_head
 from stores.selectors.revisions import (
     agent_revisions,
@@ -17,6 +21,7 @@ from stores.selectors.revisions import (
     pending_revisions,
     with_pending_counts,
 )
+from stores.services import Actor, agent_create
 
 RECENT_CHANGES = 15
 REVIEW_PREVIEW = 8
@@ -29,6 +34,33 @@ def agent_index(request: HttpRequest) -> HttpResponse:
     if len(agents) == 1 and not request.GET.get("all"):
         return redirect("web:dashboard", agents[0].name)
     return render(request, "web/agent_index.html", {"agents": agents})
+
+
+@require_http_methods(["GET", "POST"])
+@login_required
+def agent_new(request: HttpRequest) -> HttpResponse:
+    """Staff create an agent here (through `agent_create`), then its first token."""
+    if not request.user.is_staff:
+        raise PermissionDenied("Only staff create agents.")
+    form = AgentForm(request.POST or None)
+    refused = None
+    if request.method == "POST":
+        if form.is_valid():
+            result = agent_create(
+                actor=Actor.for_user(request.user, channel=Channel.UI), **form.cleaned_data
+            )
+            if result.ok:
+                messages.success(
+                    request,
+                    f"{result.record} is ready. Create its first token below: the agent "
+                    "connects with it to the REST API, the tools endpoint and MCP.",
+                )
+                return redirect("web:tokens", result.record.name)
+            refused = result
+        else:
+            refused = form_refusal(form)
+    status = http_status(refused) if refused is not None else 200
+    return render(request, "web/agent_new.html", {"form": form, "refused": refused}, status=status)
 
 
 @require_GET

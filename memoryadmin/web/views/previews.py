@@ -11,7 +11,7 @@ from memoryadmin.web.access import AgentScope
 from memoryadmin.web.ops import OpForm, WebOp
 from memoryadmin.web.rendering import diff_pieces, hx_vals
 from memoryadmin.web.surfaces import SurfaceUI
-from memoryadmin.web.views.common import detail_url
+from memoryadmin.web.views.common import UNWRITTEN, detail_url
 from stores.models import VersionedRecord
 from stores.selectors.revisions import changes_since, text_at_version
 from stores.services import WriteResult
@@ -36,7 +36,8 @@ def preview_response(
     context = {
         "diff": diff_pieces(before, result.details["text"]),
         "result": result,
-        "apply_url": op_url(scope, ui, result.id, op),
+        # No id: the dry run of a document's first op, which creates it.
+        "apply_url": op_url(scope, ui, UNWRITTEN if result.id is None else result.id, op),
         "confirm": hx_vals(_confirm_values(request, result.version)),
         "target": request.htmx.target,
     }
@@ -64,6 +65,7 @@ def conflict_response(
     context = {
         # The header's version and the text are swapped for the current ones (out of band),
         # so what the person reads beside the conflict is what it is about.
+        "agent": scope.agent,
         "ui": ui,
         "title": ui.title(record),
         "field": field,

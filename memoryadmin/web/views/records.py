@@ -19,6 +19,7 @@ from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.ops import field_entries, page_ops, record_page_ops, web_op
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
+    UNWRITTEN,
     detail_url,
     flash_for,
     form_refusal,
@@ -35,10 +36,7 @@ from memoryadmin.web.views.previews import conflict_response, op_url, preview_re
 from stores.editing import Status
 from stores.models import Memory, RulesDocument, VersionedRecord
 from stores.selectors.revisions import has_history, pending_count, revision_versions
-from stores.services import (
-    WriteResult,
-    rules_document,
-)
+from stores.services import WriteResult
 from stores.services.policy import allowed_ops
 
 # Why an action is absent, in the words a reviewer needs (the service refuses the same ops).
@@ -61,6 +59,8 @@ def record_context(
     allowed: frozenset[str] | None = None
     if not scope.can_write:
         notes.append("You have read-only access to this agent: nothing here can be changed.")
+    if record.pk == UNWRITTEN:
+        notes.append("No rules yet: nothing is stored until the first rule is added.")
     if ui.spec.store_policy:
         allowed = allowed_ops(record.store, actor=scope.actor)
         if allowed is not None and scope.can_write:
@@ -99,6 +99,7 @@ def record_context(
         "field_ops": field_ops,
         "op_fields": {entry.name: field_entries(entry.op, ui.key, record) for entry in field_ops},
         "pending": pending_count(scope.agent, ui.key, record.pk),
+        "unwritten": record.pk == UNWRITTEN,
     }
     context.update(ui.text_context(text))
     return context
@@ -133,15 +134,13 @@ def record_detail(request: HttpRequest, scope: AgentScope, surface: str, pk: int
 @require_GET
 @agent_view
 def rules_page(request: HttpRequest, scope: AgentScope) -> HttpResponse:
-    """The agent's one rules document (created empty on first visit by someone who may write)."""
+    """The agent's one rules document; before its first rule, an empty one that is not stored."""
+    ui = surface_ui("rules")
     document = RulesDocument.objects.filter(agent=scope.agent).first()
-    if document is None and scope.can_write:
-        document = rules_document(agent=scope.agent, actor=scope.actor)
-    if document is None:
-        return render(
-            request, "web/not_found.html", {"agent": scope.agent, "ui": surface_ui("rules")}
-        )
-    return redirect(detail_url(scope, surface_ui("rules"), document.pk))
+    if document is not None:
+        return redirect(detail_url(scope, ui, document.pk))
+    unwritten = RulesDocument(agent=scope.agent, pk=UNWRITTEN, content="", version=1)
+    return render(request, "web/record_detail.html", record_context(scope, ui, unwritten))
 
 
 @require_POST
@@ -179,6 +178,8 @@ def record_op(
         return outcome(request, result, back=back, extra=_clash(scope, result))
     if preview:
         return preview_response(request, scope, ui, op, result)
+    if pk == UNWRITTEN and result.id is not None:
+        pk = result.id  # the document this first op created
     if result.status == Status.DELETED:
         return _forgotten(request, scope, ui, pk, result)
     if timeline:

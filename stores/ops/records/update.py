@@ -9,7 +9,7 @@ from typing import Any
 from stores.errors import Invalid, NoChangeError
 from stores.models import Agent, VersionedRecord
 from stores.ops.base import Rest, ToolSpec, WriteOp
-from stores.ops.fields import ALLOW_SHORTER, settable
+from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256, settable
 from stores.ops.names import OpName
 from stores.services import validation
 from stores.services.actors import Actor
@@ -20,7 +20,9 @@ from stores.surfaces import SurfaceSpec
 
 @dataclass(frozen=True)
 class Update(WriteOp):
-    """`allow_shorter` is replace's: it lets a text field become a cut of its current text."""
+    """`expected_sha256` and `allow_shorter` are replace's. A door's one hash proves the read of
+    the one text it sets; a caller holding the whole record (an import) gives one per text
+    field."""
 
     def prepare(
         self, spec: SurfaceSpec, arguments: dict[str, Any], agent: Agent, actor: Actor
@@ -31,6 +33,7 @@ class Update(WriteOp):
         cleaned = clean_values(spec, changes, settable(spec))
         return {
             "cleaned": cleaned,
+            "expected_sha256": arguments.get("expected_sha256"),
             "allow_shorter": validation.flag(
                 arguments.get("allow_shorter", False), "allow_shorter"
             ),
@@ -61,9 +64,15 @@ class Update(WriteOp):
         self, spec: SurfaceSpec, arguments: Mapping[str, Any], record: VersionedRecord
     ) -> Change:
         cleaned, text_changes = arguments["cleaned"], arguments["text_changes"]
+        hashes = arguments["expected_sha256"]
         for name in text_changes:
             check_replacement(
-                spec, record, name, cleaned[name], allow_shorter=arguments["allow_shorter"]
+                spec,
+                record,
+                name,
+                cleaned[name],
+                allow_shorter=arguments["allow_shorter"],
+                expected_sha256=hashes.get(name) if isinstance(hashes, Mapping) else hashes,
             )
         changed = {name: value for name, value in cleaned.items() if getattr(record, name) != value}
         if not changed:
@@ -86,7 +95,7 @@ OP = Update(
     OpName.UPDATE,
     "Set fields. A text field here is a full replacement: it needs expected_version or If-Match.",
     "record_update",
-    (ALLOW_SHORTER,),
+    (EXPECTED_SHA256, ALLOW_SHORTER),
     takes_surface=True,
     fields=settable,
     gather="changes",
@@ -95,6 +104,7 @@ OP = Update(
         "update_record",
         "Set some of a record's fields (category, tags, pinned, name, schedule, "
         "enabled, ...). A text field given here replaces the whole text, as "
-        "replace_record does, and needs expected_version.",
+        "replace_record does, and needs expected_version (and expected_sha256 when the "
+        "text is longer than 500 characters).",
     ),
 )

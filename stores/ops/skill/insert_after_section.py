@@ -23,13 +23,14 @@ class InsertAfterSection(DocumentOp):
 
 OP = InsertAfterSection(
     OpName.INSERT_AFTER_SECTION,
-    "Insert text just below a section's heading.",
+    "Insert text as a block of its own just below a section's heading.",
     "skill_insert_after_section",
     (replace(HEADING, required=True), INSERTED_LINES),
     surfaces=("skill",),
     previews=True,
     tool=ToolSpec(
         "skill_insert_after_section",
-        "Insert text as whole lines just below one section's heading line of a skill.",
+        "Insert text as whole lines just below one section's heading line of a skill, as a "
+        "block of its own: a blank line sets it apart from the paragraph below it.",
     ),
 )

@@ -22,13 +22,14 @@ class InsertBeforeSection(DocumentOp):
 
 OP = InsertBeforeSection(
     OpName.INSERT_BEFORE_SECTION,
-    "Insert text just above a section's heading.",
+    "Insert text as a block of its own just above a section's heading.",
     "skill_insert_before_section",
     (replace(HEADING, required=True), INSERTED_LINES),
     surfaces=("skill",),
     previews=True,
     tool=ToolSpec(
         "skill_insert_before_section",
-        "Insert text as whole lines just above one section's heading line of a skill.",
+        "Insert text as whole lines just above one section's heading line of a skill, as a "
+        "block of its own: a blank line sets it apart from a paragraph above it.",
     ),
 )

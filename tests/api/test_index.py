@@ -1,0 +1,40 @@
+"""GET /api/v1/: where an agent starts, every collection and door listed."""
+
+from __future__ import annotations
+
+import pytest
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_api_root_lists_every_collection_and_door():
+    answer = APIClient().get("/api/v1/")
+
+    assert answer.status_code == 200
+    index = answer.json()
+    assert set(index["collections"]) == {
+        "memories",
+        "working-memory",
+        "skills",
+        "tasks",
+        "rules",
+        "files",
+        "revisions",
+        "webhooks",
+    }
+    base = "http://testserver"
+    assert index["collections"]["revisions"] == f"{base}/api/v1/revisions/"
+    assert (index["changes"], index["tools"], index["mcp"]) == (
+        f"{base}/api/v1/changes/",
+        f"{base}/api/v1/tools/",
+        f"{base}/mcp/",
+    )
+    assert (index["schema"], index["docs"]) == (f"{base}/api/schema/", f"{base}/api/docs/")
+
+
+def test_every_listed_collection_answers_with_a_token(api):
+    index = api.get("/api/v1/").json()
+
+    for url in [*index["collections"].values(), index["changes"], index["tools"]]:
+        assert api.get(url).status_code == 200, url

@@ -1,0 +1,144 @@
+"""A client cannot pick the address the login lockout counts by claiming one in
+X-Forwarded-For: `bin/serve` trusts no proxy header, production only FORWARDED_ALLOW_IPS.
+
+Both servers run for real (bin/serve's own command line; gunicorn with gunicorn.conf.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import requests
+from django.conf import settings
+from django.contrib.auth.hashers import PBKDF2PasswordHasher
+
+from tests.factories import UserFactory
+from tests.load.server import free_port, gunicorn, log_in, wait_until_up
+
+ROOT = Path(__file__).resolve().parents[2]
+PASSWORD = "correct horse battery staple"  # tests/factories.py UserFactory
+FAKE_EMBEDDINGS = "stores.embeddings.fake.FakeBackend"
+
+
+def person_the_server_knows():
+    """A user whose password hash the server can check (the tests' settings hash with MD5,
+    which the server's do not accept)."""
+    person = UserFactory()
+    hasher = PBKDF2PasswordHasher()
+    person.password = hasher.encode(PASSWORD, hasher.salt())
+    person.save(update_fields=["password"])
+    return person
+
+
+def log_in_claiming(base: str, username: str, password: str, claimed: str) -> int:
+    """One login from a fresh browser that claims to be `claimed`; the answer's status."""
+    _session, answer = log_in(base, username, password, {"X-Forwarded-For": claimed})
+    return answer.status_code
+
+
+def guess_from_new_addresses(base: str, username: str) -> list[int]:
+    """Wrong passwords past the lockout, each from an address never claimed before, then
+    the right one from another."""
+    answers = [
+        log_in_claiming(base, username, "wrong", f"203.0.113.{attempt}")
+        for attempt in range(settings.AXES_FAILURE_LIMIT + 2)
+    ]
+    return [*answers, log_in_claiming(base, username, PASSWORD, "198.51.100.7")]
+
+
+@contextlib.contextmanager
+def bin_serve(tmp_path: Path) -> Iterator[str]:
+    """bin/serve itself, from a copy of the tree whose bin/setup installs nothing."""
+    for name in ("memoryadmin", "stores", "templates", "static", "manage.py", ".venv"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / "bin").mkdir()
+    shutil.copy(ROOT / "bin" / "serve", tmp_path / "bin" / "serve")
+    (tmp_path / "bin" / "setup").write_text("#!/usr/bin/env bash\nexit 0\n")
+    (tmp_path / "bin" / "setup").chmod(0o755)
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORYADMIN_")},
+        "MEMORYADMIN_DATA_DIR": str(tmp_path / "var"),
+        "MEMORYADMIN_ADMIN_PASSWORD": PASSWORD,
+        "MEMORYADMIN_EMBEDDING_BACKEND": FAKE_EMBEDDINGS,
+        "FORWARDED_ALLOW_IPS": "*",  # uvicorn's own default would trust loopback: no matter
+    }
+    log = tmp_path / "serve.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            ["bash", "bin/serve", f"127.0.0.1:{port}"],
+            cwd=tmp_path,
+            env=env,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        # bin/serve migrates and creates the administrator first: three starts of Django.
+        wait_until_up(base, process, log, seconds=240)
+        yield base
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
+
+
+def test_bin_serve_counts_failures_by_the_connections_address_whatever_the_header(tmp_path):
+    """Regression: 80 wrong guesses with a new X-Forwarded-For each were all answered 200,
+    and the right password then logged in."""
+    with bin_serve(tmp_path) as base:
+        answers = guess_from_new_addresses(base, "admin")
+
+    limit = settings.AXES_FAILURE_LIMIT
+    assert answers[: limit - 1] == [200] * (limit - 1)  # the form again, "did not match"
+    assert set(answers[limit - 1 :]) == {429}  # locked out, the right password too
+
+
+@pytest.mark.django_db(transaction=True)
+def test_production_trusts_no_forwarded_header_unless_told_whose(postgres_only, monkeypatch):
+    monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+    person = person_the_server_knows()
+    with gunicorn(workers=1, threads=2) as base:
+        answers = guess_from_new_addresses(base, person.username)
+
+    assert set(answers[settings.AXES_FAILURE_LIMIT - 1 :]) == {429}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_production_takes_the_client_address_from_the_proxy_it_was_told_of(
+    postgres_only, monkeypatch
+):
+    """Behind a proxy at FORWARDED_ALLOW_IPS, each client is counted on its own address."""
+    monkeypatch.setenv("FORWARDED_ALLOW_IPS", "127.0.0.1")
+    person = person_the_server_knows()
+    with gunicorn(workers=1, threads=2) as base:
+        answers = guess_from_new_addresses(base, person.username)
+
+    assert answers[-1] == 302  # the right password logs in: no claimed address was locked
+
+
+def health(base: str) -> int:
+    """/healthz, asked again if the worker that took the connection was just retiring (its
+    replacement boots meanwhile, which takes long on a busy machine)."""
+    for _attempt in range(3):
+        with contextlib.suppress(requests.ConnectionError, requests.Timeout):
+            return requests.get(f"{base}/healthz", timeout=60).status_code
+    return requests.get(f"{base}/healthz", timeout=60).status_code
+
+
+@pytest.mark.django_db(transaction=True)
+def test_production_recycles_a_worker_after_its_requests(postgres_only):
+    """A worker past WEB_MAX_REQUESTS (plus its jitter) is replaced, and the service goes on."""
+    with gunicorn(workers=2, threads=2, WEB_MAX_REQUESTS="20") as base:
+        answers = [health(base) for _ in range(60)]
+        log = (ROOT / "var" / f"gunicorn-{base.rsplit(':', 1)[1]}.log").read_text()
+
+    assert set(answers) == {200}
+    assert "Maximum request limit" in log
