@@ -1,9 +1,10 @@
-"""Every (surface, op) of the catalog is reachable through every door, walked from CATALOG.
+"""Every (surface, op) of the catalog succeeds through every door, walked from CATALOG.
 
 Each op is called through the REST API, the tools endpoint, MCP and the record page with a
-body built from its own declared parameters. Whatever the service answers (a refusal of the
-made-up text included) proves the call reached it; what must never come back is a door's
-"no such route, tool or op".
+body built from its own declared parameters, on a record of its own made for it (and, where
+the op needs one, a value that suits it: a heading the skill has, a rule the document holds),
+and must succeed; what must never come back is a door's "no such route, tool or op". The
+record page must show each op's form.
 """
 
 from __future__ import annotations
@@ -19,14 +20,15 @@ from hypothesis import find
 from hypothesis import strategies as st
 
 from memoryadmin.mcp.server import _call, tool_definitions
-from memoryadmin.web.ops import web_op
+from memoryadmin.web.ops import field_entries, record_page_ops, web_op
 from stores.editing import Status
+from stores.editing.status import SUCCESS_STATUSES
 from stores.models import AgentToken, VersionedRecord
-from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, OpSpec, Rest, Target
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, Op, Rest, Target
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import last_revision
-from stores.services import Actor, record_create, rules_add
+from stores.services import Actor, record_create, record_edit, record_forget
 from stores.services.policy import OPS_BY_STORE
 from stores.surfaces import SURFACES
 from stores.tools import all_tools
@@ -36,6 +38,8 @@ from tests.factories import agent_token
 pytestmark = pytest.mark.django_db
 
 STATUS_WORDS = {str(status) for status in Status}
+SUCCESS_WORDS = {str(status) for status in SUCCESS_STATUSES}
+MAINTAINER = Actor.maintainer("tests")
 # Forgetting runs last, so every other op finds its record.
 PAIRS = sorted(
     [(op, key) for op in OPS for key in SURFACES if op.applies_to(key)],
@@ -71,7 +75,7 @@ def _sample(param: Param, record: VersionedRecord) -> Any:
     return "sample text"
 
 
-def arguments(op: OpSpec, key: str, record: VersionedRecord) -> dict[str, Any]:
+def arguments(op: Op, key: str, record: VersionedRecord) -> dict[str, Any]:
     """The op's required parameters (and one of each group it needs), with sample values."""
     params = {param.name: param for param in op.params(key)}
     names = [name for name, param in params.items() if param.required]
@@ -82,26 +86,70 @@ def arguments(op: OpSpec, key: str, record: VersionedRecord) -> dict[str, Any]:
     values = {name: _sample(params[name], record) for name in dict.fromkeys(names)}
     if "revision_id" in values:
         values["revision_id"] = last_revision(record.agent, key, record.pk).pk
+    suitable = {name: value for name, value in SUITABLE.get(op.name, {}).items() if name in params}
+    if op.writes and op.target is not Target.SURFACE:
+        suitable["expected_version"] = record.version
+    return {**values, **suitable}
+
+
+# What an op needs, beyond its required parameters' samples, to succeed on a sample record.
+SUITABLE: dict[OpName, dict[str, Any]] = {
+    OpName.EDIT: {"old_string": "sample", "new_string": "example"},
+    OpName.SET_IMPORTANCE: {"importance": 0.75},
+    OpName.REPLACE_SECTION: {"heading": "Steps"},
+    OpName.DELETE_SECTION: {"heading": "Steps"},
+    OpName.INSERT_BEFORE_SECTION: {"heading": "Steps"},
+    OpName.INSERT_AFTER_SECTION: {"heading": "Steps"},
+    OpName.REMOVE_RULE: {"rule": "A sample rule."},
+    OpName.REPLACE_RULE: {"rule": "A sample rule."},
+    OpName.REVERT: {"to": "before"},
+}
+SAMPLES = {
+    "memory": {"content": "A sample memory."},
+    "working": {"key": "k", "value": "A sample value."},
+    "skill": {"name": "s", "content": "# Steps\n\nA sample skill.\n"},
+    "task": {"name": "t", "schedule": "0 7 * * *", "directive": "A sample task."},
+    "file": {"path": "/memories/sample.md", "content": "A sample file.\n"},
+    "rules": {"content": "- A sample rule.\n"},
+}
+
+
+def suitable_record(agent, op: Op, key: str, door: str) -> VersionedRecord:
+    """A record of `key` made for one call of `op` through `door`: unique where a name must
+    be, with a phrase edit in its history where the op takes one back, and, for a create of
+    the agent's one document, forgotten again so that the door's create is the first."""
+    spec = SURFACES[key]
+    document = spec.model.objects.filter(agent=agent).first() if spec.one_per_agent else None
+    if document is not None:
+        record_forget(surface_key=key, agent=agent, ref=document.pk, actor=MAINTAINER)
+    values = dict(SAMPLES[key])
+    for name in spec.natural_key or ():
+        unique = f"{op.name}-{door}"
+        values[name] = (
+            f"/memories/{unique}.md" if name == "path" else f"{values.get(name, name)}-{unique}"
+        )
+    made = record_create(surface_key=key, agent=agent, actor=MAINTAINER, values=values)
+    assert made.ok, (key, made)
+    if op.name in (OpName.REVERT, OpName.UNDO):
+        edited = record_edit(
+            surface_key=key, agent=agent, ref=made.id, actor=MAINTAINER,
+            old_string="sample", new_string="checked sample",
+        )  # fmt: skip
+        assert edited.ok, (key, edited)
+    if op.name is OpName.CREATE and spec.one_per_agent:
+        record_forget(surface_key=key, agent=agent, ref=made.id, actor=MAINTAINER)
+        return made.record
+    return spec.model.objects.get(pk=made.id)
+
+
+def create_values(op: Op, key: str, record: VersionedRecord, door: str) -> dict[str, Any]:
+    """A create's body: the required fields, each unique where the surface names by it."""
+    values = arguments(op, key, record)
+    spec = SURFACES[key]
+    for name in spec.natural_key or ():
+        if name in values:
+            values[name] = f"/memories/new-{door}.md" if name == "path" else f"new-{door}"
     return values
-
-
-@pytest.fixture
-def records(agent) -> dict[str, VersionedRecord]:
-    actor = Actor.maintainer("tests")
-    made = {
-        "memory": {"content": "A sample memory."},
-        "working": {"key": "k", "value": "A sample value."},
-        "skill": {"name": "s", "content": "# Steps\n\nA sample skill.\n"},
-        "task": {"name": "t", "schedule": "0 7 * * *", "directive": "A sample task."},
-        "file": {"path": "/memories/sample.md", "content": "A sample file.\n"},
-    }
-    found = {}
-    for key, values in made.items():
-        result = record_create(surface_key=key, agent=agent, actor=actor, values=values)
-        found[key] = result.record
-    found["rules"] = rules_add(agent=agent, actor=actor, rule="A sample rule.").record
-    assert set(found) == set(SURFACES)
-    return found
 
 
 def test_every_op_word_is_in_the_catalog_or_bookkeeping():
@@ -110,10 +158,10 @@ def test_every_op_word_is_in_the_catalog_or_bookkeeping():
         assert allowed is None or allowed <= walked
 
 
-def test_every_pair_reaches_the_service_over_rest(agent, records):
+def test_every_pair_succeeds_over_rest(agent):
     client = client_for(agent_token(agent)[1])
     for op, key in PAIRS:
-        spec, record = SURFACES[key], records[key]
+        spec, record = SURFACES[key], suitable_record(agent, op, key, "rest")
         base = f"/api/v1/{spec.api_path}/"
         body = arguments(op, key, record)
         match op.rest:
@@ -122,7 +170,7 @@ def test_every_pair_reaches_the_service_over_rest(agent, records):
             case Rest.RETRIEVE:
                 answer = client.get(f"{base}{record.pk}/")
             case Rest.CREATE:
-                answer = client.post(base, body, format="json")
+                answer = client.post(base, create_values(op, key, record, "rest"), format="json")
             case Rest.PARTIAL_UPDATE:
                 answer = client.patch(f"{base}{record.pk}/", body, format="json")
             case Rest.DESTROY:
@@ -139,9 +187,10 @@ def test_every_pair_reaches_the_service_over_rest(agent, records):
             data,
         )
         assert data["status"] in STATUS_WORDS, (key, op.name, data)
+        assert data["status"] in SUCCESS_WORDS, (key, op.name, data)
 
 
-def _tool_for(op: OpSpec, key: str) -> tuple[str, dict[str, Any]]:
+def _tool_for(op: Op, key: str) -> tuple[str, dict[str, Any]]:
     assert op.tool is not None, f"{op.name} has no tool"
     tool = next(tool for tool in all_tools() if tool.name == op.tool.name)
     properties = tool.parameters["properties"]
@@ -152,56 +201,86 @@ def _tool_for(op: OpSpec, key: str) -> tuple[str, dict[str, Any]]:
     return tool.name, extra
 
 
-def test_every_pair_reaches_the_service_through_the_tools_endpoint(agent, records):
+def _tool_arguments(op: Op, key: str, record: VersionedRecord, door: str) -> dict[str, Any]:
+    if op.name is OpName.CREATE:
+        return create_values(op, key, record, door)
+    values = arguments(op, key, record)
+    if op.target is Target.RECORD:
+        values["id"] = record.pk
+    return values
+
+
+def test_every_pair_succeeds_through_the_tools_endpoint(agent):
     client = client_for(agent_token(agent)[1])
     for op, key in PAIRS:
         name, extra = _tool_for(op, key)
-        record = records[key]
-        if op.target is Target.RECORD:
-            extra["id"] = record.pk
+        record = suitable_record(agent, op, key, "tools")
         answer = client.post(
-            f"/api/v1/tools/{name}/", {**extra, **arguments(op, key, record)}, format="json"
+            f"/api/v1/tools/{name}/",
+            {**extra, **_tool_arguments(op, key, record, "tools")},
+            format="json",
         )
         assert answer.status_code == 200, (key, op.name, answer.json())
         assert answer.json()["status"] in STATUS_WORDS, (key, op.name, answer.json())
+        assert answer.json()["status"] in SUCCESS_WORDS, (key, op.name, answer.json())
 
 
-def test_every_pair_reaches_the_service_over_mcp(agent, records):
+def test_every_pair_succeeds_over_mcp(agent):
     token = AgentToken.objects.get(pk=agent_token(agent)[0].pk)
     listed = {tool.name: tool for tool in tool_definitions()}
     for op, key in PAIRS:
         name, extra = _tool_for(op, key)
         assert name in listed
-        record = records[key]
-        if op.target is Target.RECORD:
-            extra["id"] = record.pk
-        result = _call(lambda request: token, None, name, {**extra, **arguments(op, key, record)})
+        record = suitable_record(agent, op, key, "mcp")
+        arguments_ = {**extra, **_tool_arguments(op, key, record, "mcp")}
+        result = _call(lambda request: token, None, name, arguments_)
         answer = result.structured_content
         assert answer["status"] in STATUS_WORDS, (key, op.name, answer)
+        assert answer["status"] in SUCCESS_WORDS, (key, op.name, answer)
 
 
-def test_every_write_pair_is_an_op_of_the_record_page(agent, client, staff_user, records):
+def test_every_write_pair_is_an_op_of_the_record_page(agent, client, staff_user):
     client.force_login(staff_user)
     for op, key in PAIRS:
-        record = records[key]
+        record = suitable_record(agent, op, key, "page")
         if not op.writes and op.rest is not Rest.LIST:
             page = client.get(reverse("web:record_detail", args=[agent.name, key, record.pk]))
             assert page.status_code == 200
             continue
-        if op.rest in (Rest.LIST, Rest.CREATE):
-            name = "web:record_new" if op.rest is Rest.CREATE else "web:record_list"
-            page = client.get(reverse(name, args=[agent.name, key]), follow=True)
+        if op.rest is Rest.LIST:
+            page = client.get(reverse("web:record_list", args=[agent.name, key]), follow=True)
             assert page.status_code == 200
+            continue
+        if op.rest is Rest.CREATE:
+            new = reverse("web:record_new", args=[agent.name, key])
+            page = client.get(new, follow=True)
+            assert page.status_code == 200
+            if SURFACES[key].one_per_agent:
+                # Opening the rules page writes nothing; its first rule stores the document.
+                opened = client.get(reverse("web:rules", args=[agent.name]))
+                assert opened.status_code == 200
+                assert not SURFACES[key].model.objects.filter(agent=agent).exists()
+                first = client.post(
+                    reverse("web:record_op", args=[agent.name, key, 0, OpName.ADD_RULE]),
+                    {"rule": "A first rule."},
+                    headers={"HX-Request": "true"},
+                )
+                assert first.status_code == 200, first.content.decode()[:2000]
+                assert SURFACES[key].model.objects.filter(agent=agent).exists()
+                continue
+            made = client.post(new, create_values(op, key, record, "page"))
+            assert made.status_code == 302, (key, made.content.decode()[:2000])
             continue
         assert web_op(op.name, key) is not None, (key, op.name)
         values = arguments(op, key, record)
         if op.settable_fields:
-            values["field"] = next(iter(values))
+            values["field"] = next(name for name in values if name != "expected_version")
         form = {
             name: json.dumps(value) if isinstance(value, dict | list) else value
             for name, value in values.items()
         }
         form.setdefault("expected_version", record.version)
+        before = last_revision(agent, key, record.pk)
         answer = client.post(
             reverse("web:record_op", args=[agent.name, key, record.pk, op.name]),
             form,
@@ -209,6 +288,26 @@ def test_every_write_pair_is_an_op_of_the_record_page(agent, client, staff_user,
         )
         assert answer.status_code in (200, 409, 422), (key, op.name, answer.status_code)
         assert b"is not an op the page offers" not in answer.content, (key, op.name)
+        assert answer.status_code == 200, (key, op.name, answer.content.decode()[:2000])
+        after = last_revision(agent, key, record.pk)
+        assert after.pk != before.pk and after.op in (op.name, OpName.REPLACE), (key, op.name)
+
+
+def test_the_record_page_shows_every_op_it_offers(agent, client, staff_user):
+    client.force_login(staff_user)
+    for key in SURFACES:
+        record = suitable_record(agent, CATALOG[OpName.READ], key, "shown")
+        page = client.get(reverse("web:record_detail", args=[agent.name, key, record.pk]))
+        body = page.content.decode()
+        text_ops, field_ops = record_page_ops(key)
+        for entry in (*text_ops, *field_ops):
+            if entry.op.settable_fields and not field_entries(entry.op, key, record):
+                continue  # a text field is set by the text ops
+            url = reverse("web:record_op", args=[agent.name, key, record.pk, entry.name])
+            assert f'"{url}"' in body, (key, entry.name, entry.template)
+        assert {entry.name for entry in text_ops} >= {
+            op.name.value for op in OPS if op.applies_to(key) and op.previews
+        } - {OpName.REVERT.value, OpName.UNDO.value}, key
 
 
 def test_the_catalog_covers_every_rest_verb_and_tool():

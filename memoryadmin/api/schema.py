@@ -14,7 +14,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
 from memoryadmin.api.serializers.outputs import ResultSerializer
-from stores.ops.catalog import FIELD_PARAMS, OpSpec
+from stores.ops.catalog import FIELD_PARAMS, Op
 from stores.ops.params import Kind, given_schema
 from stores.surfaces import surface
 from stores.tools import all_tools
@@ -39,7 +39,7 @@ class InputScheme(OpenApiSerializerExtension):
             self._constrain(schema, self.target.op, self.target.surface_key)
         return schema
 
-    def _constrain(self, schema: dict[str, Any], op: OpSpec, key: str) -> None:
+    def _constrain(self, schema: dict[str, Any], op: Op, key: str) -> None:
         params = {param.name: param for param in op.params(key)}
         per_surface = {param.name for param in op.parameters if param.choices_of}
         for name, param in params.items():

@@ -128,3 +128,9 @@ def store_note(value: str) -> str:
 def surface_uis() -> list[SurfaceUI]:
     """Every surface in registry order, for the navigation: `{% surface_uis as surfaces %}`."""
     return list(SURFACE_UI.values())
+
+
+@register.filter
+def get(mapping: dict[str, Any], key: str) -> Any:
+    """`mapping[key]`, or None: a template's lookup by a name it holds in a variable."""
+    return mapping.get(key)

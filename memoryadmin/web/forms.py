@@ -97,30 +97,6 @@ class ReviewModeForm(forms.Form):
     review_mode = forms.ChoiceField(choices=Agent.ReviewMode.choices)
 
 
-class BulkForm(forms.Form):
-    ACTIONS = [
-        ("invalidate", "Invalidate"),
-        ("set_importance", "Set importance"),
-        ("approve", "Approve pending changes"),
-    ]
-
-    action = forms.ChoiceField(choices=ACTIONS)
-    ids = forms.TypedMultipleChoiceField(coerce=int, choices=(), required=True)
-    importance = forms.FloatField(required=False)
-
-    def __init__(self, *args, **kwargs) -> None:
-        super().__init__(*args, **kwargs)
-        # Any id may be posted; the service decides whether the record exists for this agent.
-        posted = self.data.getlist("ids") if hasattr(self.data, "getlist") else []
-        self.fields["ids"].choices = [(value, value) for value in posted]
-
-    def clean(self):
-        cleaned = super().clean()
-        if cleaned.get("action") == "set_importance" and cleaned.get("importance") is None:
-            self.add_error("importance", "Give the importance to set (0 to 1).")
-        return cleaned
-
-
 class TokenForm(forms.Form):
     name = forms.CharField(max_length=100)
     read_only = forms.BooleanField(required=False)

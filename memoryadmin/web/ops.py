@@ -3,6 +3,11 @@
 The generic write view (`views.records.record_op`) serves every op here. What is the page's
 own is said here and only here: it edits one phrase at a time (no batch), sets one field
 per form (the form's `field` names it), and shows a revert in the history it was made from.
+
+The page finds an op's form by convention: `templates/web/ops/<op>.html`, or, for an op with
+no partial of its own, the generic form (`web/ops/_generic.html`) built from its parameters.
+An op that changes text (it previews) stands in the text column, the others beside the
+properties, a delete last.
 """
 
 from __future__ import annotations
@@ -12,17 +17,32 @@ from functools import cache
 from typing import Any
 
 from django import forms
+from django.template import TemplateDoesNotExist
+from django.template.loader import get_template
 
 from memoryadmin.web.access import AgentScope
 from memoryadmin.web.forms import TypedTextField
-from stores.ops.catalog import CATALOG, FIELD_PARAMS, OpSpec, Rest, ops_of
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, Op, Rest, Target, ops_of
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.services import WriteResult
+from stores.surfaces import SURFACES
 
 # Reads are pages of their own; the create page is the list's.
 _PAGES = (Rest.LIST, Rest.RETRIEVE, Rest.CREATE)
 _TIMELINE = frozenset({OpName.REVERT})
+# Ops whose forms are on the history page, beside the revision they name.
+_HISTORY = frozenset({OpName.REVERT, OpName.UNDO})
+GENERIC_FORM = "web/ops/_generic.html"
+# How the page words a field set on its own where its name alone is not enough.
+FIELD_LABELS = {
+    "tags": "Tags (comma-separated)",
+    "pinned": "Pinned (does not decay)",
+    "schedule": "Schedule (cron)",
+}
+# The kinds of field a person sets in a line of the page; numbers and objects have ops or
+# the create form.
+_LINE_KINDS = frozenset({Kind.STRING, Kind.TAGS, Kind.BOOLEAN})
 
 
 def param_field(param: Param) -> forms.Field | None:
@@ -62,7 +82,7 @@ def param_field(param: Param) -> forms.Field | None:
 class OpForm(forms.Form):
     """What the record page posts for one op; `values()` is what the op is called with."""
 
-    op: OpSpec
+    op: Op
 
     def values(self) -> dict[str, Any]:
         data = self.cleaned_data
@@ -94,7 +114,7 @@ def _is_text(form: OpForm, name: str) -> bool:
 
 
 @cache
-def op_form(op: OpSpec, surface_key: str) -> type[OpForm]:
+def op_form(op: Op, surface_key: str) -> type[OpForm]:
     params = op.params(surface_key)
     fields = {
         param.name: field
@@ -111,7 +131,7 @@ def op_form(op: OpSpec, surface_key: str) -> type[OpForm]:
 
 @dataclass(frozen=True)
 class WebOp:
-    op: OpSpec
+    op: Op
 
     @property
     def previews(self) -> bool:
@@ -156,6 +176,156 @@ def web_op(name: str, surface: str) -> WebOp | None:
     return WebOp(op)
 
 
-def page_ops(surface: str) -> list[OpSpec]:
+def page_ops(surface: str) -> list[Op]:
     """The ops the record page of `surface` offers, in catalog order."""
     return [op for op in ops_of(surface) if web_op(op.name, surface) is not None]
+
+
+@cache
+def op_template(name: str) -> str:
+    """The op's own partial, or the generic form when it has none."""
+    own = f"web/ops/{name}.html"
+    try:
+        get_template(own)
+    except TemplateDoesNotExist:
+        return GENERIC_FORM
+    return own
+
+
+@dataclass(frozen=True)
+class PageOp:
+    """One op as the record page shows it: the template it is drawn with, and for the
+    generic form, the form itself."""
+
+    op: Op
+    template: str
+    form: OpForm | None
+
+    @property
+    def name(self) -> str:
+        return self.op.name.value
+
+    @property
+    def starts_document(self) -> bool:
+        """Offered before the agent's one document is stored: its first write stores it."""
+        return self.op.target is Target.DOCUMENT
+
+
+def record_page_ops(surface: str) -> tuple[list[PageOp], list[PageOp]]:
+    """The record page's ops of `surface`: those on its text, and those beside its properties
+    (a delete last)."""
+    text: list[PageOp] = []
+    fields: list[PageOp] = []
+    # An agent's one document (the rules) is changed in its text only.
+    whole_document = SURFACES[surface].one_per_agent
+    for op in page_ops(surface):
+        if op.name in _HISTORY or (whole_document and not op.previews):
+            continue
+        template = op_template(op.name)
+        form = op_form(op, surface)() if template == GENERIC_FORM else None
+        (text if op.previews else fields).append(PageOp(op, template, form))
+    fields.sort(key=lambda entry: entry.op.rest is Rest.DESTROY)
+    return text, fields
+
+
+def field_entries(op: Op, surface: str, record: Any) -> list[dict[str, Any]]:
+    """The fields `op` sets one at a time on the page, each with its value on `record`."""
+    if not op.settable_fields:
+        return []
+    entries = []
+    for param in op.params(surface):
+        if param.name not in FIELD_PARAMS or param.kind not in _LINE_KINDS:
+            continue
+        value = getattr(record, param.name)
+        entries.append(
+            {
+                "name": param.name,
+                "kind": param.kind.value,
+                "pattern": param.pattern,
+                "label": FIELD_LABELS.get(param.name, param.name.replace("_", " ").capitalize()),
+                "value": ", ".join(value) if param.kind is Kind.TAGS else value,
+                "button": "Rename" if _names_record(surface, param.name) else "Save",
+            }
+        )
+    return entries
+
+
+def _names_record(surface: str, name: str) -> bool:
+    natural_key = SURFACES[surface].natural_key or ()
+    return name in natural_key
+
+
+class BulkForm(forms.Form):
+    """The list's bulk action on the selected records: an op offered in bulk (with the
+    parameters it needs), or approving what awaits review."""
+
+    APPROVE = ("approve", "Approve pending changes")
+    ops: tuple[Op, ...] = ()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Any id may be posted; the service decides whether the record exists for this agent.
+        posted = self.data.getlist("ids") if hasattr(self.data, "getlist") else []
+        ids = self.fields["ids"]
+        assert isinstance(ids, forms.ChoiceField)
+        ids.choices = [(value, value) for value in posted]
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        op = self.op()
+        for param in op.params() if op is not None else ():
+            if param.required and cleaned.get(param.name) is None:
+                self.add_error(param.name, f"Give the {param.name} to set: {param.description}")
+        return cleaned
+
+    def op(self) -> Op | None:
+        """The op the chosen action runs; None for an approval."""
+        action = self.cleaned_data.get("action")
+        return next((op for op in self.ops if op.name == action), None)
+
+    def action_label(self) -> str:
+        op = self.op()
+        return _op_label(op) if op is not None else self.APPROVE[1]
+
+    def values(self) -> dict[str, Any]:
+        """What the op is called with on each selected record."""
+        op = self.op()
+        names = [param.name for param in op.params() if param.required] if op else []
+        return {name: self.cleaned_data[name] for name in names}
+
+    def bulk_entries(self) -> list[dict[str, Any]]:
+        """The ops as the list bar offers them, each with the fields it needs."""
+        return [
+            {
+                "name": op.name.value,
+                "label": _op_label(op),
+                "fields": [self[p.name] for p in op.params() if p.required],
+            }
+            for op in self.ops
+        ]
+
+
+def _op_label(op: Op) -> str:
+    return op.name.replace("_", " ").capitalize()
+
+
+@cache
+def bulk_form(surface: str) -> type[BulkForm]:
+    """The bulk form of `surface`'s list, from the ops offered in bulk there."""
+    ops = tuple(op for op in ops_of(surface) if op.bulk)
+    fields: dict[str, Any] = {
+        "ops": ops,
+        "action": forms.ChoiceField(
+            choices=[*((op.name.value, _op_label(op)) for op in ops), BulkForm.APPROVE]
+        ),
+        "ids": forms.TypedMultipleChoiceField(coerce=int, choices=(), required=True),
+    }
+    for op in ops:
+        for param in op.params():
+            field = param_field(param) if param.required else None
+            if field is not None:
+                field.required = False
+                if param.kind is Kind.NUMBER:
+                    field.widget.attrs.update({"step": "0.05", "class": "num"})
+                fields[param.name] = field
+    return type(f"{surface.title()}BulkForm", (BulkForm,), fields)

@@ -1,7 +1,8 @@
-"""How each surface shows in the browser: search, filters, sorts and titles.
+"""How each surface shows in the browser: the registry's data, as the web door reads it.
 
-Labels, plurals and which surfaces are listed come from the registry (stores.surfaces); this
-module adds what only the browser needs, the callables among it.
+Everything about a surface is its module in `stores.surfaces`; this module only interprets
+what the page needs callables for (a title from its format, the text's view by its word) and
+words the sorts for people.
 """
 
 from __future__ import annotations
@@ -15,26 +16,27 @@ from django.http import Http404
 from memoryadmin.web.rendering import render_markdown
 from stores.editing import outline, parse_rules
 from stores.models import VersionedRecord
-from stores.surfaces import SURFACES, Column, SurfaceSpec
+from stores.surfaces import RELEVANCE, SURFACES, Column, SurfaceSpec
+
+
+class _Fields(dict[str, Any]):
+    """A record's fields by name, for a title's format."""
+
+    def __init__(self, record: VersionedRecord) -> None:
+        super().__init__()
+        self.record = record
+
+    def __missing__(self, name: str) -> Any:
+        return getattr(self.record, name)
 
 
 @dataclass(frozen=True)
 class SurfaceUI:
-    key: str
-    search_fields: tuple[str, ...]
-    filters: frozenset[str]
-    sorts: dict[str, tuple[str, ...]]
-    title: Callable[[VersionedRecord], str]
-    # How a count of records reads: "1 memory", "3 entries".
-    nouns: tuple[str, str] = ("record", "records")
-    select_related: tuple[str, ...] = ()
-    default_sort: str = "-updated"
-    # What the record page shows beside the text itself (a skill's rendering, the rules).
-    text_context: Callable[[str], dict[str, Any]] = lambda text: {}
+    spec: SurfaceSpec
 
     @property
-    def spec(self) -> SurfaceSpec:
-        return SURFACES[self.key]
+    def key(self) -> str:
+        return self.spec.key
 
     @property
     def label(self) -> str:  # one record
@@ -53,6 +55,40 @@ class SurfaceUI:
         return self.spec.primary_text_field
 
     @property
+    def search_fields(self) -> tuple[str, ...]:
+        return self.spec.search_fields
+
+    @property
+    def filters(self) -> frozenset[str]:
+        return self.spec.filters
+
+    @property
+    def sorts(self) -> dict[str, tuple[str, ...]]:
+        return self.spec.sorts
+
+    @property
+    def default_sort(self) -> str:
+        return self.spec.default_sort
+
+    @property
+    def nouns(self) -> tuple[str, str]:
+        return self.spec.nouns
+
+    @property
+    def select_related(self) -> tuple[str, ...]:
+        return self.spec.select_related
+
+    def title(self, record: VersionedRecord) -> str:
+        if self.spec.title:
+            return self.spec.title.format_map(_Fields(record))
+        return first_words(getattr(record, self.text_field), f"{self.label} {record.pk}")
+
+    def text_context(self, text: str) -> dict[str, Any]:
+        """What the record page shows beside the text itself (a skill's rendering, the rules)."""
+        view = TEXT_VIEWS.get(self.spec.text_view)
+        return view(text) if view is not None else {}
+
+    @property
     def sort_choices(self) -> list[tuple[str, str]]:
         """The list's sorts as (value, what a person reads), in the order they are offered;
         first the default ("" when none is asked for), which for memories depends on
@@ -65,10 +101,22 @@ class SurfaceUI:
         return [("", default), *((key, SORT_LABELS[key]) for key in self.sorts)]
 
     @property
+    def parts(self) -> dict[str, list[str]]:
+        """The templates of the record page's parts for this surface, found by convention:
+        `web/surfaces/<key>_<part>.html` where the surface has its own, else the generic one."""
+        return {
+            part: [f"web/surfaces/{self.key}_{part}.html", f"web/surfaces/_{part}.html"]
+            for part in PAGE_PARTS
+        }
+
+    @property
     def listed(self) -> bool:
         # The one record an agent has of a surface is shown on its own page, not in a list.
         return not self.spec.one_per_agent
 
+
+# The parts of the record page a surface may draw its own way.
+PAGE_PARTS = ("badges", "text", "properties")
 
 # A title made of a text's first words: a heading to read, short enough for a tab.
 TITLE_WORDS = 8
@@ -92,7 +140,7 @@ def first_words(text: str, fallback: str) -> str:
     return title if title == " ".join(words) else f"{title}…"
 
 
-def _skill_text(text: str) -> dict[str, Any]:
+def _markdown_text(text: str) -> dict[str, Any]:
     return {"rendered": render_markdown(text), "sections": outline(text)}
 
 
@@ -100,8 +148,10 @@ def _rules_text(text: str) -> dict[str, Any]:
     return {"rules": parse_rules(text), "sections": outline(text)}
 
 
-# Ranked by hybrid recall (lexical + vector); the default sort of a memory search.
-RELEVANCE = "relevance"
+TEXT_VIEWS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "markdown": _markdown_text,
+    "rules": _rules_text,
+}
 
 SORT_LABELS = {
     RELEVANCE: "Best match",
@@ -119,82 +169,7 @@ SORT_LABELS = {
     "path": "Path, A to Z",
 }
 
-_COMMON_SORTS = {
-    "-updated": ("-updated_at", "-id"),
-    "updated": ("updated_at", "id"),
-    "-created": ("-created_at", "-id"),
-    "created": ("created_at", "id"),
-    "id": ("id",),
-    "-id": ("-id",),
-}
-
-SURFACE_UI: dict[str, SurfaceUI] = {
-    ui.key: ui
-    for ui in (
-        SurfaceUI(
-            key="memory",
-            search_fields=("content", "category", "alias"),
-            filters=frozenset(
-                {"category", "store", "tag", "subject", "importance", "invalidated", "stale"}
-            ),
-            sorts={
-                RELEVANCE: (),
-                **_COMMON_SORTS,
-                "-importance": ("-importance", "-id"),
-                "importance": ("importance", "id"),
-            },
-            title=lambda record: first_words(record.content, f"Memory {record.pk}"),
-            nouns=("memory", "memories"),
-            select_related=("subject",),
-        ),
-        SurfaceUI(
-            key="working",
-            search_fields=("value", "key", "namespace", "category", "alias"),
-            filters=frozenset({"category", "tag", "namespace", "stale"}),
-            sorts={
-                **_COMMON_SORTS,
-                "key": ("namespace", "key"),
-                "expires": ("expires_at", "id"),
-            },
-            title=lambda record: f"{record.namespace}/{record.key}",
-            nouns=("entry", "entries"),
-        ),
-        SurfaceUI(
-            key="skill",
-            search_fields=("name", "summary", "content", "alias"),
-            filters=frozenset({"stale"}),
-            sorts={**_COMMON_SORTS, "name": ("name",)},
-            title=lambda record: record.name,
-            nouns=("skill", "skills"),
-            text_context=_skill_text,
-        ),
-        SurfaceUI(
-            key="task",
-            search_fields=("name", "directive", "schedule", "alias"),
-            filters=frozenset({"enabled", "stale"}),
-            sorts={**_COMMON_SORTS, "name": ("name",)},
-            title=lambda record: record.name,
-            nouns=("task", "tasks"),
-        ),
-        SurfaceUI(
-            key="rules",
-            search_fields=("content",),
-            filters=frozenset(),
-            sorts=dict(_COMMON_SORTS),
-            title=lambda record: "rules.md",
-            nouns=("rules document", "rules documents"),
-            text_context=_rules_text,
-        ),
-        SurfaceUI(
-            key="file",
-            search_fields=("path", "content", "alias"),
-            filters=frozenset({"stale"}),
-            sorts={**_COMMON_SORTS, "path": ("path",)},
-            title=lambda record: record.path,
-            nouns=("file", "files"),
-        ),
-    )
-}
+SURFACE_UI: dict[str, SurfaceUI] = {key: SurfaceUI(spec) for key, spec in SURFACES.items()}
 
 
 def surface_ui(key: str) -> SurfaceUI:

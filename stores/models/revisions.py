@@ -6,9 +6,10 @@ from django.conf import settings
 from django.db import models
 
 from stores.models.base import text_fingerprint
+from stores.ops.names import OpName
 
 # The op of a revision that deleted its record: it leaves no text, so no text hash.
-FORGET = "forget"
+FORGET = OpName.FORGET
 
 
 def after_hash(op: str, after_text: str) -> str:

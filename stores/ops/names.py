@@ -1,4 +1,7 @@
-"""The op words: what a revision records, what the policy weighs, what a door offers."""
+"""The op words: what a revision records, what the policy weighs, what a door offers.
+
+In the order the doors list the ops (the registry sorts its modules by it).
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,9 @@ from enum import StrEnum
 
 
 class OpName(StrEnum):
-    CREATE = "create"
-    READ = "read"
     RECALL = "recall"
+    READ = "read"
+    CREATE = "create"
     EDIT = "edit"
     REPLACE = "replace"
     UPDATE = "update"

@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
+from stores.editing import PhraseEdit
+
 
 class Kind(StrEnum):
     # Text as sent: whitespace is content, an empty string is a value.
@@ -90,11 +92,6 @@ class Param:
         return schema
 
 
-PHRASE_ITEM_PROPERTIES = {
-    "old_string": {"type": "string", "minLength": 1},
-    "new_string": {"type": "string"},
-    "replace_all": {"type": "boolean", "default": False},
-}
 _JSON_TYPES: dict[Kind, dict[str, Any]] = {
     Kind.TEXT: {"type": "string"},
     Kind.STRING: {"type": "string"},
@@ -107,17 +104,52 @@ _JSON_TYPES: dict[Kind, dict[str, Any]] = {
     Kind.VERSION: {"type": "integer", "minimum": 1},
     Kind.TAGS: {"type": "array", "items": {"type": "string"}},
     Kind.OBJECT: {"type": "object"},
-    Kind.EDITS: {
-        "type": "array",
-        "minItems": 1,
-        "items": {
-            "type": "object",
-            "properties": PHRASE_ITEM_PROPERTIES,
-            "required": ["old_string", "new_string"],
-            "additionalProperties": False,
-        },
+}
+
+# One phrase edit of a batch (`Kind.EDITS`): the one shape every door reads an item in.
+PHRASE_ITEM: tuple[Param, ...] = (
+    Param(
+        "old_string",
+        Kind.TEXT,
+        "The exact text to replace, copied from a full read of the record (keep whitespace "
+        "and punctuation). Quote enough to be unique.",
+        required=True,
+        min_length=1,
+    ),
+    Param("new_string", Kind.TEXT, "The text to put in its place.", required=True),
+    Param(
+        "replace_all",
+        Kind.BOOLEAN,
+        "Replace every occurrence instead of refusing when the text occurs more than once.",
+        default=False,
+    ),
+    Param(
+        "expected_replacements",
+        Kind.INTEGER,
+        "How many times old_string occurs. A different count is refused as ambiguous with "
+        "the real count; more than 1 replaces them all.",
+        minimum=1,
+        maximum=10**6,
+    ),
+)
+_JSON_TYPES[Kind.EDITS] = {
+    "type": "array",
+    "minItems": 1,
+    "items": {
+        "type": "object",
+        "properties": {param.name: param.json_schema() for param in PHRASE_ITEM},
+        "required": [param.name for param in PHRASE_ITEM if param.required],
+        "additionalProperties": False,
     },
 }
+
+
+def phrase_edits(items: Iterable[Mapping[str, Any]]) -> list[PhraseEdit]:
+    """A batch as a door parsed it (each item as `PHRASE_ITEM` names it), for the engine."""
+    return [
+        PhraseEdit(**{param.name: item[param.name] for param in PHRASE_ITEM if param.name in item})
+        for item in items
+    ]
 
 
 def given(param: Param, values: Mapping[str, Any]) -> bool:

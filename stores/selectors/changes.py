@@ -21,6 +21,8 @@ from stores.editing import Status
 from stores.errors import Invalid
 from stores.models import Agent, Change
 from stores.models.revisions import FORGET
+from stores.ops.names import OpName
+from stores.surfaces import MEMORY
 
 # A feed item carries a preview of the text, never the text: at most this many characters.
 PREVIEW_CHARS = 200
@@ -91,9 +93,9 @@ def change_status(op: str, version_before: int) -> Status:
         return Status.DELETED
     if version_before == 0:
         return Status.CREATED
-    if op == "invalidate":
+    if op == OpName.INVALIDATE:
         return Status.INVALIDATED
-    if op == "revert":
+    if op == OpName.REVERT:
         return Status.REVERTED
     return Status.UPDATED
 
@@ -114,7 +116,7 @@ def changes_after(
     if surface is not None:
         # A decay pass lowers memories: it belongs to the memory surface's changes.
         wanted = Q(revision__surface=surface)
-        if surface == "memory":
+        if surface == MEMORY.key:
             wanted |= Q(kind=Change.Kind.DECAY)
         rows = rows.filter(wanted)
     # A delete's preview is the text it deleted: what a person confirming it needs to see.
@@ -155,7 +157,7 @@ def change_data(change: Change) -> dict[str, Any]:
         return {
             "cursor": cursor,
             "revision": None,
-            "surface": "memory",
+            "surface": MEMORY.key,
             "id": None,
             "op": "decay",
             "status": str(Status.UPDATED),

@@ -32,6 +32,7 @@ from stores.models import (
     text_fingerprint,
 )
 from stores.models.revisions import after_hash
+from stores.ops.names import OpName
 from stores.runtime.handoff import Handoff
 from stores.runtime.prepared import PreparedQuery
 from stores.services import policy, webhooks
@@ -50,7 +51,7 @@ class Change:
     """What one op wants to write: new field values, and which text field it touched; a
     `message` when the op chose something the caller did not spell out."""
 
-    op: str
+    op: OpName
     values: dict[str, Any]
     text_field: str | None = None
     status: Status = Status.UPDATED
@@ -61,7 +62,7 @@ class Change:
     reverted_revision: int | None = None
 
 
-def document_change(op: str, edited: str | Edited) -> Change:
+def document_change(op: OpName, edited: str | Edited) -> Change:
     """The change of an op on a markdown document (`content`), with what the engine reported
     it chose (where a rule went, a restated heading dropped)."""
     if isinstance(edited, str):
@@ -75,8 +76,10 @@ def document_change(op: str, edited: str | Edited) -> Change:
     )
 
 
-def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResult]:
-    """Turn expected refusals into results; everything else is a real error."""
+def returns_result(function: Callable[P, WriteResult], name: str = "") -> Callable[P, WriteResult]:
+    """Turn expected refusals into results; everything else is a real error. The write log
+    names the function (`name`, for an op's own method: the service it is)."""
+    operation = name or function.__name__
 
     @functools.wraps(function)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> WriteResult:
@@ -90,13 +93,15 @@ def returns_result(function: Callable[P, WriteResult]) -> Callable[P, WriteResul
             result = WriteResult(
                 status=error.status, message=error.message, details=dict(error.details)
             )
-        _log(function.__name__, kwargs, result)
+        _log(operation, kwargs, result)
         if not kwargs.get("dry_run"):
             actor = kwargs.get("actor")
             door = getattr(actor, "channel", "unknown")
-            metrics.count_write(function.__name__, door, str(result.status), refused=not result.ok)
+            metrics.count_write(operation, door, str(result.status), refused=not result.ok)
         return result
 
+    if name:
+        wrapper.__name__ = wrapper.__qualname__ = name
     return wrapper
 
 
@@ -347,7 +352,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
         spec,
         record,
         actor=actor,
-        op="create",
+        op=OpName.CREATE,
         text_field=text_field,
         version_before=0,
         before_text="",
@@ -423,7 +428,7 @@ def delete(spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor) -> Write
         spec,
         record,
         actor=actor,
-        op="forget",
+        op=OpName.FORGET,
         text_field=text_field,
         version_before=version_before,
         before_text=before_text,
@@ -475,7 +480,7 @@ def _unlink_dependants(
                 other,
                 dependant,
                 actor=actor,
-                change=Change(op="unlink", values={link.attname: None}),
+                change=Change(op=OpName.UNLINK, values={link.attname: None}),
             )
             unlinked.append(
                 {
@@ -493,7 +498,7 @@ def build_revision(
     record: VersionedRecord,
     *,
     actor: Actor,
-    op: str,
+    op: OpName,
     text_field: str,
     version_before: int,
     before_text: str,
@@ -655,7 +660,7 @@ def write(
     agent: Agent,
     ref: RecordRef,
     actor: Actor,
-    op: str,
+    op: OpName,
     expected_version: int | None,
     build: Callable[[VersionedRecord], Change],
     dry_run: bool = False,
@@ -682,7 +687,7 @@ def apply_change(
     record: VersionedRecord,
     *,
     actor: Actor,
-    op: str,
+    op: OpName,
     expected_version: int | None,
     build: Callable[[VersionedRecord], Change],
     dry_run: bool = False,

@@ -36,6 +36,7 @@ from stores.models import (
     text_fingerprint,
 )
 from stores.models.revisions import after_hash
+from stores.ops.names import OpName
 from stores.runtime.bulk import insert_rows
 from stores.selectors.revisions import recorded_versions
 from stores.services import policy, validation, webhooks
@@ -339,7 +340,7 @@ def import_records(
     record changed since the last import) with records; it is consumed in batches, so an
     import of any size holds one batch in memory at a time.
     """
-    policy.check_agent(agent, actor=actor, op="import")
+    policy.check_agent(agent, actor=actor, op=OpName.IMPORT)
     report = report or ImportReport()
     report.dry_run = dry_run
     seen: dict[tuple[str, str], str] = {}
@@ -620,14 +621,14 @@ def import_sync(
         model_values[model_field.attname] = value.pk if isinstance(value, models.Model) else value
 
     def build(record: VersionedRecord) -> Change:
-        return Change(op="import", values=model_values, details={"fields": sorted(values)})
+        return Change(op=OpName.IMPORT, values=model_values, details={"fields": sorted(values)})
 
     return write(
         spec,
         agent=agent,
         ref=record_id,
         actor=actor,
-        op="import",
+        op=OpName.IMPORT,
         expected_version=expected_version,
         build=build,
     )
@@ -661,7 +662,7 @@ def _create_batch(
                     spec,
                     record,
                     actor=actor,
-                    op="import",
+                    op=OpName.IMPORT,
                     text_field=text_field,
                     version_before=0,
                     before_text="",

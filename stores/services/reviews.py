@@ -6,6 +6,7 @@ from django.db import transaction
 
 from stores.editing import Status
 from stores.models import Agent, Revision
+from stores.ops.names import OpName
 from stores.selectors.revisions import agent_revision
 from stores.services.actors import Actor
 from stores.services.agents import administration_refusal
@@ -48,7 +49,7 @@ def review_revert(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResul
         return WriteResult(
             status=Status.NO_CHANGE, message=f"Revision {revision_id} is not awaiting review."
         )
-    if revision.op != "create":
+    if revision.op != OpName.CREATE:
         return record_revert(
             surface_key=revision.surface,
             agent=agent,

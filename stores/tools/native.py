@@ -9,19 +9,19 @@ from __future__ import annotations
 from typing import Any
 
 from stores.errors import ApplicationError
-from stores.ops.catalog import OPS, OpSpec, Target
+from stores.ops.catalog import OPS, Op, Target
 from stores.services import WriteResult
 from stores.tools.registry import Tool, ToolContext, register
 from stores.tools.schema import record_id
 
 
-def _surface_property(op: OpSpec) -> dict[str, Any]:
+def _surface_property(op: Op) -> dict[str, Any]:
     *first, last = (spec.tool_hint for spec in op.specs())
     hints = f"{', '.join(first)} or {last}." if first else f"{last}."
     return {"type": "string", "enum": [spec.key for spec in op.specs()], "description": hints}
 
 
-def parameters_of(op: OpSpec) -> dict[str, Any]:
+def parameters_of(op: Op) -> dict[str, Any]:
     """The tool's arguments as JSON Schema: what a model sends to run `op`."""
     properties: dict[str, Any] = {}
     required: list[str] = []
@@ -46,7 +46,7 @@ def parameters_of(op: OpSpec) -> dict[str, Any]:
     }
 
 
-def _handler(op: OpSpec) -> Any:
+def _handler(op: Op) -> Any:
     def handle(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         values = {name: value for name, value in args.items() if name not in ("surface", "id")}
         try:

@@ -23,6 +23,7 @@ from typing import Any
 from stores.editing import Status
 from stores.errors import NotFound
 from stores.models import Memory
+from stores.ops.names import OpName
 from stores.services import (
     WriteResult,
     find_record,
@@ -47,7 +48,7 @@ from stores.tools.schema import EXPECTED_SHA256, REFUSAL_ADVICE, record_id
     "replacement_id). Fact memories are read-only." + REFUSAL_ADVICE,
     parameters(
         ["op", "id"],
-        op={"type": "string", "enum": ["update", "forget", "invalidate"]},
+        op={"type": "string", "enum": [OpName.UPDATE, OpName.FORGET, OpName.INVALIDATE]},
         id=record_id("memory"),
         content={"type": "string", "description": "update: the complete new text."},
         importance={"type": "number", "description": "update: 0..1 (clamped)."},
@@ -63,7 +64,7 @@ from stores.tools.schema import EXPECTED_SHA256, REFUSAL_ADVICE, record_id
 )
 def memory_edit(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     op, ref = args["op"], args["id"]
-    if op == "update":
+    if op == OpName.UPDATE:
         result = (
             _update(context, ref, args)
             if "content" in args or "importance" in args
@@ -71,7 +72,7 @@ def memory_edit(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
                 status=Status.INVALID, message="memory_edit update requires content or importance."
             )
         )
-    elif op == "forget":
+    elif op == OpName.FORGET:
         result = record_forget(
             surface_key="memory", agent=context.agent, ref=ref, actor=context.actor
         )

@@ -62,7 +62,7 @@ def _clip(text: str, limit: int) -> str:
 def discord(item: dict[str, Any], *, text: str, agent: str) -> Message:
     """One Discord embed for the change, with the text it wrote (or deleted)."""
     surface, status = item["surface"], item["status"]
-    noun = "Memory" if surface == "memory" else surface.capitalize()
+    noun = surface.capitalize()
     record = f"{surface} {item['id']}" + (
         f" · version {item['version']}" if item["version"] else ""
     )

@@ -263,7 +263,7 @@ def test_a_viewer_preview_is_refused_before_the_text_engine_runs(agent, make, mo
     def never(*args, **kwargs):
         raise AssertionError("the edit was built for a caller who may not make it")
 
-    monkeypatch.setattr("stores.services.records.apply_edits", never)
+    monkeypatch.setattr("stores.ops.records.edit.apply_edits", never)
     result = record_edit(
         surface_key="memory", agent=agent, ref=memory.pk, actor=_viewer(agent),
         old_string="a", new_string="b" * 2000, replace_all=True, dry_run=True,

@@ -31,7 +31,7 @@ def test_a_viewer_preview_past_the_limit_is_refused_not_built(
     def never(*args, **kwargs):
         raise AssertionError("the edit was built for a caller who may not make it")
 
-    monkeypatch.setattr("stores.services.records.apply_edits", never)
+    monkeypatch.setattr("stores.ops.records.edit.apply_edits", never)
     # The session, its user, the agent, the viewer's grant and permissions; never the record.
     with django_assert_max_num_queries(6):
         response = preview(viewer_client, agent, memory, "a", "b" * 2000)

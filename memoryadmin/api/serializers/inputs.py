@@ -10,8 +10,8 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from stores.ops.catalog import OpSpec
-from stores.ops.params import Kind, Param
+from stores.ops.catalog import Op
+from stores.ops.params import PHRASE_ITEM, Kind, Param
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 from stores.selectors.records import MAX_OFFSET
 from stores.surfaces import SURFACES
@@ -83,19 +83,13 @@ class Reference(serializers.Field):
         return data
 
 
-class PhraseEditInput(InputSerializer):
-    old_string = StrictText(trim_whitespace=False)
-    new_string = StrictText(allow_blank=True, trim_whitespace=False)
-    replace_all = StrictBoolean(default=False)
-
-
 def param_field(param: Param) -> serializers.Field:
     """One op parameter as a field of a request body, from its one declaration."""
     common: dict[str, Any] = {"required": param.required, "help_text": param.description}
     if param.default is not None:
         common["default"] = param.default
     if param.kind is Kind.EDITS:
-        return PhraseEditInput(many=True, allow_empty=False, **common)
+        return phrase_edit_input()(many=True, allow_empty=False, **common)
     if param.kind is Kind.VERSION:
         # Never required here: the If-Match header may give it instead (the schema says so).
         common["required"] = False
@@ -137,15 +131,22 @@ def param_field(param: Param) -> serializers.Field:
     raise ValueError(f"No request field for parameters of kind {param.kind}.")
 
 
+@cache
+def phrase_edit_input() -> type[InputSerializer]:
+    """One phrase edit of a batch, from the one declaration of its shape."""
+    fields = {param.name: param_field(param) for param in PHRASE_ITEM}
+    return type("PhraseEditInput", (InputSerializer,), fields)
+
+
 class OpInput(InputSerializer):
     """The body of one op on one surface; `op` and `surface_key` say which."""
 
-    op: ClassVar[OpSpec]
+    op: ClassVar[Op]
     surface_key: ClassVar[str]
 
 
 @cache
-def op_input(op: OpSpec, surface_key: str) -> type[OpInput]:
+def op_input(op: Op, surface_key: str) -> type[OpInput]:
     """The request body `op` takes on records of `surface_key`, derived from its params."""
     name = "".join(part.title() for part in (surface_key, *op.name.split("_"))) + "Input"
     fields = {param.name: param_field(param) for param in op.params(surface_key)}
@@ -225,7 +226,7 @@ class RevisionQuery(PageQuery):
 
 
 @cache
-def op_query(op: OpSpec, surface_key: str) -> type[QueryParameters]:
+def op_query(op: Op, surface_key: str) -> type[QueryParameters]:
     """The query string a read op takes on records of `surface_key`, from its params."""
     fields: dict[str, serializers.Field] = {"agent": optional_text()}
     for param in op.params(surface_key):

@@ -1,6 +1,6 @@
 """Each surface's collection and records, generated from the registry and the op catalog.
 
-A surface's viewset serves its catalog ops where `OpSpec.rest` says: create, list, read,
+A surface's viewset serves its catalog ops where `Op.rest` says: create, list, read,
 PATCH, DELETE, and every other op as POST <ref>/<op>/. Each parses the op's body (derived
 from the op's parameters), calls the op, and renders its result.
 """
@@ -27,7 +27,7 @@ from memoryadmin.api.schema import (
 from memoryadmin.api.serializers import inputs, outputs
 from memoryadmin.api.views.base import AgentViewSet
 from stores.editing import Status
-from stores.ops.catalog import CATALOG, OpSpec, Rest, Target, ops_of
+from stores.ops.catalog import CATALOG, Op, Rest, Target, ops_of
 from stores.ops.names import OpName
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.records import record_data, record_summary, records_for_agent
@@ -86,7 +86,7 @@ class SurfaceViewSet(AgentViewSet):
         version = {name: query[name] for name in ("expected_version",) if name in query}
         return self.run(CATALOG[OpName.FORGET], ref, version)
 
-    def run(self, op: OpSpec, ref: str | None = None, data: Any = None) -> Response:
+    def run(self, op: Op, ref: str | None = None, data: Any = None) -> Response:
         """Parse `op`'s body, take the version from it or If-Match, call the op, answer."""
         values = self.parse(inputs.op_input(op, self.surface_key), data)
         condition = None
@@ -105,7 +105,7 @@ class SurfaceViewSet(AgentViewSet):
         )
         return self.render(result, condition)
 
-    def read(self, op: OpSpec, ref: str) -> Response:
+    def read(self, op: Op, ref: str) -> Response:
         """A read op of the record `ref`, its parameters in the query string."""
         values = self.parse(inputs.op_query(op, self.surface_key), self.request.query_params)
         values.pop("agent", None)
@@ -119,7 +119,7 @@ class SurfaceViewSet(AgentViewSet):
         return Response(answer, headers={"ETag": etag(answer["version"])})
 
 
-def _action(op: OpSpec) -> Callable[..., Response]:
+def _action(op: Op) -> Callable[..., Response]:
     def serve(self: SurfaceViewSet, request: Request, ref: str) -> Response:
         if op.writes:
             return self.run(op, ref)

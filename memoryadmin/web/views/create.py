@@ -1,5 +1,5 @@
-"""A new record of any listed surface: a form built from the registry's create fields,
-written by the service's `record_create` as every door writes one.
+"""A new record of any listed surface: a form built from the create op's parameters on the
+surface, run by the op as every door runs it.
 
 The form only parses what a person typed (a number, a date, a JSON object, a bank); the
 service checks the values and the store rules, and its refusal is shown above the form.
@@ -28,7 +28,9 @@ from memoryadmin.web.views.common import (
     read_only_refusal,
 )
 from stores.models import Agent, Subject
-from stores.services import WriteResult, record_create
+from stores.ops.catalog import CATALOG
+from stores.ops.names import OpName
+from stores.services import WriteResult
 from stores.surfaces import SurfaceSpec
 
 # What the page calls a field where the model's own name is not what a reviewer reads.
@@ -113,13 +115,14 @@ def _field(spec: SurfaceSpec, name: str, agent: Agent) -> forms.Field:
 
 
 def create_form(spec: SurfaceSpec, agent: Agent) -> type[forms.Form]:
-    """A form with one field per create field of `spec`, in the registry's order."""
-    fields = {name: _field(spec, name, agent) for name in spec.create_fields}
+    """A form with one field per parameter the create op takes on `spec`, in its order."""
+    params = CATALOG[OpName.CREATE].params(spec.key)
+    fields = {param.name: _field(spec, param.name, agent) for param in params}
     return type(forms.Form)(f"{spec.key.title()}CreateForm", (forms.Form,), fields)
 
 
 def create_values(form: forms.Form) -> dict[str, Any]:
-    """What `record_create` takes: the fields filled in (a flag always), so the rest keep
+    """What the create op takes: the fields filled in (a flag always), so the rest keep
     their defaults."""
     return {
         name: value
@@ -144,11 +147,11 @@ def record_new(request: HttpRequest, scope: AgentScope, surface: str) -> HttpRes
         elif not form.is_valid():
             refused = form_refusal(form)
         else:
-            result = record_create(
-                surface_key=ui.key,
+            result = CATALOG[OpName.CREATE].call(
                 agent=scope.agent,
                 actor=scope.actor,
                 values=create_values(form),
+                surface_key=ui.key,
             )
             if result.ok:
                 messages.success(request, _created(ui, result))

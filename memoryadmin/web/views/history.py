@@ -20,6 +20,7 @@ from memoryadmin.web.views.common import (
     swap_into,
 )
 from stores.models import Channel, Revision
+from stores.ops.names import OpName
 from stores.selectors.revisions import agent_revision, agent_revisions, history_of, live_refs
 from stores.services import WriteResult
 
@@ -30,6 +31,10 @@ HISTORY_PAGE_SIZE = 20
 # characters a page of whole diffs ran to 185 MiB; this keeps one under a few MiB.
 PAGE_TEXT_BUDGET = 1_000_000
 CHANGES_PAGE_SIZE = 50
+
+
+# What a person finds under an op word beyond the word itself.
+OP_FILTER_NOTES = {OpName.FORGET: "forget (deleted records)"}
 
 
 def _history_context(
@@ -65,14 +70,14 @@ def _history_context(
                 if changed and not deferred
                 else None,
                 "fields": state_changes(revision.before_state, revision.after_state)
-                if revision.op not in ("create", "forget") and not deferred
+                if revision.op not in (OpName.CREATE, OpName.FORGET) and not deferred
                 else [],
                 "went_back": _went_back(revision, shown),
             }
         )
     forgotten = (
         revisions[0]
-        if page == 1 and record is None and revisions and revisions[0].op == "forget"
+        if page == 1 and record is None and revisions and revisions[0].op == OpName.FORGET
         else None
     )
     return {
@@ -99,8 +104,8 @@ def _went_back(revision: Revision, shown: dict[int, Revision]) -> str | None:
     target = shown.get(ref)
     # A revision older than the page shows is named by its id.
     if target is None:
-        return f"{'took back' if revision.op == 'undo' else 'went back to'} revision {ref}"
-    if revision.op == "undo":
+        return f"{'took back' if revision.op == OpName.UNDO else 'went back to'} revision {ref}"
+    if revision.op == OpName.UNDO:
         return f"took back v{target.version_before} → v{target.version_after}"
     # A revert went back to one side of the revision; the text it wrote tells which.
     to_before = revision.after_text == target.before_text != target.after_text
@@ -157,6 +162,7 @@ def agent_changes(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         "rows": [(row, (row.surface, row.record_id) in alive) for row in rows],
         "surfaces": [(key, ui.plural) for key, ui in SURFACE_UI.items()],
         "channels": Channel.choices,
+        "ops": [(word.value, OP_FILTER_NOTES.get(word, word.value)) for word in OpName],
         "selected": {"surface": surface, "channel": channel, "op": op},
         "querystring": query.urlencode(),
     }
@@ -177,7 +183,7 @@ def change_detail(request: HttpRequest, scope: AgentScope, revision_id: int) -> 
         if revision.before_text != revision.after_text
         else None,
         "fields": state_changes(revision.before_state, revision.after_state)
-        if revision.op not in ("create", "forget")
+        if revision.op not in (OpName.CREATE, OpName.FORGET)
         else [],
     }
     return render(request, "web/partials/_change_detail.html", context)

@@ -11,7 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
-from memoryadmin.web.forms import BulkForm, ListFilterForm
+from memoryadmin.web.forms import ListFilterForm
+from memoryadmin.web.ops import BulkForm, bulk_form
 from memoryadmin.web.selectors import effective_sort, memory_categories, record_list
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
@@ -24,12 +25,7 @@ from stores.models import Subject
 from stores.selectors.changes import change_head
 from stores.selectors.filters import SHARED_SUBJECT
 from stores.selectors.revisions import pending_counts, pending_ids
-from stores.services import (
-    WriteResult,
-    memory_invalidate,
-    memory_set_importance,
-    revision_approve,
-)
+from stores.services import WriteResult, revision_approve
 
 PAGE_SIZE = 25
 
@@ -44,7 +40,7 @@ def _list_context(
     if refused is None:
         records = record_list(ui, scope.agent, form.cleaned_data)
     else:
-        records = ui.spec.model.objects.none()
+        records = ui.spec.model._default_manager.none()
     filters = form.cleaned_data if refused is None else {}
     page = Paginator(records, PAGE_SIZE).get_page(params.get("page"))
     rows = list(page.object_list)
@@ -67,22 +63,20 @@ def _list_context(
         "current_sort": effective_sort(ui, filters),
         # The sort the select shows: the one asked for, else the default choice ("").
         "chosen_sort": filters.get("sort") if filters.get("sort") in ui.sorts else "",
-        "bulk_actions": _bulk_actions(ui) if scope.can_write else [],
+        "bulk_actions": bulk_form(ui.key)().bulk_entries() if scope.can_write else None,
         "refused": refused,
         # Where the agent's feed stood as the page was made: newer changes are announced.
         "live_after": change_head(scope.agent),
     }
-    if ui.key == "memory":
+    if "category" in ui.filters and ui.spec.store_policy:
+        # Long-term memory's categories are few and chosen from a menu; others are typed.
         context["categories"] = memory_categories(scope.agent)
+    if "subject" in ui.filters:
         context["subjects"] = list(
             Subject.objects.filter(agent=scope.agent).only("display_name", "external_id")
         )
         context["shared_subject"] = SHARED_SUBJECT
     return context
-
-
-def _bulk_actions(ui: SurfaceUI) -> list[str]:
-    return ["invalidate", "set_importance", "approve"] if ui.key == "memory" else ["approve"]
 
 
 @require_GET
@@ -98,20 +92,18 @@ def record_list_view(request: HttpRequest, scope: AgentScope, surface: str) -> H
     return render(request, "web/record_list.html", context, status=status)
 
 
-def _bulk_one(
-    scope: AgentScope, ui: SurfaceUI, action: str, pk: int, form: BulkForm
-) -> list[WriteResult]:
-    common = {"agent": scope.agent, "ref": pk, "actor": scope.actor}
-    if action == "invalidate" and ui.key == "memory":
-        return [memory_invalidate(**common)]
-    if action == "set_importance" and ui.key == "memory":
-        return [memory_set_importance(importance=form.cleaned_data["importance"], **common)]
-    if action == "approve":
+def _bulk_one(scope: AgentScope, ui: SurfaceUI, pk: int, form: BulkForm) -> list[WriteResult]:
+    """The chosen op on record `pk`, called as every door calls it; or its approvals."""
+    op = form.op()
+    if op is not None:
+        values = form.values()
         return [
-            revision_approve(agent=scope.agent, revision_id=revision_id, actor=scope.actor)
-            for revision_id in pending_ids(scope.agent, surface=ui.key, record_id=pk)
+            op.call(agent=scope.agent, actor=scope.actor, values=values, surface_key=ui.key, ref=pk)
         ]
-    return []
+    return [
+        revision_approve(agent=scope.agent, revision_id=revision_id, actor=scope.actor)
+        for revision_id in pending_ids(scope.agent, surface=ui.key, record_id=pk)
+    ]
 
 
 @require_POST
@@ -122,16 +114,13 @@ def record_bulk(request: HttpRequest, scope: AgentScope, surface: str) -> HttpRe
     back = reverse("web:record_list", args=[scope.agent.name, ui.key])
     if not scope.can_write:
         return outcome(request, read_only_refusal(), back=back)
-    form = BulkForm(request.POST)
+    form = bulk_form(ui.key)(request.POST)
     if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
-    action = form.cleaned_data["action"]
-    if action not in _bulk_actions(ui):
         return outcome(request, form_refusal(form), back=back)
     done: list[int] = []
     refused: list[tuple[int, WriteResult]] = []
     for pk in form.cleaned_data["ids"]:
-        results = _bulk_one(scope, ui, action, pk, form)
+        results = _bulk_one(scope, ui, pk, form)
         failures = [result for result in results if not result.ok]
         if failures:
             refused.append((pk, failures[0]))
@@ -139,7 +128,7 @@ def record_bulk(request: HttpRequest, scope: AgentScope, surface: str) -> HttpRe
             done.append(pk)
     context = _list_context(request, scope, ui, request.POST)
     context["bulk"] = {
-        "action": dict(BulkForm.ACTIONS)[action],
+        "action": form.action_label(),
         "done": done,
         "refused": refused,
         "untouched": len(form.cleaned_data["ids"]) - len(done) - len(refused),

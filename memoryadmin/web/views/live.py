@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.rendering import diff_pieces
 from memoryadmin.web.surfaces import surface_ui
+from stores.ops.names import OpName
 from stores.selectors.changes import newest_changes
 from stores.selectors.revisions import changes_since, latest_version_of, text_at_version
 from stores.surfaces import SURFACES
@@ -48,7 +49,7 @@ def record_live(request: HttpRequest, scope: AgentScope, surface: str, pk: int) 
         return nothing_new()
     changes = changes_since(scope.agent, ui.key, pk, loaded, limit=SHOWN)
     before = text_at_version(scope.agent, ui.key, pk, loaded, ui.text_field)
-    deleted = changes[-1].op == "forget" if changes else False
+    deleted = changes[-1].op == OpName.FORGET if changes else False
     after = "" if deleted else text_at_version(scope.agent, ui.key, pk, latest, ui.text_field)
     context = {
         "agent": scope.agent,

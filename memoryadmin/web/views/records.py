@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from memoryadmin.web.access import AgentScope, agent_view
-from memoryadmin.web.ops import page_ops, web_op
+from memoryadmin.web.ops import field_entries, page_ops, record_page_ops, web_op
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     UNWRITTEN,
@@ -35,7 +35,6 @@ from memoryadmin.web.views.history import timeline_response
 from memoryadmin.web.views.previews import conflict_response, op_url, preview_response
 from stores.editing import Status
 from stores.models import Memory, RulesDocument, VersionedRecord
-from stores.ops.names import OpName
 from stores.selectors.revisions import has_history, pending_count, revision_versions
 from stores.services import WriteResult
 from stores.services.policy import allowed_ops
@@ -47,15 +46,6 @@ STORE_NOTES = {
     Memory.Store.EPISODIC: "Episodic memories can only be invalidated: they are history, so "
     "they are not rewritten, re-weighted or deleted.",
 }
-# The policy's op words the page asks about, to offer a form or say why it is absent.
-POLICY_OPS = (
-    OpName.EDIT,
-    OpName.UPDATE,
-    OpName.SET_IMPORTANCE,
-    OpName.INVALIDATE,
-    OpName.REINFORCE,
-    OpName.FORGET,
-)
 
 
 def record_context(
@@ -80,10 +70,12 @@ def record_context(
         notes.append(
             "This entry has expired: it is no longer editable and the next sweep purges it."
         )
+    offered = page_ops(ui.key)
     can = {
-        op: scope.can_write and not expired and (allowed is None or op in allowed)
-        for op in POLICY_OPS
+        op.name: scope.can_write and not expired and (allowed is None or op.name in allowed)
+        for op in offered
     }
+    text_ops, field_ops = record_page_ops(ui.key)
     text = getattr(record, ui.text_field)
     context: dict[str, Any] = {
         "scope": scope,
@@ -97,12 +89,15 @@ def record_context(
         "can": can,
         "expired": expired,
         "flash": flash,
-        "op_url": {op.name: op_url(scope, ui, record.pk, op.name) for op in page_ops(ui.key)},
+        "op_url": {op.name: op_url(scope, ui, record.pk, op.name) for op in offered},
         "preview_url": {
             op.name: op_url(scope, ui, record.pk, op.name, preview=True)
-            for op in page_ops(ui.key)
+            for op in offered
             if op.previews
         },
+        "text_ops": text_ops,
+        "field_ops": field_ops,
+        "op_fields": {entry.name: field_entries(entry.op, ui.key, record) for entry in field_ops},
         "pending": pending_count(scope.agent, ui.key, record.pk),
         "unwritten": record.pk == UNWRITTEN,
     }

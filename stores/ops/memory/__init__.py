@@ -1,0 +1,1 @@
+"""Ops only long-term memory has: recall, importance, reinforcement, invalidation."""

@@ -1,0 +1,83 @@
+"""replace: a whole text field, with the version read; truncated previews are refused."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from stores.models import Agent, VersionedRecord
+from stores.ops.base import REFUSAL_ADVICE, TextOp, ToolSpec
+from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256, TEXT_FIELD
+from stores.ops.names import OpName
+from stores.ops.params import Kind, Param
+from stores.services import validation
+from stores.services.actors import Actor
+from stores.services.engine import Change
+from stores.services.fields import check_replacement, text_field_of
+from stores.surfaces import SurfaceSpec
+
+
+@dataclass(frozen=True)
+class Replace(TextOp):
+    """A text longer than a preview is replaced only with `expected_sha256`, the SHA-256 of
+    the current text as a full read gives it. A shorter text that looks cut from a preview of
+    the current one is refused as suspected_truncation unless `allow_shorter` says the caller
+    means to drop the rest. `dry_run` answers what the write would, writing nothing."""
+
+    def prepare(
+        self, spec: SurfaceSpec, arguments: dict[str, Any], agent: Agent, actor: Actor
+    ) -> dict[str, Any]:
+        text_field = text_field_of(spec, arguments.get("field"))
+        return {
+            "text_field": text_field,
+            "text": validation.text(arguments["text"], text_field),
+            "expected_sha256": arguments.get("expected_sha256"),
+            "allow_shorter": validation.flag(
+                arguments.get("allow_shorter", False), "allow_shorter"
+            ),
+        }
+
+    def build(
+        self, spec: SurfaceSpec, arguments: Mapping[str, Any], record: VersionedRecord
+    ) -> Change:
+        text_field, text = arguments["text_field"], arguments["text"]
+        check_replacement(
+            spec,
+            record,
+            text_field,
+            text,
+            allow_shorter=arguments["allow_shorter"],
+            expected_sha256=arguments["expected_sha256"],
+        )
+        return Change(op=self.name, values={text_field: text}, text_field=text_field)
+
+
+OP = Replace(
+    OpName.REPLACE,
+    "Full replacement of a text field; needs expected_version or If-Match.",
+    "record_replace",
+    (
+        Param(
+            "text",
+            Kind.TEXT,
+            "The complete new text, merged from a full read (never a preview).",
+            required=True,
+        ),
+        TEXT_FIELD,
+        EXPECTED_SHA256,
+        ALLOW_SHORTER,
+    ),
+    takes_surface=True,
+    needs_version=True,
+    previews=True,
+    tool=ToolSpec(
+        "replace_record",
+        "Replace a record's whole text. Use only when most of the text changes; "
+        "otherwise use edit_record. First read_record, merge your change into the FULL "
+        "text you read, and send it with the version and the text's sha256 you read "
+        "(expected_sha256; required when the text is longer than 500 characters). A recall "
+        "preview is not the full text: a shorter replacement that looks cut from a preview "
+        "is refused (suspected_truncation) unless allow_shorter is true." + REFUSAL_ADVICE,
+    ),
+)

@@ -1,0 +1,174 @@
+"""undo: take back the change one revision made, keeping every change since."""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+from stores.editing import UndoConflict, touched_by, undo_change
+from stores.errors import Conflict, Invalid
+from stores.models import Agent, Revision, VersionedRecord
+from stores.ops.base import Op, ToolSpec
+from stores.ops.names import OpName
+from stores.ops.params import Kind, Param
+from stores.selectors.revisions import text_changes_after
+from stores.services import validation
+from stores.services.actors import Actor
+from stores.services.engine import Change, RecordRef, apply_change, atomic, find_record, text_limit
+from stores.services.results import WriteResult
+from stores.services.revisions import mark_reviewed, revision_of, revision_text
+from stores.surfaces import SurfaceSpec
+
+# How many later revisions an undo's conflict is traced through to name those that made it.
+UNDO_TRACE_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class Undo(Op):
+    def run(
+        self,
+        *,
+        surface_key: str,
+        agent: Agent,
+        ref: RecordRef,
+        actor: Actor,
+        revision_id: int,
+        expected_version: int | None = None,
+        dry_run: bool = False,
+    ) -> WriteResult:
+        """Take back the change one revision made, keeping every change since: a new revision.
+
+        The revision's change, reversed, is merged into today's text line by line. Where later
+        edits touched the same lines the undo is refused as a conflict naming those revisions;
+        where they already took the change back it is no_change. Distinct from a revert, which
+        brings back a whole version. Undoing an agent's change settles its pending review as
+        reverted; `dry_run` answers what the undo would, writing and settling nothing.
+        """
+        spec = self.spec_for(surface_key)
+        with atomic(dry_run):
+            record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=not dry_run)
+            # The revision is read once the policy and the version let the undo go on; the
+            # build hands it back here, for its review to be settled in the same transaction.
+            undone: list[Revision] = []
+            result = apply_change(
+                spec,
+                record,
+                actor=actor,
+                op=self.name,
+                expected_version=expected_version,
+                build=functools.partial(self.build, spec, agent, revision_id, undone),
+                dry_run=dry_run,
+            )
+            if not dry_run:
+                mark_reviewed(undone[0], actor, "before")
+            return result
+
+    def build(
+        self,
+        spec: SurfaceSpec,
+        agent: Agent,
+        revision_id: int,
+        undone: list[Revision],
+        record: VersionedRecord,
+    ) -> Change:
+        revision = revision_of(spec, agent, record.pk, revision_id)
+        text_field, before = revision_text(spec, revision, "before")
+        after = validation.text(revision.after_text, text_field)
+        if not revision.before_state:
+            raise Invalid(
+                f"Revision {revision.pk} brought the record into being ({revision.op}); "
+                "undoing it would remove the record: forget it instead."
+            )
+        if before == after:
+            raise Invalid(
+                f"Revision {revision.pk} ({revision.op}) changed no {text_field} text, so there "
+                "is nothing in the text to undo. To bring back the fields it set, revert to "
+                "before it."
+            )
+        try:
+            text = undo_change(
+                before, after, getattr(record, text_field), max_length=text_limit(spec)
+            )
+        except UndoConflict as clash:
+            raise _undo_conflict(spec, agent, record, revision, text_field, clash) from None
+        if not text.strip() and text_field == spec.primary_text_field:
+            raise Invalid(
+                f"Undoing revision {revision.pk} would leave the {text_field} empty, which "
+                "would erase the record; forget it instead."
+            )
+        undone.append(revision)
+        return Change(
+            op=self.name,
+            values={text_field: text},
+            text_field=text_field,
+            details={"undone_revision": revision.pk},
+            reverted_revision=revision.pk,
+        )
+
+
+def _undo_conflict(
+    spec: SurfaceSpec,
+    agent: Agent,
+    record: VersionedRecord,
+    revision: Revision,
+    text_field: str,
+    clash: UndoConflict,
+) -> Conflict:
+    """The refusal of an undo that meets later edits, naming the later revisions that made
+    them: the conflict's lines are followed through each later change of the text."""
+    later = text_changes_after(agent, spec.key, record.pk, text_field, revision.version_after)
+    ids = list(later.values_list("pk", flat=True)[: UNDO_TRACE_LIMIT + 1])
+    traced = ids[:UNDO_TRACE_LIMIT]
+    # Streamed, so the texts of many long revisions are never all held at once.
+    texts = (
+        (change.before_text, change.after_text)
+        for change in later.filter(pk__in=traced)
+        .only("before_text", "after_text")
+        .iterator(chunk_size=10)
+    )
+    # A history the changes do not chain through (an import wrote it) may lose the trail:
+    # then every later change is named.
+    named = [traced[position] for position in touched_by(clash.regions, texts)] or traced
+    where = ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in clash.lines)
+    lines = "lines" if len(clash.lines) > 1 or clash.lines[0][0] != clash.lines[0][1] else "line"
+    if not named:
+        who, them = "later edits", "them"
+    elif len(named) == 1:
+        who, them = f"later revision {named[0]}", "it"
+    else:
+        who, them = f"later revisions {', '.join(map(str, named))}", "them"
+    if len(ids) > UNDO_TRACE_LIMIT:
+        who += f" (of the {UNDO_TRACE_LIMIT} revisions after it; later ones were not searched)"
+    return Conflict(
+        f"Revision {revision.pk} cannot be undone on its own: {who} changed the same lines "
+        f"(today's {lines} {where}). Undo {them} first, newest first, then undo revision "
+        f"{revision.pk} again; or edit today's text by hand.",
+        revisions=named,
+        lines=[list(span) for span in clash.lines],
+        current_version=record.version,
+    )
+
+
+OP = Undo(
+    OpName.UNDO,
+    "Take back the change one revision made, keeping every change since.",
+    "record_undo",
+    (
+        Param(
+            "revision_id",
+            Kind.INTEGER,
+            "The revision whose change to take back.",
+            required=True,
+            minimum=1,
+            maximum=2**63 - 1,
+        ),
+    ),
+    takes_surface=True,
+    previews=True,
+    tool=ToolSpec(
+        "undo_change",
+        "Take back what one revision changed in a record's text, keeping every change "
+        "made since (unlike revert_record, which restores a whole version). Refused as "
+        "conflict, naming the revisions, when a later edit touched the same lines.",
+    ),
+)

@@ -1,0 +1,36 @@
+"""remove_rule: the one rule that reads as given, its bullet and continuation lines."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from stores.editing import Edited
+from stores.editing import rules as rule_text
+from stores.ops.base import DocumentOp, Target, ToolSpec
+from stores.ops.fields import RULE
+from stores.ops.names import OpName
+
+
+@dataclass(frozen=True)
+class RemoveRule(DocumentOp):
+    def edit(self, body: str, arguments: Mapping[str, Any], max_length: int) -> str | Edited:
+        return rule_text.remove_rule(body, arguments["rule"])
+
+
+OP = RemoveRule(
+    OpName.REMOVE_RULE,
+    "Remove one rule.",
+    "rules_remove",
+    (RULE,),
+    surfaces=("rules",),
+    target=Target.DOCUMENT,
+    previews=True,
+    tool=ToolSpec(
+        "remove_rule",
+        "Remove the one behavioural rule that reads `rule` (as written in the "
+        "document). Nothing else in the document changes.",
+        family="rockbot",
+    ),
+)

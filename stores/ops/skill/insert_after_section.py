@@ -1,0 +1,36 @@
+"""insert_after_section: whole lines just below one section's heading line of a skill,
+before the section's own text."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from stores.editing import Edited, sections
+from stores.ops.base import DocumentOp, ToolSpec
+from stores.ops.fields import HEADING, INSERTED_LINES
+from stores.ops.names import OpName
+
+
+@dataclass(frozen=True)
+class InsertAfterSection(DocumentOp):
+    def edit(self, body: str, arguments: Mapping[str, Any], max_length: int) -> str | Edited:
+        return sections.insert_after_section(
+            body, arguments["heading"], arguments["content"], max_length=max_length
+        )
+
+
+OP = InsertAfterSection(
+    OpName.INSERT_AFTER_SECTION,
+    "Insert text as a block of its own just below a section's heading.",
+    "skill_insert_after_section",
+    (replace(HEADING, required=True), INSERTED_LINES),
+    surfaces=("skill",),
+    previews=True,
+    tool=ToolSpec(
+        "skill_insert_after_section",
+        "Insert text as whole lines just below one section's heading line of a skill, as a "
+        "block of its own: a blank line sets it apart from the paragraph below it.",
+    ),
+)

@@ -1,0 +1,1 @@
+"""Ops only working memory has: its lifetime."""

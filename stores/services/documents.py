@@ -1,0 +1,86 @@
+"""An agent's one document of a surface (its rules): found, or created empty on first use.
+
+A write to it names no record: the document is found (or, for the first write, created with
+its own first revision) and the op's change goes through the engine. A dry run creates
+nothing: on no document yet, it previews on the empty one the write would create.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.db import IntegrityError, transaction
+
+from stores.errors import NotFound
+from stores.models import Agent, VersionedRecord
+from stores.ops.names import OpName
+from stores.services import policy
+from stores.services.actors import Actor
+from stores.services.engine import Change, apply_change, create, write
+from stores.services.results import WriteResult
+from stores.surfaces import SurfaceSpec
+
+
+def agent_document(spec: SurfaceSpec, *, agent: Agent, actor: Actor) -> VersionedRecord:
+    """The agent's record of `spec`, created empty (with its first revision) on first use."""
+    if not actor.can_see(agent):
+        raise NotFound(f"No agent {agent.name!r}.")
+    # Every surface's model has its agent; the abstract base the spec names does not say so.
+    documents: Any = spec.model._default_manager
+    document = documents.filter(agent=agent).first()
+    if document is not None:
+        return document
+    policy.check_agent(agent, actor=actor, op=OpName.CREATE)
+    try:
+        with transaction.atomic():
+            created = create(spec, agent=agent, actor=actor, values={spec.primary_text_field: ""})
+    except IntegrityError:
+        return documents.get(agent=agent)
+    if created.record is None:
+        return documents.get(agent=agent)
+    return created.record
+
+
+def document_write(
+    spec: SurfaceSpec,
+    *,
+    agent: Agent,
+    actor: Actor,
+    op: OpName,
+    expected_version: int | None,
+    build: Callable[[VersionedRecord], Change],
+    dry_run: bool,
+) -> WriteResult:
+    """`build`'s change to the agent's document of `spec`, as `engine.write` makes any."""
+    if dry_run:
+        if not actor.can_see(agent):
+            raise NotFound(f"No agent {agent.name!r}.")
+        documents: Any = spec.model._default_manager
+        document = documents.filter(agent=agent).first()
+        if document is None:
+            # The write would create the empty document (version 1) first; preview on that,
+            # creating nothing.
+            policy.check_agent(agent, actor=actor, op=OpName.CREATE)
+            document = spec.model(**{"agent": agent, "version": 1, spec.primary_text_field: ""})
+        document.agent = agent  # already loaded by the caller; spares a query
+        return apply_change(
+            spec,
+            document,
+            actor=actor,
+            op=op,
+            expected_version=expected_version,
+            build=build,
+            dry_run=True,
+        )
+    with transaction.atomic():
+        document = agent_document(spec, agent=agent, actor=actor)
+        return write(
+            spec,
+            agent=agent,
+            ref=document.pk,
+            actor=actor,
+            op=op,
+            expected_version=expected_version,
+            build=build,
+        )

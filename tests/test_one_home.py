@@ -1,0 +1,125 @@
+"""One home per op and per surface, read in the code's own syntax trees and templates.
+
+An op's word belongs to its module (and the `OpName` vocabulary): written as a bare string
+elsewhere, a second place knows the op. A surface's key compared in a view or a template is a
+page part that belongs to the surface's own template (`templates/web/surfaces/<key>_*.html`).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+from stores.ops.catalog import OPS
+from stores.ops.names import OpName
+from stores.surfaces import SURFACES
+
+ROOT = Path(__file__).resolve().parent.parent
+OP_WORDS = frozenset(word.value for word in OpName)
+SURFACE_KEYS = frozenset(SURFACES)
+# The op modules and the vocabulary are where op words are written.
+OP_HOMES = (ROOT / "stores" / "ops",)
+
+
+def _sources(*folders: str) -> list[Path]:
+    return [
+        path
+        for folder in folders
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if "migrations" not in path.parts
+    ]
+
+
+def _words(node: ast.AST) -> list[ast.Constant]:
+    """The string constants of `node`, itself or the items of a tuple, list or set."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node]
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        return [item for element in node.elts for item in _words(element)]
+    return []
+
+
+def _names_op(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Name) and node.id == "op") or (
+        isinstance(node, ast.Attribute) and node.attr == "op"
+    )
+
+
+def op_words_written(tree: ast.AST) -> list[tuple[int, str]]:
+    """Op words written as strings where an op is named: passed as `op=`, or compared with
+    something called `op`."""
+    found: list[ast.Constant] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "op":
+            found += _words(node.value)
+        elif isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            if any(_names_op(operand) for operand in operands):
+                found += [word for operand in operands for word in _words(operand)]
+    return sorted((word.lineno, word.value) for word in found if word.value in OP_WORDS)
+
+
+def surface_keys_compared(tree: ast.AST) -> list[tuple[int, str]]:
+    """Surface keys written as strings in a comparison."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            for operand in (node.left, *node.comparators):
+                found += [(w.lineno, w.value) for w in _words(operand) if w.value in SURFACE_KEYS]
+    return sorted(found)
+
+
+# A template's comparison of a surface key: `ui.key == "skill"`, `"memory" != surface`.
+TEMPLATE_COMPARISON = re.compile(
+    r"""(key|surface)\s*(==|!=)\s*["'](?P<after>\w+)["']|["'](?P<before>\w+)["']\s*(==|!=)\s*\S*(key|surface)\b"""
+)
+# The doors: the views and what they render with.
+DOORS = ("memoryadmin/web", "memoryadmin/api", "memoryadmin/mcp", "memoryadmin/doors")
+
+
+def test_the_checks_find_what_they_look_for():
+    tree = ast.parse(
+        'write(op="edit")\nif revision.op in ("create", "x"): pass\n'
+        'if ui.key == "memory": pass\nif op != "import": pass'
+    )
+    assert op_words_written(tree) == [(1, "edit"), (2, "create"), (4, "import")]
+    assert surface_keys_compared(tree) == [(3, "memory")]
+    assert TEMPLATE_COMPARISON.search('{% if ui.key == "skill" %}')
+
+
+def test_no_op_word_is_written_outside_the_op_modules():
+    written = [
+        f"{path.relative_to(ROOT)}:{line}: {word!r}"
+        for path in _sources("stores", "memoryadmin")
+        if not any(home in path.parents for home in OP_HOMES)
+        for line, word in op_words_written(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert written == [], "use OpName (stores/ops/names.py): " + "; ".join(written)
+
+
+def test_no_view_compares_a_surface_key():
+    compared = [
+        f"{path.relative_to(ROOT)}:{line}: {key!r}"
+        for path in _sources(*DOORS)
+        for line, key in surface_keys_compared(ast.parse(path.read_text(encoding="utf-8")))
+    ]
+    assert compared == [], "read the surface's spec instead: " + "; ".join(compared)
+
+
+def test_no_template_compares_a_surface_key():
+    compared = []
+    for path in sorted((ROOT / "templates").rglob("*.html")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in TEMPLATE_COMPARISON.finditer(line):
+                key = match.group("after") or match.group("before")
+                if key in SURFACE_KEYS:
+                    compared.append(f"{path.relative_to(ROOT)}:{number}: {key!r}")
+    assert compared == [], "use templates/web/surfaces/<key>_*.html: " + "; ".join(compared)
+
+
+def test_each_op_is_one_module_of_its_family():
+    for op in OPS:
+        module = type(op).__module__
+        assert module.startswith("stores.ops."), (op.name, module)
+        assert module.rsplit(".", 1)[1] == op.name.value, (op.name, module)
