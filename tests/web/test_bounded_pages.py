@@ -8,6 +8,7 @@ from django.urls import reverse
 
 from memoryadmin.web.rendering import PAGE_DIFF_CELLS, PAGE_DIFF_CHARS
 from memoryadmin.web.views.history import HISTORY_PAGE_SIZE
+from stores.editing import text_sha256
 from stores.editing.work import metered
 from stores.services import record_replace
 from tests.work import python_lines, random_words
@@ -27,6 +28,8 @@ def _replace(agent, memory, actor, text, surface_key="memory"):
         actor=actor,
         text=text,
         expected_version=memory.version,
+        # A whole-text replace of a long text proves the full read it was made from.
+        expected_sha256=text_sha256(memory.content),
     )
     assert result.status == "updated", result.details
 

@@ -8,6 +8,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from stores.models import Webhook, WebhookDelivery
+from stores.webhooks import sealing
 from tests.web.conftest import htmx
 
 pytestmark = pytest.mark.django_db
@@ -37,10 +38,12 @@ def test_adding_a_webhook_shows_its_secret_once(staff_client, agent):
     assert added.status_code == 200 and added["Cache-Control"] == "no-store"
     webhook = Webhook.objects.get(agent=agent)
     assert webhook.events == ["memory.*", "*.deleted"]
-    assert webhook.secret in added.content.decode()
+    # Stored sealed: the page shows the secret itself, once.
+    secret = sealing.unseal(webhook.secret)
+    assert secret.startswith("whsec_") and secret in added.content.decode()
 
     listed = staff_client.get(url("webhooks", agent.name)).content.decode()
-    assert webhook.secret not in listed
+    assert secret not in listed
     assert "https://hooks.example.com/in" in listed
 
 
