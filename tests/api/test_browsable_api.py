@@ -25,5 +25,6 @@ def test_the_breadcrumb_names_only_real_endpoints(staff_user, agent, make):
         f"/api/v1/memories/{memory.pk}/?agent={agent.name}", HTTP_ACCEPT="text/html"
     )
 
-    assert breadcrumbs(listing.content.decode()) == ["Memory List"]
-    assert breadcrumbs(detail.content.decode()) == ["Memory List", "Memory Instance"]
+    # /api/v1/ is the index of every collection, so the trail starts there.
+    assert breadcrumbs(listing.content.decode()) == ["Api Index", "Memory List"]
+    assert breadcrumbs(detail.content.decode()) == ["Api Index", "Memory List", "Memory Instance"]
