@@ -91,8 +91,9 @@ FIELD_PARAMS: dict[str, Param] = {
         Param(
             "store",
             Kind.CHOICE,
-            "Which long-term store: working (every op; the default), episodic (history, "
-            "only invalidated) or fact (a read-only projection).",
+            "Which long-term store: the editable one (every op; the default), episodic "
+            "(history, only invalidated) or fact (a read-only projection). The editable store's "
+            "value is 'working', kept for compatibility; it is not the working-memory surface.",
             choices=tuple(Memory.Store.values),
         ),
         Param("category", Kind.STRING, "A category word.", max_length=100),

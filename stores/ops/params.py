@@ -57,6 +57,9 @@ class Param:
     label: str = ""
     # A choice whose values depend on the surface (a text field's name): resolved per surface.
     choices_of: Callable[[Any], tuple[str, ...]] | None = None
+    # Other names a caller may send it under (clients written before its name was settled);
+    # the schemas state only `name`.
+    aliases: tuple[str, ...] = ()
 
     @property
     def keyword(self) -> str:
@@ -150,6 +153,20 @@ def phrase_edits(items: Iterable[Mapping[str, Any]]) -> list[PhraseEdit]:
         PhraseEdit(**{param.name: item[param.name] for param in PHRASE_ITEM if param.name in item})
         for item in items
     ]
+
+
+def alias_names(params: Iterable[Param]) -> dict[str, str]:
+    """Each alias of `params`, with the name it stands for."""
+    return {alias: param.name for param in params for alias in param.aliases}
+
+
+def under_declared_names(values: Mapping[str, Any], aliases: Mapping[str, str]) -> dict[str, Any]:
+    """`values` with each alias renamed to the name it stands for; an alias sent beside its
+    name stays as sent, to be refused as an unknown field."""
+    return {
+        aliases[name] if name in aliases and aliases[name] not in values else name: value
+        for name, value in values.items()
+    }
 
 
 def given(param: Param, values: Mapping[str, Any]) -> bool:

@@ -53,7 +53,8 @@ SURFACE = SurfaceSpec(
         Column("importance", "Importance"),
     ),
     api_path="memories",
-    tool_hint="memory (long-term memories, in the stores working (editable), episodic or fact)",
+    tool_hint="memory (long-term memories, in the stores editable (value 'working'), episodic "
+    "or fact)",
     limit_key="memory",
     store_policy=True,
     select_related=("subject",),

@@ -10,6 +10,7 @@ from typing import Any
 
 from stores.errors import ApplicationError
 from stores.ops.catalog import OPS, Op, Target
+from stores.ops.params import alias_names
 from stores.services import WriteResult
 from stores.tools.registry import Tool, ToolContext, register
 from stores.tools.schema import record_id
@@ -74,5 +75,6 @@ for _op in OPS:
                 _handler(_op),
                 family=_op.tool.family,
                 writes=_op.writes,
+                aliases=alias_names(_op.params()),
             )
         )

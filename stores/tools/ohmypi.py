@@ -3,8 +3,8 @@
 Answers in its result shape: `content` (one text part for the model) and `details`
 with `status` in updated | deleted | invalidated | not_found | not_editable, plus
 `bank` and `store` when a row was resolved. As in oh-my-pi, update and forget apply to
-working memories only: on an episodic row they answer not_found with its bank and store;
-fact rows answer not_editable to every op.
+memories of the editable store only: on an episodic row they answer not_found with its bank
+and store; fact rows answer not_editable to every op.
 
 Its `update` with `content` is a full replacement, and oh-my-pi sends no version. Here it
 takes an optional `expected_version`; without one the version read just before the write

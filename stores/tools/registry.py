@@ -11,13 +11,14 @@ from __future__ import annotations
 import datetime as dt
 import difflib
 import math
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
 from stores.models import Agent
+from stores.ops.params import under_declared_names
 from stores.services import Actor
 from stores.services.validation import unstorable_string
 
@@ -50,6 +51,8 @@ class Tool:
     # native, or the reference project whose tool shape it reproduces
     family: str = "native"
     writes: bool = True
+    # Other names an argument is accepted under, with the name the schema states.
+    aliases: Mapping[str, str] = field(default_factory=dict)
 
     def definition(self) -> dict[str, Any]:
         """The tool as a function-calling definition (the shape OpenAI-style APIs take)."""
@@ -148,6 +151,7 @@ def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]
     tool_ = REGISTRY[name]
     if not isinstance(arguments, dict):
         raise ToolArgumentError("The arguments must be a JSON object.")
+    arguments = under_declared_names(arguments, tool_.aliases)
     unstorable = unstorable_string(arguments)
     if unstorable is not None:
         raise ToolArgumentError("{}: {}.".format(*unstorable))

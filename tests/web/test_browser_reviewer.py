@@ -255,3 +255,38 @@ def test_a_new_token_is_copied_with_its_snippets(
     page.screenshot(path=str(screenshots / "tokens.png"), full_page=True)
     assert csp_violations(page) == []
     context.close()
+
+
+def test_a_revert_from_the_review_queue_is_previewed_before_it_is_applied(page, live_server):
+    agent = AgentFactory(name="rockbot", review_mode="all")
+    memory = Memory.objects.get(
+        pk=record_create(
+            surface_key="memory",
+            agent=agent,
+            actor=Actor.maintainer("seed"),
+            values={"content": "She takes her tea without sugar."},
+        ).id
+    )
+    assert record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=Actor.for_token(agent_token(agent)[0]),
+        old_string="tea without sugar",
+        new_string="coffee with oat milk",
+    ).ok
+    page = signed_in(page, live_server)
+    page.goto(f"{live_server.url}/a/rockbot/review/")
+    page.click(".review-list .rev [data-revert]")
+    page.wait_for_selector(".review-list .preview ins")
+    # The preview shows the way back, and nothing is written yet.
+    assert page.inner_text(".review-list .preview ins") == "tea without sugar"
+    memory.refresh_from_db()
+    assert (memory.version, memory.content) == (2, "She takes her coffee with oat milk.")
+    page.click(".review-list .preview [data-apply]")
+    page.wait_for_selector("#queue [data-status=review]:has-text('1 done')")
+    assert page.is_visible("text=Nothing awaits review.")
+    memory.refresh_from_db()
+    assert (memory.version, memory.content) == (3, "She takes her tea without sugar.")
+    assert Revision.objects.get(record_id=memory.pk, version_after=2).review == "reverted"
+    assert csp_violations(page) == []

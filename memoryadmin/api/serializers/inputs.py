@@ -11,7 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from stores.ops.catalog import Op
-from stores.ops.params import PHRASE_ITEM, Kind, Param
+from stores.ops.params import PHRASE_ITEM, Kind, Param, alias_names, under_declared_names
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 from stores.selectors.records import MAX_OFFSET
 from stores.surfaces import SURFACES
@@ -143,6 +143,11 @@ class OpInput(InputSerializer):
 
     op: ClassVar[Op]
     surface_key: ClassVar[str]
+
+    def to_internal_value(self, data: Any) -> dict[str, Any]:
+        if isinstance(data, Mapping):
+            data = under_declared_names(data, alias_names(self.op.params(self.surface_key)))
+        return super().to_internal_value(data)
 
 
 @cache

@@ -33,6 +33,7 @@ from memoryadmin.web.views.common import (
 )
 from memoryadmin.web.views.history import timeline_response
 from memoryadmin.web.views.previews import conflict_response, op_url, preview_response
+from memoryadmin.web.views.review import queue_response
 from stores.editing import Status
 from stores.models import Memory, RulesDocument, VersionedRecord
 from stores.selectors.revisions import has_history, pending_count, revision_versions
@@ -182,6 +183,8 @@ def record_op(
         pk = result.id  # the document this first op created
     if result.status == Status.DELETED:
         return _forgotten(request, scope, ui, pk, result)
+    if request.POST.get("shown_in") == "review":
+        return queue_response(request, scope)
     if timeline:
         return timeline_response(request, scope, ui, pk, result)
     return _render_panel(request, scope, ui, pk, result)

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm
 from memoryadmin.web.rendering import diff_pieces, page_budget
-from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
+from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal, swap_into
 from stores.selectors.revisions import live_refs, pending_ids, pending_revisions
 from stores.services import WriteResult, revision_approve
 from stores.services.reviews import agent_set_review_mode, review_revert
@@ -83,6 +83,17 @@ def review_act(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     if not request.htmx:
         return redirect(back)
     return render(request, "web/review.html#queue", _queue_context(request, scope, report=report))
+
+
+def queue_response(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+    """After a revert previewed from the queue and applied: the queue, saying it was done."""
+    back = reverse("web:review", args=[scope.agent.name])
+    if not request.htmx:
+        return redirect(back)
+    reverted = int(request.POST["revision_id"])
+    report = {"action": dict(ReviewActionForm.ACTIONS)["revert"], "done": [reverted], "refused": []}
+    context = _queue_context(request, scope, report=report)
+    return swap_into(render(request, "web/review.html#queue", context), "#queue")
 
 
 @require_POST

@@ -58,11 +58,14 @@ OP = Replace(
     "Full replacement of a text field; needs expected_version or If-Match.",
     "record_replace",
     (
+        # `content`, as create names a record's text; `text` is what it was called first.
         Param(
-            "text",
+            "content",
             Kind.TEXT,
             "The complete new text, merged from a full read (never a preview).",
             required=True,
+            argument="text",
+            aliases=("text",),
         ),
         TEXT_FIELD,
         EXPECTED_SHA256,
