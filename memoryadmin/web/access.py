@@ -11,9 +11,16 @@ from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
+from django_htmx.middleware import HtmxDetails
 
 from stores.models import Agent, AgentAccess
 from stores.services import Actor
+
+
+class HtmxHttpRequest(HttpRequest):
+    """A request as django-htmx's middleware leaves it: `htmx` says whether htmx sent it."""
+
+    htmx: HtmxDetails
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
-from memoryadmin.web.access import AgentScope, agent_view
+from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
 from memoryadmin.web.ops import field_entries, page_ops, record_page_ops, web_op
 from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
@@ -147,7 +147,12 @@ def rules_page(request: HttpRequest, scope: AgentScope) -> HttpResponse:
 @require_POST
 @agent_view
 def record_op(
-    request: HttpRequest, scope: AgentScope, surface: str, pk: int, op: str, preview: bool = False
+    request: HtmxHttpRequest,
+    scope: AgentScope,
+    surface: str,
+    pk: int,
+    op: str,
+    preview: bool = False,
 ) -> HttpResponse:
     """Guard → form → service → panel (or preview), or the refusal where the form is."""
     ui = surface_ui(surface)

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from memoryadmin.web.access import AgentScope, agent_view
+from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
 from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm
 from memoryadmin.web.rendering import diff_pieces, page_budget
 from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal, swap_into
@@ -85,7 +85,7 @@ def review_act(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     return render(request, "web/review.html#queue", _queue_context(request, scope, report=report))
 
 
-def queue_response(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+def queue_response(request: HtmxHttpRequest, scope: AgentScope) -> HttpResponse:
     """After a revert previewed from the queue and applied: the queue, saying it was done."""
     back = reverse("web:review", args=[scope.agent.name])
     if not request.htmx:
