@@ -32,6 +32,11 @@ def no_seqscan(postgres_only):
 def seed(agent, count: int) -> None:
     """`count` plain memories, inserted in one statement, then the planner's statistics."""
     with connection.cursor() as cursor:
+        # Autovacuum sees none of this test's uncommitted rows: an ANALYZE of its own meanwhile
+        # would write the table's size back as it was, and the planner would price the plan for
+        # an empty table (on a busy machine only). Holding the lock its passes take keeps them
+        # off the table until the test's transaction ends.
+        cursor.execute("LOCK TABLE stores_memory IN SHARE UPDATE EXCLUSIVE MODE")
         cursor.execute(
             """
             INSERT INTO stores_memory (agent_id, store, category, tags, content, importance,
