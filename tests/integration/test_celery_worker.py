@@ -105,6 +105,9 @@ def worker(broker_url, worker_database, tmp_path) -> Iterator[subprocess.Popen]:
         **worker_database,
         "MEMORYADMIN_BROKER_URL": broker_url,
         "MEMORYADMIN_EMBEDDING_BACKEND": settings.MEMORYADMIN["EMBEDDINGS"]["BACKEND"],
+        # As in a deployment, the worker shares the web's secret key: the webhook signing
+        # secrets are sealed with a key derived from it.
+        "MEMORYADMIN_SECRET_KEY": settings.SECRET_KEY,
     }
     log = (tmp_path / "worker.log").open("w")
     process = subprocess.Popen(
