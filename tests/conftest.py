@@ -13,6 +13,9 @@ TEST_EMBEDDING_BACKEND = os.environ.get(
 )
 
 
+# First, so pytest-xdist's own hook, which turns the group into the worker's assignment,
+# sees the mark: a conftest loaded before the worker's plugin would otherwise run after it.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("browser"):

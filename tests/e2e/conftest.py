@@ -23,6 +23,9 @@ def _ports() -> tuple[int, int, int]:
     return base, base + 1, base + 2
 
 
+# First, so pytest-xdist's own hook, which turns the group into the worker's assignment,
+# sees the mark: a conftest loaded before the worker's plugin would otherwise run after it.
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
     for item in items:

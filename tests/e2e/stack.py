@@ -200,7 +200,6 @@ class Stack:
             MEMORYADMIN_EMBEDDING_BACKEND=SLOW_BACKEND,
             MEMORYADMIN_REEMBED_BATCH_SIZE=str(batch_size),
             E2E_EMBED_DELAY=str(delay),
-            E2E_EMBED_MARKER=str(self.embed_marker),
         )  # fmt: skip
 
     def start_beat(self) -> None:
@@ -211,15 +210,6 @@ class Stack:
                 f"--schedule={self.run_dir / 'celerybeat-schedule'}",
             ],
         )  # fmt: skip
-
-    @property
-    def embed_marker(self) -> Path:
-        return self.run_dir / "embed-calls.txt"
-
-    def embed_calls(self) -> list[int]:
-        if not self.embed_marker.exists():
-            return []
-        return [int(line) for line in self.embed_marker.read_text().split()]
 
     def restore(self) -> None:
         """Bring back whatever a fault test left stopped or slowed."""

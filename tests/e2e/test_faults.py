@@ -79,15 +79,23 @@ def test_a_worker_killed_mid_batch_leaves_nothing_half_written(stack):
         for n in range(24)
     ]
     # The queued per-record jobs are lost, as with a broker that restarts empty: the records
-    # are left to the sweep, which embeds them in batches of 4 at 0.1 s a text.
+    # are left to the sweep, which embeds them in batches of 4 at 0.25 s a text (six batches,
+    # six seconds: a window a busy machine's polling does not miss).
     stack.run(sys.executable, "-m", "celery", "--app=memoryadmin", "purge", "-f")
-    stack.embed_marker.unlink(missing_ok=True)
-    stack.start_worker(delay=0.1, batch_size=4)
+    stack.start_worker(delay=0.25, batch_size=4)
+
+    def some_but_not_all_fresh() -> bool:
+        fresh = [memory for memory in stored_memories(stack, ids).values() if memory.fresh]
+        return 0 < len(fresh) < len(ids)
+
     try:
+        # Known from the database, not from the embedder: a batch it has embedded is not
+        # stored until its transaction commits, and the sweep may first embed other records.
         wait_for(
-            lambda: len([size for size in stack.embed_calls() if size > 1]) >= 2,
-            "a sweep to be in its second batch",
+            some_but_not_all_fresh,
+            "the sweep to have stored some of the batches",
             timeout=SWEEP_DEADLINE,
+            interval=0.05,
         )
     finally:
         stack.stop("worker", signal.SIGKILL)

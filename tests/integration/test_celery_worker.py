@@ -12,6 +12,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -29,43 +30,47 @@ from stores import tasks
 from stores.models import DecayPass, Memory, WorkingMemoryEntry
 from stores.services import Actor, record_edit
 from tests.factories import AgentFactory, RecordMaker
-from tests.ports import beside_postgres
 
 ROOT = Path(__file__).resolve().parents[2]
 DEADLINE_SECONDS = 90
 MAINTAINER = Actor.maintainer("tests")
 
 
-def redis_port() -> int:
-    explicit = os.environ.get("MEMORYADMIN_TEST_REDIS_PORT")
-    if explicit:
-        return int(explicit)
-    return beside_postgres(1000)
-
-
 @pytest.fixture
-def broker_url(tmp_path) -> Iterator[str]:
+def broker_url() -> Iterator[str]:
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed (bin/system-deps installs it with apt-get)")
-    port = redis_port()
-    subprocess.run(
+    # A Unix socket, not a TCP port: a fixed port can be held by any process's outgoing
+    # connection (it lies in the ephemeral range), and then Redis never answers. The folder
+    # is short-named: a socket path is limited to about a hundred bytes.
+    folder = Path(tempfile.mkdtemp(prefix="memoryadmin-redis-"))
+    socket_path = folder / "redis.sock"
+    log_path = folder / "redis.log"
+    server = subprocess.Popen(
         [
             "redis-server",
-            "--port", str(port),
-            "--bind", "127.0.0.1",
+            "--port", "0",
+            "--unixsocket", str(socket_path),
             "--save", "",
             "--appendonly", "no",
-            "--daemonize", "yes",
-            "--dir", str(tmp_path),
-            "--pidfile", str(tmp_path / "redis.pid"),
-            "--logfile", str(tmp_path / "redis.log"),
+            "--dir", str(folder),
+            "--logfile", str(log_path),
         ],
-        check=True,
     )  # fmt: skip
-    client = redis.Redis(host="127.0.0.1", port=port)
-    wait_for(client.ping, "redis-server to answer", exceptions=(redis.ConnectionError,))
-    yield f"redis://127.0.0.1:{port}/0"
-    client.shutdown(nosave=True)
+    client = redis.Redis(unix_socket_path=str(socket_path))
+    try:
+        wait_for(
+            client.ping,
+            "redis-server to answer",
+            exceptions=(redis.ConnectionError,),
+            process=server,
+            log_path=log_path,
+        )
+        yield f"redis+socket://{socket_path}"
+    finally:
+        server.terminate()
+        server.wait(timeout=20)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture
@@ -165,6 +170,7 @@ def wait_for(
     *,
     exceptions: tuple[type[BaseException], ...] = (),
     process: subprocess.Popen | None = None,
+    log_path: Path | None = None,
 ) -> object:
     deadline = time.monotonic() + DEADLINE_SECONDS
     while True:
@@ -175,7 +181,8 @@ def wait_for(
         if value:
             return value
         if process is not None and process.poll() is not None:
-            pytest.fail(f"the worker exited ({process.returncode}) while waiting for {what}")
+            log = log_path.read_text()[-2000:] if log_path and log_path.exists() else ""
+            pytest.fail(f"exited ({process.returncode}) while waiting for {what}\n{log}")
         if time.monotonic() > deadline:
             pytest.fail(f"gave up after {DEADLINE_SECONDS}s waiting for {what}")
         time.sleep(0.1)
