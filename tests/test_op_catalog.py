@@ -40,11 +40,9 @@ pytestmark = pytest.mark.django_db
 STATUS_WORDS = {str(status) for status in Status}
 SUCCESS_WORDS = {str(status) for status in SUCCESS_STATUSES}
 MAINTAINER = Actor.maintainer("tests")
-# Forgetting runs last, so every other op finds its record.
-PAIRS = sorted(
-    [(op, key) for op in OPS for key in SURFACES if op.applies_to(key)],
-    key=lambda pair: pair[0].name is OpName.FORGET,
-)
+# Each pair is a test of its own (its own agent and records), so pytest-xdist spreads them.
+PAIRS = [(op, key) for op in OPS for key in SURFACES if op.applies_to(key)]
+PAIR_IDS = [f"{key}-{op.name}" for op, key in PAIRS]
 
 
 def _sample(param: Param, record: VersionedRecord) -> Any:
@@ -158,36 +156,36 @@ def test_every_op_word_is_in_the_catalog_or_bookkeeping():
         assert allowed is None or allowed <= walked
 
 
-def test_every_pair_succeeds_over_rest(agent):
+@pytest.mark.parametrize(("op", "key"), PAIRS, ids=PAIR_IDS)
+def test_every_pair_succeeds_over_rest(agent, op: Op, key: str):
     client = client_for(agent_token(agent)[1])
-    for op, key in PAIRS:
-        spec, record = SURFACES[key], suitable_record(agent, op, key, "rest")
-        base = f"/api/v1/{spec.api_path}/"
-        body = arguments(op, key, record)
-        match op.rest:
-            case Rest.LIST:
-                answer = client.get(base)
-            case Rest.RETRIEVE:
-                answer = client.get(f"{base}{record.pk}/")
-            case Rest.CREATE:
-                answer = client.post(base, create_values(op, key, record, "rest"), format="json")
-            case Rest.PARTIAL_UPDATE:
-                answer = client.patch(f"{base}{record.pk}/", body, format="json")
-            case Rest.DESTROY:
-                answer = client.delete(f"{base}{record.pk}/")
-            case Rest.ACTION if not op.writes:
-                answer = client.get(f"{base}{record.pk}/{op.name}/", body)
-            case Rest.ACTION:
-                answer = client.post(f"{base}{record.pk}/{op.name}/", body, format="json")
-        data = answer.json()
-        assert "No API endpoint" not in data.get("message", ""), (key, op.name)
-        assert answer.status_code not in (404, 405) or data["status"] == "not_found", (
-            key,
-            op.name,
-            data,
-        )
-        assert data["status"] in STATUS_WORDS, (key, op.name, data)
-        assert data["status"] in SUCCESS_WORDS, (key, op.name, data)
+    spec, record = SURFACES[key], suitable_record(agent, op, key, "rest")
+    base = f"/api/v1/{spec.api_path}/"
+    body = arguments(op, key, record)
+    match op.rest:
+        case Rest.LIST:
+            answer = client.get(base)
+        case Rest.RETRIEVE:
+            answer = client.get(f"{base}{record.pk}/")
+        case Rest.CREATE:
+            answer = client.post(base, create_values(op, key, record, "rest"), format="json")
+        case Rest.PARTIAL_UPDATE:
+            answer = client.patch(f"{base}{record.pk}/", body, format="json")
+        case Rest.DESTROY:
+            answer = client.delete(f"{base}{record.pk}/")
+        case Rest.ACTION if not op.writes:
+            answer = client.get(f"{base}{record.pk}/{op.name}/", body)
+        case Rest.ACTION:
+            answer = client.post(f"{base}{record.pk}/{op.name}/", body, format="json")
+    data = answer.json()
+    assert "No API endpoint" not in data.get("message", ""), (key, op.name)
+    assert answer.status_code not in (404, 405) or data["status"] == "not_found", (
+        key,
+        op.name,
+        data,
+    )
+    assert data["status"] in STATUS_WORDS, (key, op.name, data)
+    assert data["status"] in SUCCESS_WORDS, (key, op.name, data)
 
 
 def _tool_for(op: Op, key: str) -> tuple[str, dict[str, Any]]:
@@ -210,87 +208,87 @@ def _tool_arguments(op: Op, key: str, record: VersionedRecord, door: str) -> dic
     return values
 
 
-def test_every_pair_succeeds_through_the_tools_endpoint(agent):
+@pytest.mark.parametrize(("op", "key"), PAIRS, ids=PAIR_IDS)
+def test_every_pair_succeeds_through_the_tools_endpoint(agent, op: Op, key: str):
     client = client_for(agent_token(agent)[1])
-    for op, key in PAIRS:
-        name, extra = _tool_for(op, key)
-        record = suitable_record(agent, op, key, "tools")
-        answer = client.post(
-            f"/api/v1/tools/{name}/",
-            {**extra, **_tool_arguments(op, key, record, "tools")},
-            format="json",
-        )
-        assert answer.status_code == 200, (key, op.name, answer.json())
-        assert answer.json()["status"] in STATUS_WORDS, (key, op.name, answer.json())
-        assert answer.json()["status"] in SUCCESS_WORDS, (key, op.name, answer.json())
+    name, extra = _tool_for(op, key)
+    record = suitable_record(agent, op, key, "tools")
+    answer = client.post(
+        f"/api/v1/tools/{name}/",
+        {**extra, **_tool_arguments(op, key, record, "tools")},
+        format="json",
+    )
+    assert answer.status_code == 200, (key, op.name, answer.json())
+    assert answer.json()["status"] in STATUS_WORDS, (key, op.name, answer.json())
+    assert answer.json()["status"] in SUCCESS_WORDS, (key, op.name, answer.json())
 
 
-def test_every_pair_succeeds_over_mcp(agent):
+@pytest.mark.parametrize(("op", "key"), PAIRS, ids=PAIR_IDS)
+def test_every_pair_succeeds_over_mcp(agent, op: Op, key: str):
     token = AgentToken.objects.get(pk=agent_token(agent)[0].pk)
     listed = {tool.name: tool for tool in tool_definitions()}
-    for op, key in PAIRS:
-        name, extra = _tool_for(op, key)
-        assert name in listed
-        record = suitable_record(agent, op, key, "mcp")
-        arguments_ = {**extra, **_tool_arguments(op, key, record, "mcp")}
-        result = _call(lambda request: token, None, name, arguments_)
-        answer = result.structured_content
-        assert answer["status"] in STATUS_WORDS, (key, op.name, answer)
-        assert answer["status"] in SUCCESS_WORDS, (key, op.name, answer)
+    name, extra = _tool_for(op, key)
+    assert name in listed
+    record = suitable_record(agent, op, key, "mcp")
+    arguments_ = {**extra, **_tool_arguments(op, key, record, "mcp")}
+    result = _call(lambda request: token, None, name, arguments_)
+    answer = result.structured_content
+    assert answer["status"] in STATUS_WORDS, (key, op.name, answer)
+    assert answer["status"] in SUCCESS_WORDS, (key, op.name, answer)
 
 
-def test_every_write_pair_is_an_op_of_the_record_page(agent, client, staff_user):
+@pytest.mark.parametrize(("op", "key"), PAIRS, ids=PAIR_IDS)
+def test_every_write_pair_is_an_op_of_the_record_page(agent, client, staff_user, op: Op, key: str):
     client.force_login(staff_user)
-    for op, key in PAIRS:
-        record = suitable_record(agent, op, key, "page")
-        if not op.writes and op.rest is not Rest.LIST:
-            page = client.get(reverse("web:record_detail", args=[agent.name, key, record.pk]))
-            assert page.status_code == 200
-            continue
-        if op.rest is Rest.LIST:
-            page = client.get(reverse("web:record_list", args=[agent.name, key]), follow=True)
-            assert page.status_code == 200
-            continue
-        if op.rest is Rest.CREATE:
-            new = reverse("web:record_new", args=[agent.name, key])
-            page = client.get(new, follow=True)
-            assert page.status_code == 200
-            if SURFACES[key].one_per_agent:
-                # Opening the rules page writes nothing; its first rule stores the document.
-                opened = client.get(reverse("web:rules", args=[agent.name]))
-                assert opened.status_code == 200
-                assert not SURFACES[key].model.objects.filter(agent=agent).exists()
-                first = client.post(
-                    reverse("web:record_op", args=[agent.name, key, 0, OpName.ADD_RULE]),
-                    {"rule": "A first rule."},
-                    headers={"HX-Request": "true"},
-                )
-                assert first.status_code == 200, first.content.decode()[:2000]
-                assert SURFACES[key].model.objects.filter(agent=agent).exists()
-                continue
-            made = client.post(new, create_values(op, key, record, "page"))
-            assert made.status_code == 302, (key, made.content.decode()[:2000])
-            continue
-        assert web_op(op.name, key) is not None, (key, op.name)
-        values = arguments(op, key, record)
-        if op.settable_fields:
-            values["field"] = next(name for name in values if name != "expected_version")
-        form = {
-            name: json.dumps(value) if isinstance(value, dict | list) else value
-            for name, value in values.items()
-        }
-        form.setdefault("expected_version", record.version)
-        before = last_revision(agent, key, record.pk)
-        answer = client.post(
-            reverse("web:record_op", args=[agent.name, key, record.pk, op.name]),
-            form,
-            headers={"HX-Request": "true"},
-        )
-        assert answer.status_code in (200, 409, 422), (key, op.name, answer.status_code)
-        assert b"is not an op the page offers" not in answer.content, (key, op.name)
-        assert answer.status_code == 200, (key, op.name, answer.content.decode()[:2000])
-        after = last_revision(agent, key, record.pk)
-        assert after.pk != before.pk and after.op in (op.name, OpName.REPLACE), (key, op.name)
+    record = suitable_record(agent, op, key, "page")
+    if not op.writes and op.rest is not Rest.LIST:
+        page = client.get(reverse("web:record_detail", args=[agent.name, key, record.pk]))
+        assert page.status_code == 200
+        return
+    if op.rest is Rest.LIST:
+        page = client.get(reverse("web:record_list", args=[agent.name, key]), follow=True)
+        assert page.status_code == 200
+        return
+    if op.rest is Rest.CREATE:
+        new = reverse("web:record_new", args=[agent.name, key])
+        page = client.get(new, follow=True)
+        assert page.status_code == 200
+        if SURFACES[key].one_per_agent:
+            # Opening the rules page writes nothing; its first rule stores the document.
+            opened = client.get(reverse("web:rules", args=[agent.name]))
+            assert opened.status_code == 200
+            assert not SURFACES[key].model.objects.filter(agent=agent).exists()
+            first = client.post(
+                reverse("web:record_op", args=[agent.name, key, 0, OpName.ADD_RULE]),
+                {"rule": "A first rule."},
+                headers={"HX-Request": "true"},
+            )
+            assert first.status_code == 200, first.content.decode()[:2000]
+            assert SURFACES[key].model.objects.filter(agent=agent).exists()
+            return
+        made = client.post(new, create_values(op, key, record, "page"))
+        assert made.status_code == 302, (key, made.content.decode()[:2000])
+        return
+    assert web_op(op.name, key) is not None, (key, op.name)
+    values = arguments(op, key, record)
+    if op.settable_fields:
+        values["field"] = next(name for name in values if name != "expected_version")
+    form = {
+        name: json.dumps(value) if isinstance(value, dict | list) else value
+        for name, value in values.items()
+    }
+    form.setdefault("expected_version", record.version)
+    before = last_revision(agent, key, record.pk)
+    answer = client.post(
+        reverse("web:record_op", args=[agent.name, key, record.pk, op.name]),
+        form,
+        headers={"HX-Request": "true"},
+    )
+    assert answer.status_code in (200, 409, 422), (key, op.name, answer.status_code)
+    assert b"is not an op the page offers" not in answer.content, (key, op.name)
+    assert answer.status_code == 200, (key, op.name, answer.content.decode()[:2000])
+    after = last_revision(agent, key, record.pk)
+    assert after.pk != before.pk and after.op in (op.name, OpName.REPLACE), (key, op.name)
 
 
 def test_the_record_page_shows_every_op_it_offers(agent, client, staff_user):

@@ -23,7 +23,7 @@ After every step the whole agent is checked against what the service promises:
 - the text hash is the fingerprint of the embedded text, and after commit no vector is stale.
 
 Size: MEMORYADMIN_STATEFUL_EXAMPLES (default 100) examples of MEMORYADMIN_STATEFUL_STEPS
-(default 40) steps.
+(default 40) steps, in four tests of a quarter each.
 """
 
 from __future__ import annotations
@@ -84,6 +84,9 @@ from stores.services import (
 from tests.factories import AgentFactory, UserFactory, agent_token
 
 EXAMPLES = int(os.environ.get("MEMORYADMIN_STATEFUL_EXAMPLES", "100"))
+# The examples run as this many tests of an equal share, each drawn afresh, so pytest-xdist
+# spreads them over its workers.
+PARTS = 4
 STEPS = int(os.environ.get("MEMORYADMIN_STATEFUL_STEPS", "40"))
 
 WORDS = ["alpha", "beta", "gamma", "delta", "tea", "coffee", "Paris", "λ", "ünï", "\r\n", "\n"]
@@ -868,12 +871,13 @@ class EditServiceMachine(RuleBasedStateMachine):
 
 
 @pytest.mark.django_db
-def test_edit_service_state_machine(django_capture_on_commit_callbacks):
+@pytest.mark.parametrize("part", range(PARTS))
+def test_edit_service_state_machine(part, django_capture_on_commit_callbacks):
     EditServiceMachine.capture_on_commit = staticmethod(django_capture_on_commit_callbacks)
     run_state_machine_as_test(
         EditServiceMachine,
         settings=settings(
-            max_examples=EXAMPLES,
+            max_examples=-(-EXAMPLES // PARTS),
             stateful_step_count=STEPS,
             deadline=None,
             database=None,
