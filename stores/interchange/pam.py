@@ -95,7 +95,7 @@ def max_bytes() -> int:
 # --- one memory, both ways -----------------------------------------------------------------
 
 
-def _pam_tags(tags: list[str]) -> list[str]:
+def pam_tags(tags: list[str]) -> list[str]:
     """The tags PAM can spell (lowercase ASCII words), each once."""
     return list(dict.fromkeys(tag for tag in tags if isinstance(tag, str) and TAG.fullmatch(tag)))
 
@@ -138,8 +138,8 @@ def pam_object(fields: dict[str, Any]) -> dict[str, Any]:
         extension["subject"] = fields["subject"]
     if metadata:
         extension["metadata"] = metadata
-    pam_tags = _pam_tags(tags)
-    if pam_tags != tags:
+    spelled_tags = pam_tags(tags)
+    if spelled_tags != tags:
         extension["tags"] = tags
     status = _status(fields)
     temporal: dict[str, Any] = {
@@ -168,7 +168,7 @@ def pam_object(fields: dict[str, Any]) -> dict[str, Any]:
         "status": status,
         "content": fields["content"],
         "content_hash": compute_content_hash(fields["content"]),
-        "tags": pam_tags,
+        "tags": spelled_tags,
         "confidence": confidence,
         "temporal": temporal,
         "provenance": {"platform": PLATFORM},
@@ -444,8 +444,8 @@ def _still_holds(
 # --- reading a memory store ------------------------------------------------------------------
 
 
-def read_document(path: Path) -> dict[str, Any]:
-    """The JSON of a PAM file, refused by its size before a byte of it is read."""
+def read_json(path: Path) -> Any:
+    """The JSON of a file to import, refused by its size before a byte of it is read."""
     size = path.stat().st_size
     limit = max_bytes()
     if size > limit:
@@ -455,16 +455,29 @@ def read_document(path: Path) -> dict[str, Any]:
             "(MEMORYADMIN_MAX_IMPORT_BYTES).",
         )
     with path.open("rb") as handle:
-        return parse_bytes(handle.read(limit + 1), path.name)
+        return parse_json(handle.read(limit + 1), path.name)
 
 
-def parse_bytes(data: bytes, name: str) -> dict[str, Any]:
+def read_document(path: Path) -> dict[str, Any]:
+    """A PAM file's JSON object."""
+    return _object(read_json(path), path.name)
+
+
+def parse_json(data: bytes, name: str) -> Any:
     if len(data) > max_bytes():
         raise Refused("size-limit", f"{name} is larger than {max_bytes():,} bytes.")
     try:
-        document = json.loads(data.decode("utf-8"))
+        return json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
         raise Refused("json", f"{name} is not JSON text: {error}.") from None
+
+
+def parse_bytes(data: bytes, name: str) -> dict[str, Any]:
+    """An uploaded PAM file's JSON object."""
+    return _object(parse_json(data, name), name)
+
+
+def _object(document: Any, name: str) -> dict[str, Any]:
     if not isinstance(document, dict):
         raise Refused("schema", f"{name} is not a JSON object.")
     return document
@@ -530,7 +543,13 @@ def subjects_in(store: MemoryStore) -> dict[str, dict[str, Any]]:
     return found
 
 
-def read_store(store: MemoryStore, *, subjects: dict[str, Subject]) -> Reading:
+# The times a memory is given when its file states none: they apply to a new memory only.
+INVENTED_TIMES = ("created_at", "updated_at", "last_seen_at")
+
+
+def read_store(
+    store: MemoryStore, *, subjects: dict[str, Subject], times_stated: bool = True
+) -> Reading:
     """Every memory of a validated store as an Incoming record, or Refused naming the first
     memory memoryadmin cannot hold (nothing is imported then)."""
     relations_from: dict[str, list[dict[str, Any]]] = {}
@@ -573,7 +592,7 @@ def read_store(store: MemoryStore, *, subjects: dict[str, Subject]) -> Reading:
             attached.add(conversation_ref)
         if residue:
             parsed.values["metadata"][RESIDUE] = residue
-        reading.incoming.append(_incoming(parsed, subjects))
+        reading.incoming.append(_incoming(parsed, subjects, times_stated))
     for ref in sorted(set(index) - attached):
         reading.notes.append(
             f"conversation {ref!r}: no memory of the file was derived from it; its index entry "
@@ -591,7 +610,7 @@ def _derived_relation(relation: dict[str, Any], successors: dict[str, str | None
     )
 
 
-def _incoming(parsed: Parsed, subjects: dict[str, Subject]) -> Incoming:
+def _incoming(parsed: Parsed, subjects: dict[str, Subject], times_stated: bool) -> Incoming:
     values = dict(parsed.values)
     where = f"memory {parsed.ref!r}"
     if parsed.subject is not None:
@@ -604,10 +623,14 @@ def _incoming(parsed: Parsed, subjects: dict[str, Subject]) -> Incoming:
     except ApplicationError as error:
         raise Refused("memoryadmin", f"{where}: {error.message}") from None
     created_at = values["created_at"]
+    defaults = {}
+    if not times_stated:
+        defaults = {name: values.pop(name) for name in INVENTED_TIMES}
     return Incoming(
         surface=MEMORY.key,
         ref=parsed.ref,
         values=values,
+        defaults=defaults,
         source=where,
         superseded_by=parsed.superseded_by,
         successor_stated=True,
@@ -632,11 +655,15 @@ def import_memory_store(
     document: dict[str, Any],
     actor: Actor,
     dry_run: bool = False,
+    times_stated: bool = True,
+    files: list[Incoming] | None = None,
 ) -> PamImport:
     """Validate the whole store with the SDK, then bring its memories in through the import
     service: a memory already here and the same is left alone (no revision), a changed one is
     changed by the edit service. Raises Refused, with nothing written, when any memory fails a
-    check of the SDK or of memoryadmin."""
+    check of the SDK or of memoryadmin. `files` (memory files another tool's export held) come
+    in with the memories; `times_stated` False says the store's times were made up by a
+    converter, so they are given to new memories only and never compared."""
     store = load_store(document)
     wanted = subjects_in(store)
     known = {} if agent.pk is None else {s.external_id: s for s in agent.subjects.all()}
@@ -644,7 +671,7 @@ def import_memory_store(
     planned = {
         ref: Subject(agent=agent, **_subject_values(ref, fields)) for ref, fields in missing.items()
     }
-    reading = read_store(store, subjects={**known, **planned})
+    reading = read_store(store, subjects={**known, **planned}, times_stated=times_stated)
     report = ImportReport()
     if missing:
         report.tally("subject").created += len(missing)
@@ -658,7 +685,11 @@ def import_memory_store(
                     raise Refused("subject", f"subject {ref!r}: {result.message}")
                 subject.pk = result.record.pk
     report = import_records(
-        agent=agent, items=reading.incoming, actor=actor, dry_run=dry_run, report=report
+        agent=agent,
+        items=[*reading.incoming, *(files or [])],
+        actor=actor,
+        dry_run=dry_run,
+        report=report,
     )
     return PamImport(report=report, notes=reading.notes)
 
@@ -672,3 +703,13 @@ def _subject_values(external_id: str, fields: dict[str, Any]) -> dict[str, Any]:
         if name in fields:
             values[name] = fields[name]
     return values
+
+
+def empty_store() -> dict[str, Any]:
+    """A memory store with no memory (what an export of memory files alone brings)."""
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "owner": {"id": "import"},
+        "memories": [],
+    }

@@ -1,4 +1,4 @@
-"""Import a Portable AI Memory (PAM v1.0) memory store into an agent."""
+"""Import a Portable AI Memory (PAM v1.0) memory store, or another tool's export, into an agent."""
 
 from __future__ import annotations
 
@@ -7,38 +7,79 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
-from stores.interchange import pam
+from stores.interchange import exports, pam
 from stores.interchange.commands import ImportCommand, target_agent
 
 
 class Command(ImportCommand):
     help = (
         "Import a PAM memory store (a memory-store.json, or a bundle directory holding one) "
-        "into an agent, created if missing. The whole file is validated with the PAM SDK "
-        "first and refused, with nothing written, when any memory fails a check. Memories "
-        "are matched by id: importing the same file again writes nothing."
+        "into an agent, created if missing; with --from, Claude's or ChatGPT's export folder, "
+        "mem0's get_all output or a Letta agent file (.af). The whole file is validated first "
+        "(PAM files with the PAM SDK) and refused, with nothing written, when any memory fails "
+        "a check. Memories are matched by id: importing the same file again writes nothing."
     )
 
     def add_arguments(self, parser) -> None:
-        parser.add_argument("source", type=Path, help="memory-store.json or a PAM bundle.")
+        parser.add_argument("source", type=Path, help="The file (or folder) to import.")
         parser.add_argument("--agent", required=True, help="Agent name (slug).")
+        parser.add_argument(
+            "--from",
+            dest="source_format",
+            choices=("pam", *exports.SOURCES),
+            default="pam",
+            help="What the file is (default: a PAM memory store). mem0 memories that name an "
+            "agent_id go to the agent of that name.",
+        )
         self.add_import_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         source: Path = options["source"]
+        if not source.exists():
+            raise CommandError(f"{source}: no such file or folder.")
+        try:
+            converted = self.read(source, options["source_format"])
+            # Every agent's store is checked before any is imported: one refusal refuses all.
+            for document in converted.stores.values():
+                pam.load_store(document)
+            for agent_name, document in converted.stores.items():
+                self.bring_in(
+                    agent_name or options["agent"],
+                    document,
+                    converted if agent_name is None else None,
+                    options,
+                )
+        except pam.Refused as error:
+            raise CommandError(f"{source.name} refused, nothing imported: {error}") from None
+
+    def read(self, source: Path, source_format: str) -> exports.Converted:
+        if source_format != "pam":
+            converted = exports.convert(source_format, source)
+            # Files alone (a Letta agent file) still go to the named agent.
+            converted.stores.setdefault(None, pam.empty_store())
+            return converted
         path = source / "memory-store.json" if source.is_dir() else source
         if not path.is_file():
             raise CommandError(f"{path}: no such file.")
-        agent = target_agent(options["agent"], dry_run=options["dry_run"])
-        try:
-            outcome = pam.import_memory_store(
-                agent=agent,
-                document=pam.read_document(path),
-                actor=self.actor(options),
-                dry_run=options["dry_run"],
-            )
-        except pam.Refused as error:
-            raise CommandError(f"{path.name} refused, nothing imported: {error}") from None
-        for note in outcome.notes:
+        return exports.Converted(stores={None: pam.read_document(path)})
+
+    def bring_in(
+        self,
+        agent_name: str,
+        document: dict[str, Any],
+        converted: exports.Converted | None,
+        options: dict[str, Any],
+    ) -> None:
+        agent = target_agent(agent_name, dry_run=options["dry_run"])
+        outcome = pam.import_memory_store(
+            agent=agent,
+            document=document,
+            actor=self.actor(options),
+            dry_run=options["dry_run"],
+            times_stated=converted.times_stated if converted else True,
+            files=converted.files if converted else None,
+        )
+        self.stdout.write(f"Agent {agent_name}:")
+        for note in [*(converted.notes if converted else []), *outcome.notes]:
             self.stdout.write(note)
         self.finish(agent, outcome.report, options)
