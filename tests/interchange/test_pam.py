@@ -9,7 +9,12 @@ from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
-from portable_ai_memory import compute_content_hash, load_dict, validate_memory_store
+from portable_ai_memory import (
+    compute_content_hash,
+    load_dict,
+    validate_embeddings,
+    validate_memory_store,
+)
 from portable_ai_memory.core.integrity import compute_integrity_checksum
 
 from stores.interchange import pam, rockbot
@@ -397,3 +402,43 @@ def test_an_edit_after_import_is_exported(agent):
     back = memories_by_id(export(agent))["m-1"]
     assert back["content"] == "Prefers light mode."
     assert back["content_hash"] == compute_content_hash("Prefers light mode.")
+
+
+def test_a_bundle_adds_the_vectors_naming_their_model(agent, make, tmp_path):
+    embedded = make.memory(agent, "Prefers tea.", alias="tea")
+    make.memory(agent, "Not embedded yet.", alias="later")
+    Memory.objects.filter(pk=embedded.pk).update(
+        embedding=[0.25] * 384, embedding_model="multilingual-e5-small"
+    )
+    Memory.objects.filter(alias="later").update(embedding=None)
+    bundle = tmp_path / "bundle"
+    call_command("export_pam", "--agent", agent.name, "--bundle", str(bundle), stdout=io.StringIO())
+
+    store = load_dict(json.loads((bundle / "memory-store.json").read_text("utf-8")))
+    vectors = load_dict(json.loads((bundle / "embeddings.json").read_text("utf-8")))
+    assert validate_embeddings(vectors, store).is_valid
+    (entry,) = vectors.embeddings
+    assert (entry.memory_id, entry.model, entry.dimensions) == ("tea", "multilingual-e5-small", 384)
+    assert entry.vector == [0.25] * 384
+    assert all(memory.embedding_ref is None for memory in store.memories)
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"b": 1.0, "a": 0.0, "c": [0.5, 1e-7, 1e21, 123.456, -0.0, 2**60]},
+        {"text": 'quote " back \\ tab \t nul \x00 del \x7f unit \x1f line \u2028 é 😀'},
+        {"é": 1, "z": 2, "😀": 3, "\uffff": 4, "A": {"nested": [True, False, None]}},
+        {"lone": "\ud800"},
+    ],
+)
+def test_the_fast_canonical_form_is_the_sdks(value):
+    from portable_ai_memory.core.integrity import canonicalize_jcs
+
+    try:
+        expected = canonicalize_jcs(value)
+    except Exception as error:
+        with pytest.raises(type(error)):
+            pam.canonical(value)
+        return
+    assert pam.canonical(value) == expected

@@ -28,8 +28,8 @@ class Command(BaseCommand):
         target.add_argument(
             "--bundle",
             type=Path,
-            help="A PAM bundle directory: DIR/memory-store.json (and, once memories carry "
-            "their sources, DIR/conversations/).",
+            help="A PAM bundle directory: DIR/memory-store.json and DIR/embeddings.json (the "
+            "memories' vectors, naming the model).",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -49,3 +49,8 @@ class Command(BaseCommand):
             f"Wrote {out}: {counts.memories} memories, {counts.relations} relations, "
             f"{counts.conversations} conversations in the index."
         )
+        if options["bundle"]:
+            vectors = options["bundle"] / "embeddings.json"
+            with atomic_output(vectors) as output:
+                written = pam.write_embeddings(agent, output)
+            self.stdout.write(f"Wrote {vectors}: {written} embeddings.")
