@@ -44,3 +44,11 @@ def test_no_token_no_export(agent, make):
         answer = client_for(raw).get("/api/v1/export/pam/")
         assert answer.status_code == 401
         assert "Prefers tea." not in answer.content.decode()
+
+
+def test_a_staff_session_exports_the_agent_it_names(client, staff_user, agent, make):
+    make.memory(agent, "Prefers tea.", alias="tea")
+    client.force_login(staff_user)
+    answer = client.get(f"/api/v1/export/pam/?agent={agent.name}")
+    assert answer.status_code == 200
+    assert [memory["id"] for memory in body(answer)["memories"]] == ["tea"]

@@ -7,6 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework.request import Request
 
+from memoryadmin.api.schema import AGENT_PARAMETER, read_responses
 from memoryadmin.api.views.base import AgentViewSet
 from memoryadmin.doors.exports import pam_download
 
@@ -21,7 +22,8 @@ class ExportViewSet(AgentViewSet):
             "else its id here), content hashes and the integrity block, valid under the PAM "
             "SDK's validator. Read-only tokens may export."
         ),
-        responses={200: OpenApiResponse(OpenApiTypes.OBJECT, "the PAM memory store")},
+        parameters=[AGENT_PARAMETER],
+        responses=read_responses(OpenApiResponse(OpenApiTypes.OBJECT, "the PAM memory store")),
     )
     def pam(self, request: Request) -> FileResponse:
         return pam_download(self.caller.agent)
