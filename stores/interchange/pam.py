@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import itertools
 import json
 import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -595,7 +596,7 @@ def _schema_message(error: PAMValidationError, document: dict[str, Any]) -> str:
 class Reading:
     """A validated memory store as the import service takes it."""
 
-    incoming: list[Incoming]
+    incoming: Iterator[Incoming]
     notes: list[str] = field(default_factory=list)
 
 
@@ -621,8 +622,9 @@ INVENTED_TIMES = ("created_at", "updated_at", "last_seen_at")
 def read_store(
     store: MemoryStore, *, subjects: dict[str, Subject], times_stated: bool = True
 ) -> Reading:
-    """Every memory of a validated store as an Incoming record, or Refused naming the first
-    memory memoryadmin cannot hold (nothing is imported then)."""
+    """Every memory of a validated store as an Incoming record, made as the import consumes
+    them (one batch at a time); making one raises Refused when memoryadmin cannot hold it, and
+    the import, in one transaction, then writes nothing."""
     relations_from: dict[str, list[dict[str, Any]]] = {}
     successor_of: dict[str, str] = {}
     for relation in store.relations:
@@ -634,42 +636,47 @@ def read_store(
         entry.id: entry.model_dump(mode="json", by_alias=True, exclude_none=True)
         for entry in store.conversations_index
     }
-    attached: set[str] = set()
-    reading = Reading(incoming=[])
-    parsed_all: list[Parsed] = []
-    for memory in store.memories:
-        parsed = memory_fields(memory)
-        if parsed.superseded_by is None and memory.id in successor_of:
-            parsed.superseded_by = successor_of[memory.id]
-            if parsed.values["invalidated_at"] is None:
-                parsed.values["invalidated_at"] = (
-                    memory.temporal.valid_until or parsed.values["updated_at"]
-                )
-        parsed_all.append(parsed)
-    successors = {parsed.ref: parsed.superseded_by for parsed in parsed_all}
-    for memory, parsed in zip(store.memories, parsed_all, strict=True):
-        residue = parsed.values["metadata"].get(RESIDUE, {})
-        kept = [
-            relation
-            for relation in relations_from.get(memory.id, [])
-            if not _derived_relation(relation, successors)
-        ]
-        if kept:
-            residue["relations"] = kept
-        conversation_ref = memory.provenance.conversation_ref
-        if conversation_ref in index:
-            entry = {k: v for k, v in index[conversation_ref].items() if k != "derived_memories"}
-            residue["conversation"] = entry
-            attached.add(conversation_ref)
-        if residue:
-            parsed.values["metadata"][RESIDUE] = residue
-        reading.incoming.append(_incoming(parsed, subjects, times_stated))
+    successors = {
+        memory.id: memory.temporal.superseded_by or successor_of.get(memory.id)
+        for memory in store.memories
+    }
+
+    def incoming() -> Iterator[Incoming]:
+        for memory in store.memories:
+            parsed = memory_fields(memory)
+            if parsed.superseded_by is None and memory.id in successor_of:
+                parsed.superseded_by = successor_of[memory.id]
+                if parsed.values["invalidated_at"] is None:
+                    parsed.values["invalidated_at"] = (
+                        memory.temporal.valid_until or parsed.values["updated_at"]
+                    )
+            residue = parsed.values["metadata"].get(RESIDUE, {})
+            kept = [
+                relation
+                for relation in relations_from.get(memory.id, [])
+                if not _derived_relation(relation, successors)
+            ]
+            if kept:
+                residue["relations"] = kept
+            conversation_ref = memory.provenance.conversation_ref
+            if conversation_ref in index:
+                residue["conversation"] = {
+                    key: value
+                    for key, value in index[conversation_ref].items()
+                    if key != "derived_memories"
+                }
+            if residue:
+                parsed.values["metadata"][RESIDUE] = residue
+            yield _incoming(parsed, subjects, times_stated)
+
+    reading = Reading(incoming=incoming())
     named = sum(1 for memory in store.memories if memory.embedding_ref)
     if named:
         reading.notes.append(
             f"{named} memor{'y names' if named == 1 else 'ies name'} an embedding; vectors are "
             "computed here from the text (the embeddings file is not read)."
         )
+    attached = {memory.provenance.conversation_ref for memory in store.memories}
     for ref in sorted(set(index) - attached):
         reading.notes.append(
             f"conversation {ref!r}: no memory of the file was derived from it; its index entry "
@@ -742,6 +749,9 @@ def import_memory_store(
     in with the memories; `times_stated` False says the store's times were made up by a
     converter, so they are given to new memories only and never compared."""
     store = load_store(document)
+    # The JSON is not needed past validation: with the caller's reference gone (it passes the
+    # document on), it is freed before the memories are made.
+    del document
     wanted = subjects_in(store)
     known = {} if agent.pk is None else {s.external_id: s for s in agent.subjects.all()}
     missing = {ref: fields for ref, fields in wanted.items() if ref not in known}
@@ -752,8 +762,9 @@ def import_memory_store(
     report = ImportReport()
     if missing:
         report.tally("subject").created += len(missing)
-    if not dry_run:
-        with transaction.atomic():
+    # One transaction: a memory refused halfway through leaves nothing of the file behind.
+    with transaction.atomic():
+        if not dry_run:
             for ref, subject in planned.items():
                 result = subject_create(
                     actor=actor, agent=agent, **_subject_values(ref, wanted[ref])
@@ -761,13 +772,13 @@ def import_memory_store(
                 if not result.ok:
                     raise Refused("subject", f"subject {ref!r}: {result.message}")
                 subject.pk = result.record.pk
-    report = import_records(
-        agent=agent,
-        items=[*reading.incoming, *(files or [])],
-        actor=actor,
-        dry_run=dry_run,
-        report=report,
-    )
+        report = import_records(
+            agent=agent,
+            items=itertools.chain(reading.incoming, files or []),
+            actor=actor,
+            dry_run=dry_run,
+            report=report,
+        )
     return PamImport(report=report, notes=reading.notes)
 
 

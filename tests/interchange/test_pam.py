@@ -442,3 +442,13 @@ def test_the_fast_canonical_form_is_the_sdks(value):
             pam.canonical(value)
         return
     assert pam.canonical(value) == expected
+
+
+def test_a_memory_refused_after_earlier_batches_were_written_leaves_nothing(agent, monkeypatch):
+    from stores.services import importing
+
+    monkeypatch.setattr(importing, "BATCH_SIZE", 1)
+    bad = a_memory("m-3", "Three.", type="custom", custom_type="x" * 101)
+    error = refused(agent, a_store(a_memory("m-1", "One."), a_memory("m-2", "Two."), bad))
+    assert error.check == "memoryadmin" and "'m-3'" in error.message
+    assert not Revision.objects.filter(agent=agent).exists()

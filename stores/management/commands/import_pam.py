@@ -39,16 +39,12 @@ class Command(ImportCommand):
             raise CommandError(f"{source}: no such file or folder.")
         try:
             converted = self.read(source, options["source_format"])
-            # Every agent's store is checked before any is imported: one refusal refuses all.
-            for document in converted.stores.values():
-                pam.load_store(document)
-            for agent_name, document in converted.stores.items():
-                self.bring_in(
-                    agent_name or options["agent"],
-                    document,
-                    converted if agent_name is None else None,
-                    options,
-                )
+            if len(converted.stores) > 1:
+                # Every agent's store is checked before any is imported: one refusal refuses all.
+                for document in converted.stores.values():
+                    pam.load_store(document)
+            for agent_name in list(converted.stores):
+                self.bring_in(agent_name, converted, options)
         except pam.Refused as error:
             raise CommandError(f"{source.name} refused, nothing imported: {error}") from None
 
@@ -64,22 +60,22 @@ class Command(ImportCommand):
         return exports.Converted(stores={None: pam.read_document(path)})
 
     def bring_in(
-        self,
-        agent_name: str,
-        document: dict[str, Any],
-        converted: exports.Converted | None,
-        options: dict[str, Any],
+        self, agent_name: str | None, converted: exports.Converted, options: dict[str, Any]
     ) -> None:
-        agent = target_agent(agent_name, dry_run=options["dry_run"])
+        """Import one agent's store; the named agent's also takes the export's files."""
+        named = agent_name is None
+        name = options["agent"] if agent_name is None else agent_name
+        agent = target_agent(name, dry_run=options["dry_run"])
         outcome = pam.import_memory_store(
             agent=agent,
-            document=document,
+            # Taken out of `converted`, so the import can free it once validated.
+            document=converted.stores.pop(agent_name),
             actor=self.actor(options),
             dry_run=options["dry_run"],
-            times_stated=converted.times_stated if converted else True,
-            files=converted.files if converted else None,
+            times_stated=converted.times_stated,
+            files=converted.files if named else None,
         )
-        self.stdout.write(f"Agent {agent_name}:")
-        for note in [*(converted.notes if converted else []), *outcome.notes]:
+        self.stdout.write(f"Agent {name}:")
+        for note in [*(converted.notes if named else []), *outcome.notes]:
             self.stdout.write(note)
         self.finish(agent, outcome.report, options)
