@@ -450,7 +450,7 @@ def _jcs_ready(value: Any) -> Any:
     the Basic Multilingual Plane (RFC 8785 orders keys by UTF-16 code units)."""
     if isinstance(value, dict):
         for key in value:
-            if not isinstance(key, str) or any(ord(c) > 0xFFFF for c in key):
+            if not isinstance(key, str) or (not key.isascii() and max(key) > "\uffff"):
                 raise _Unusual
         return {key: _jcs_ready(item) for key, item in value.items()}
     if isinstance(value, list):
