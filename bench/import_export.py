@@ -189,7 +189,28 @@ def record_section(section: str, begin: str, end: str) -> None:
     BENCHMARKS.write_text(text, "utf-8")
 
 
+def pam_verdict(count: int, results: list[dict[str, object]]) -> str:
+    """Each target, met or not, and where the import's time and memory go."""
+    seconds = {str(r["step"]): float(str(r["seconds"])) for r in results}
+    peak = {str(r["step"]): float(str(r["peak_mib"])) for r in results}
+    imported, exported = count / seconds["import_pam"], count / seconds["export_pam"]
+
+    def said(ok: bool) -> str:
+        return "met" if ok else "**not met**"
+
+    return (
+        f"Targets: in at {PAM_IMPORT_RATE:,}/s: {said(imported >= PAM_IMPORT_RATE)}; under "
+        f"{PAM_IMPORT_MIB} MiB: {said(peak['import_pam'] < PAM_IMPORT_MIB)}; out at "
+        f"{PAM_EXPORT_RATE:,}/s: {said(exported >= PAM_EXPORT_RATE)}. The import validates the "
+        "whole document with the SDK's models before writing, so the parsed JSON and the "
+        "validated models of every memory are in memory at once (about five times the file); "
+        "its writes are those of every import (the same path brings in RockBot files, above). "
+        "The machine is shared with other work: wall times vary from run to run."
+    )
+
+
 def write_pam_section(count: int, size: int, results: list[dict[str, object]]) -> None:
+    verdict = pam_verdict(count, results)
     rows = "\n".join(
         f"| {r['step']} | {r['seconds']:.1f} | {count / r['seconds']:,.0f} | {r['peak_mib']:.0f} |"
         for r in results
@@ -207,6 +228,8 @@ SDK's models and deep validator before writing anything. The targets: in at
 | step | seconds | memories/s | peak memory (MiB) |
 |---|---:|---:|---:|
 {rows}
+
+{verdict}
 
 - *import_pam*: validated whole, then new memories and their first revisions in batches.
 - *re-import*: the same file again: every memory matched by its id and left alone.
