@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
 from memoryadmin.api.views.changes import ChangeViewSet
+from memoryadmin.api.views.exports import ExportViewSet
 from memoryadmin.api.views.revisions import RevisionViewSet
 from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.api.views.tools import ToolViewSet
@@ -32,6 +33,7 @@ router.register("revisions", RevisionViewSet, basename="revision")
 router.register("webhooks", WebhookViewSet, basename="webhook")
 
 change_list = ChangeViewSet.as_view({"get": "list"})
+export_pam = ExportViewSet.as_view({"get": "pam"})
 tool_list = ToolViewSet.as_view({"get": "list"})
 tool_detail = ToolViewSet.as_view({"get": "retrieve", "post": "create_call"})
 
@@ -64,6 +66,7 @@ def api_index(request: Request) -> Response:
                 "webhooks": at("/api/v1/webhooks/"),
             },
             "changes": at("/api/v1/changes/"),
+            "export_pam": at("/api/v1/export/pam/"),
             "tools": at("/api/v1/tools/"),
             "mcp": at("/mcp/"),
             "schema": at("/api/schema/"),
@@ -78,6 +81,7 @@ urlpatterns = [
     path("v1/", api_index, name="index"),
     path("v1/", include(router.urls)),
     path("v1/changes/", change_list, name="change-list"),
+    path("v1/export/pam/", export_pam, name="export-pam"),
     path("v1/tools/", tool_list, name="tool-list"),
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),

@@ -62,6 +62,9 @@ MEMORYADMIN: dict[str, Any] = {
     # and this many characters as compact JSON, whichever door (API, shell, importer) writes it.
     "MAX_METADATA_DEPTH": int(env("MAX_METADATA_DEPTH", "20") or 20),
     "MAX_METADATA_SIZE": int(env("MAX_METADATA_SIZE", "65536") or 65536),
+    # A PAM file (or another tool's export) is one JSON document, parsed whole: larger files are
+    # refused by their size before they are read. 32 MiB holds about 60,000 memories.
+    "MAX_IMPORT_BYTES": int(env("MAX_IMPORT_BYTES", str(32 * 1024 * 1024)) or 32 * 1024 * 1024),
     "API": {
         # Requests per token (or logged-in user) and period; a client over it gets 429.
         "RATE_LIMIT": env("API_RATE_LIMIT", "600/minute"),

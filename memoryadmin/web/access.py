@@ -9,7 +9,8 @@ from typing import Any
 
 from django.contrib.auth.decorators import login_required
 from django.db.models import QuerySet
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, render
 from django_htmx.middleware import HtmxDetails
 
@@ -59,7 +60,7 @@ def agent_scope(request: HttpRequest, agent_name: str) -> AgentScope:
     return AgentScope(agent=agent, actor=Actor.for_user(user), role=role)
 
 
-def agent_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+def agent_view(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
     """Login required; resolves `agent_name` from the URL into `scope` for the view.
 
     An agent, surface or record that is not there (or not this person's to see) answers the
@@ -69,7 +70,7 @@ def agent_view(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]
 
     @login_required
     @functools.wraps(view)
-    def wrapper(request: HttpRequest, agent_name: str, **kwargs: Any) -> HttpResponse:
+    def wrapper(request: HttpRequest, agent_name: str, **kwargs: Any) -> HttpResponseBase:
         scope = None
         try:
             scope = agent_scope(request, agent_name)

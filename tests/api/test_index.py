@@ -31,10 +31,12 @@ def test_the_api_root_lists_every_collection_and_door():
         f"{base}/mcp/",
     )
     assert (index["schema"], index["docs"]) == (f"{base}/api/schema/", f"{base}/api/docs/")
+    assert index["export_pam"] == f"{base}/api/v1/export/pam/"
 
 
 def test_every_listed_collection_answers_with_a_token(api):
     index = api.get("/api/v1/").json()
 
-    for url in [*index["collections"].values(), index["changes"], index["tools"]]:
+    doors = [index["changes"], index["tools"], index["export_pam"]]
+    for url in [*index["collections"].values(), *doors]:
         assert api.get(url).status_code == 200, url

@@ -1,0 +1,253 @@
+"""Writing an agent's memories as a PAM memory store (and its embeddings file), streamed: the
+memories in id order, the integrity checksum computed as they are written."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import IO, Any
+
+from django.utils import timezone
+from portable_ai_memory.core.integrity import canonicalize_jcs
+from portable_ai_memory.models.enums import RelationType
+
+from stores.interchange.native import record_fields
+from stores.interchange.pam.mapping import (
+    EXPORTED_BY,
+    RESIDUE,
+    SCHEMA,
+    SCHEMA_VERSION,
+    SPEC_URI,
+    SUBJECT_FIELDS,
+    dump,
+    pam_object,
+)
+from stores.models import Agent, Memory, Subject
+from stores.surfaces import MEMORY
+
+# Every stored field of a memory (as native exports write them), the vector aside.
+MEMORY_COLUMNS = ("pk", "alias", *(field.attname for field in record_fields(MEMORY)))
+CHUNK = 2000
+
+
+def _ref(pk: int, alias: str | None) -> str:
+    return alias or str(pk)
+
+
+def _line(doc: Any) -> bytes:
+    return json.dumps(doc, ensure_ascii=False).encode("utf-8")
+
+
+@dataclass
+class ExportCounts:
+    memories: int = 0
+    relations: int = 0
+    conversations: int = 0
+
+
+def write_memory_store(
+    agent: Agent,
+    output: IO[bytes],
+    *,
+    on_memories: Callable[[int], None] | None = None,
+    export_id: str | None = None,
+) -> ExportCounts:
+    """Write the agent's long-term memories to `output` as one PAM memory store.
+
+    Memories go out sorted by id, one chunk of rows at a time, so the integrity checksum (the
+    SHA-256 of the canonical memories array in id order) is computed as they are written.
+    """
+    counts = ExportCounts()
+    subjects = {
+        row["pk"]: {name: row[name] for name in SUBJECT_FIELDS}
+        for row in Subject.objects.filter(agent=agent).values("pk", *SUBJECT_FIELDS)
+    }
+    refs = {
+        pk: _ref(pk, alias)
+        for pk, alias in Memory.objects.filter(agent=agent).values_list("pk", "alias")
+    }
+    order = sorted(refs, key=lambda pk: refs[pk])
+    head = {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "spec_uri": SPEC_URI,
+        "export_id": export_id or str(uuid.uuid4()),
+        "exported_by": EXPORTED_BY,
+        "export_date": timezone.now().isoformat().replace("+00:00", "Z"),
+        "owner": {"id": agent.name},
+        "export_type": "full",
+    }
+    output.write(_line(head)[:-1] + b', "memories": [')
+    checksum = hashlib.sha256(b"[")
+    relations: dict[str, dict[str, Any]] = {}
+    kept_relations: list[dict[str, Any]] = []
+    conversations: dict[str, dict[str, Any]] = {}
+    derived_from: dict[str, list[str]] = {}
+    for start in range(0, len(order), CHUNK):
+        chunk = order[start : start + CHUNK]
+        rows = {
+            row["pk"]: row for row in Memory.objects.filter(pk__in=chunk).values(*MEMORY_COLUMNS)
+        }
+        for position, pk in enumerate(chunk):
+            row = rows[pk]
+            fields = {
+                **row,
+                "ref": refs[pk],
+                "subject": subjects.get(row["subject_id"]),
+                "superseded_by": refs.get(row["superseded_by_id"]),
+            }
+            memory = dump(pam_object(fields))
+            separator = b"," if start + position else b""
+            output.write(separator + _line(memory))
+            checksum.update(separator + canonical(memory))
+            counts.memories += 1
+            residue = (row["metadata"] or {}).get(RESIDUE) or {}
+            kept_relations.extend(residue.get("relations") or [])
+            if fields["superseded_by"] is not None:
+                relation = _supersedes(fields["superseded_by"], memory)
+                relations[relation["id"]] = relation
+            conversation = residue.get("conversation")
+            ref = memory["provenance"].get("conversation_ref")
+            if ref:
+                derived_from.setdefault(ref, []).append(memory["id"])
+                if not isinstance(conversation, dict) or conversation.get("id") != ref:
+                    # Once the index names one conversation, the validator wants every
+                    # conversation a memory names in it.
+                    conversation = {
+                        "id": ref,
+                        "platform": memory["provenance"]["platform"],
+                        "temporal": {"created_at": memory["temporal"]["created_at"]},
+                    }
+                conversations.setdefault(ref, conversation)
+        if on_memories:
+            on_memories(len(chunk))
+    checksum.update(b"]")
+    all_refs = set(refs.values())
+    for relation in kept_relations:
+        if _still_holds(relation, all_refs, relations):
+            relations[relation["id"]] = relation
+    output.write(b'], "relations": ')
+    output.write(_line(sorted(relations.values(), key=lambda relation: relation["id"])))
+    index = [
+        {**entry, "derived_memories": derived_from[ref]}
+        for ref, entry in sorted(conversations.items())
+    ]
+    output.write(b', "conversations_index": ')
+    output.write(_line(index))
+    integrity = {
+        "canonicalization": "RFC8785",
+        "checksum": f"sha256:{checksum.hexdigest()}",
+        "total_memories": counts.memories,
+    }
+    output.write(b', "integrity": ' + _line(integrity) + b"}\n")
+    counts.relations = len(relations)
+    counts.conversations = len(index)
+    return counts
+
+
+def write_embeddings(agent: Agent, output: IO[bytes]) -> int:
+    """The agent's memory vectors as a PAM embeddings file, each naming its memory by the id
+    the memory store gives it and the model that computed it; memories without a vector are
+    left out. Returns how many were written."""
+    output.write(
+        _line({"schema": f"{SCHEMA}-embeddings", "schema_version": SCHEMA_VERSION})[:-1]
+        + b', "embeddings": ['
+    )
+    embedded = Memory.objects.filter(agent=agent, embedding__isnull=False)
+    rows = embedded.values_list("pk", "alias", "embedding", "embedding_model", "updated_at")
+    written = 0
+    for pk, alias, vector, model, updated_at in rows.iterator(chunk_size=CHUNK):
+        ref = _ref(pk, alias)
+        numbers = [float(x) for x in vector or []]  # the query asks for vectors only
+        entry = {
+            "id": f"embedding:{ref}",
+            "memory_id": ref,
+            "model": model or "unknown",
+            "dimensions": len(numbers),
+            "created_at": updated_at.isoformat().replace("+00:00", "Z"),
+            "vector": numbers,
+        }
+        output.write((b"," if written else b"") + _line(entry))
+        written += 1
+    output.write(b"]}\n")
+    return written
+
+
+class _Unusual(Exception):
+    """A value whose RFC 8785 form the standard JSON encoder does not write."""
+
+
+# JSON's encoder writes integers exactly only up to this size, and RFC 8785 numbers are doubles.
+_EXACT_INTEGER = 2**53
+
+
+def _jcs_ready(value: Any) -> Any:
+    """`value` with its numbers as RFC 8785 writes them (a double without a fraction as an
+    integer), or _Unusual where the standard encoder would differ: an exponent, a key outside
+    the Basic Multilingual Plane (RFC 8785 orders keys by UTF-16 code units)."""
+    if isinstance(value, dict):
+        for key in value:
+            if not isinstance(key, str) or (not key.isascii() and max(key) > "\uffff"):
+                raise _Unusual
+        return {key: _jcs_ready(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_jcs_ready(item) for item in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        if abs(value) >= _EXACT_INTEGER:
+            raise _Unusual
+        return value
+    if isinstance(value, float):
+        if value.is_integer() and abs(value) < _EXACT_INTEGER:
+            return int(value)
+        if "e" in repr(value) or "n" in repr(value):
+            raise _Unusual
+        return value
+    raise _Unusual
+
+
+def canonical(memory: dict[str, Any]) -> bytes:
+    """A memory's RFC 8785 (JCS) form, as the SDK's `canonicalize_jcs` writes it.
+
+    The standard encoder writes JCS for what exports hold (sorted keys, no spaces, the same
+    string escapes, shortest round-trip numbers) at a tenth of the cost of the pure-Python
+    canonicaliser, which is kept for whatever it would write differently.
+    """
+    try:
+        ready = _jcs_ready(memory)
+        text = json.dumps(ready, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        return text.encode("utf-8")
+    except (_Unusual, UnicodeEncodeError):
+        return canonicalize_jcs(memory)
+
+
+def _supersedes(successor: str, memory: dict[str, Any]) -> dict[str, Any]:
+    """The relation an export states for a superseded memory, the same at every export."""
+    temporal = memory["temporal"]
+    return {
+        "id": f"supersedes:{memory['id']}",
+        "from": successor,
+        "to": memory["id"],
+        "type": RelationType.SUPERSEDES.value,
+        "created_at": temporal.get("valid_until") or temporal["updated_at"],
+    }
+
+
+def _still_holds(
+    relation: dict[str, Any], refs: set[str], derived: dict[str, dict[str, Any]]
+) -> bool:
+    """A kept relation goes out while both its memories do; a `supersedes` one only while the
+    memory it names is still superseded by that successor (the link has a field here)."""
+    if relation.get("from") not in refs or relation.get("to") not in refs:
+        return False
+    if relation.get("type") != RelationType.SUPERSEDES:
+        return True
+    stated = derived.get(f"supersedes:{relation['to']}")
+    if stated is None or stated["from"] != relation["from"]:
+        return False
+    del derived[stated["id"]]
+    return True
