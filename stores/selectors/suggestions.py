@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from django.db.models import Prefetch, QuerySet
 
+from stores.editing import cut_preview
 from stores.models import Agent, Memory, SuggestedRecord, Suggestion
 from stores.selectors.filters import still_true
 from stores.selectors.lexical import lexical_candidates, query_terms
@@ -131,3 +133,46 @@ def open_memory_ids(agent: Agent) -> list[int]:
         .values_list("memory_id", flat=True)
         .distinct()
     )
+
+
+def suggestion_rows(suggestions: list[Suggestion]) -> list[dict[str, Any]]:
+    """Each suggestion as every door shows it: its words, and its records with the version
+    each was found at, the version it is at now (None: forgotten) and a preview."""
+    ids = {record.memory_id for s in suggestions for record in s.records.all()}
+    memories = {
+        m.pk: m
+        for m in Memory.objects.filter(pk__in=ids).only(
+            "pk", "version", "content", "store", "updated_at", "invalidated_at"
+        )
+    }
+    rows = []
+    for suggestion in suggestions:
+        records = []
+        for record in suggestion.records.all():
+            memory = memories.get(record.memory_id)
+            records.append(
+                {
+                    "id": record.memory_id,
+                    "version": record.version,
+                    "current_version": memory.version if memory else None,
+                    "preview": cut_preview(memory.content) if memory else "",
+                    "store": memory.store if memory else None,
+                    "updated_at": memory.updated_at.isoformat() if memory else None,
+                }
+            )
+        rows.append(
+            {
+                "id": suggestion.pk,
+                "kind": suggestion.kind,
+                "status": suggestion.status,
+                "score": suggestion.score,
+                "reason": suggestion.reason,
+                "proposal": suggestion.proposal,
+                "found_by": suggestion.found_by,
+                "created_at": suggestion.created_at.isoformat(),
+                "settled_at": suggestion.settled_at.isoformat() if suggestion.settled_at else None,
+                "settled_by": suggestion.settled_by,
+                "records": records,
+            }
+        )
+    return rows
