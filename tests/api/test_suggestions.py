@@ -144,3 +144,45 @@ def test_bad_input_is_invalid(api, conflict):
     answer = api.call("post", f"suggestions/{suggestion.pk}/accept/", {"keep": 999999})
     assert answer.status_code == 400 and answer.json()["status"] == "invalid"
     assert api.call("get", "suggestions/?kind=nope").status_code == 400
+
+
+def test_the_tools_list_propose_and_settle(api, agent, make):
+    first = make.memory(agent, content="The user's cat is called Miso.")
+    second = make.memory(agent, content="The user's cat is named Miso.")
+    proposed = api.call(
+        "post", "tools/propose_merge/",
+        {"records": [first.pk, second.pk], "reason": "one cat"},
+    ).json()  # fmt: skip
+    assert proposed["status"] == "created"
+    listed = api.call("post", "tools/list_suggestions/", {"kind": "merge"}).json()
+    assert listed["count"] == 1 and listed["results"][0]["reason"] == "one cat"
+    number = listed["results"][0]["id"]
+    preview = api.call(
+        "post", "tools/settle_suggestion/", {"id": number, "decision": "accept", "dry_run": True}
+    ).json()
+    assert preview["status"] == "updated" and preview["dry_run"] is True
+    settled = api.call(
+        "post", "tools/settle_suggestion/", {"id": number, "decision": "accept"}
+    ).json()
+    assert settled["status"] == "updated" and settled["suggestion"] == number
+    second.refresh_from_db()
+    assert second.superseded_by_id == first.pk
+    again = api.call("post", "tools/settle_suggestion/", {"id": number, "decision": "dismiss"})
+    assert again.json()["status"] == "conflict"
+
+
+def test_the_tools_answer_over_mcp(agent, make):
+    from memoryadmin.mcp.server import _call
+    from tests.factories import agent_token
+
+    token, _ = agent_token(agent)
+    first = make.memory(agent, content="User has 2 cats.")
+    second = make.memory(agent, content="User has 3 cats.")
+    suggestion_create(agent=agent, kind="conflict", memories=[first, second], reason="count")
+    listed = _call(lambda request: token, None, "list_suggestions", {}).structured_content
+    assert listed["status"] == "ok" and listed["count"] == 1
+    number = listed["results"][0]["id"]
+    settled = _call(
+        lambda request: token, None, "settle_suggestion", {"id": number, "decision": "dismiss"}
+    ).structured_content
+    assert settled["status"] == "updated"
