@@ -324,9 +324,9 @@ def _settle_writes(
         )
         written = [result.revision or 0, *(m["revision"] for m in result.details["merged"])]
     else:
-        result = WriteResult(status=Status.OK, id=kept.pk, version=kept.version, surface=MEMORY.key)
+        replaced: WriteResult | None = None
         if content is not None and content != kept.content:
-            result = replace.OP.run(
+            replaced = replace.OP.run(
                 surface_key=MEMORY.key,
                 agent=agent,
                 actor=actor,
@@ -335,12 +335,12 @@ def _settle_writes(
                 allow_shorter=True,
                 expected_version=kept.version,
             )
-            written.append(result.revision or 0)
+            written.append(replaced.revision or 0)
         for other in others:
-            invalidated: WriteResult = invalidate.OP.run(
-                agent=agent, actor=actor, ref=other, replacement_ref=kept.pk
-            )
-            written.append(invalidated.revision or 0)
+            result = invalidate.OP.run(agent=agent, actor=actor, ref=other, replacement_ref=kept.pk)
+            written.append(result.revision or 0)
+        # The kept record's answer when its text changed, else the last one invalidated.
+        result = replaced or result
     result.details["revisions"] = sorted(pk for pk in written if pk)
     return result
 
