@@ -54,6 +54,10 @@ def test_a_person_settles_a_conflict_and_a_merge(page, live_server, screenshots,
     expect(conflict.locator(".diff del")).to_contain_text("Paris")
     expect(page.locator("li.suggestion")).to_have_count(2)  # not the aunt and the uncle
     page.screenshot(path=str(screenshots / "suggestions.png"), full_page=True)
+    page.keyboard.press("j")
+    expect(page.locator("li.suggestion").first).to_be_focused()
+    page.keyboard.press("j")
+    expect(page.locator("li.suggestion").nth(1)).to_be_focused()
 
     lyon = Memory.objects.get(content="The user lives in Lyon.")
     conflict.locator(f".side[data-record='{lyon.pk}'] button:has-text('Keep this one')").click()
