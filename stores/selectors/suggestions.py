@@ -94,6 +94,7 @@ def agent_memories(agent: Agent) -> Iterator[tuple[Memory, list[float] | None]]:
         if not chunk:
             return
         for memory in chunk:
+            memory.agent = agent  # one agent for the whole pass: no query per memory for it
             vector = memory.embedding
             yield memory, None if vector is None else list(np.asarray(vector, dtype=float))
         last = chunk[-1].pk
