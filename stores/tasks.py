@@ -22,7 +22,8 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 from stores import metrics
 from stores.runtime.queues import AfterWriteQueue, RetryingQueue
 from stores.selectors.webhooks import enabled_webhook_ids
-from stores.services import decay, embeddings, engine, expiry, webhooks
+from stores.services import decay, embeddings, engine, expiry, suggestions, webhooks
+from stores.surfaces import MEMORY
 
 logger = logging.getLogger("memoryadmin.tasks")
 
@@ -49,7 +50,28 @@ def _count_failed(sender: object = None, **_: object) -> None:
     ignore_result=True,
 )
 def reembed_records(self, surface_key: str, record_ids: list[int]) -> dict[str, int]:
-    return embeddings.reembed(surface_key, record_ids).as_dict()
+    outcome = embeddings.reembed(surface_key, record_ids).as_dict()
+    suggest_after_write(surface_key, record_ids)
+    return outcome
+
+
+def suggest_after_write(surface_key: str, record_ids: list[int]) -> None:
+    """The suggestion pass of memories just written, once their new vectors are stored (their
+    nearest neighbours are found by them). A failure costs a suggestion, never the write:
+    the periodic pass finds it later."""
+    if surface_key != MEMORY.key or not settings.MEMORYADMIN["SUGGEST_AFTER_WRITE"]:
+        return
+    for record_id in record_ids:
+        try:
+            suggestions.suggest_for_memory(record_id)
+        except Exception:
+            logger.exception("suggestions after the write of memory %s failed", record_id)
+
+
+@shared_task
+def suggest_all_agents() -> dict[str, int]:
+    """The whole-agent suggestion pass of every agent: new suggestions of each kind."""
+    return dict(suggestions.suggest_everywhere())
 
 
 @shared_task
@@ -146,6 +168,7 @@ def _send_reembed(surface_key: str, record_ids: list[int]) -> None:
 
 def _embed(surface_key: str, record_ids: list[int]) -> None:
     embeddings.reembed(surface_key, record_ids)
+    suggest_after_write(surface_key, record_ids)
 
 
 # The embedded default, which has no broker: an eager Celery task ran the model inside the

@@ -37,6 +37,7 @@ from tests.factories import agent_token
 
 pytestmark = pytest.mark.django_db
 
+SURFACES_OF = {spec.model: key for key, spec in SURFACES.items()}
 STATUS_WORDS = {str(status) for status in Status}
 SUCCESS_WORDS = {str(status) for status in SUCCESS_STATUSES}
 MAINTAINER = Actor.maintainer("tests")
@@ -61,6 +62,15 @@ def _sample(param: Param, record: VersionedRecord) -> Any:
             return (timezone.now() + dt.timedelta(days=1)).isoformat()
         case Kind.REF:
             return record.pk
+        case Kind.REFS:
+            # Another record of the agent (an op never takes a record with itself).
+            other = record_create(
+                surface_key=SURFACES_OF[type(record)],
+                agent=record.agent,
+                actor=MAINTAINER,
+                values={"content": "Another sample memory."},
+            )
+            return [other.id]
         case Kind.TAGS:
             return ["sample"]
         case Kind.OBJECT:

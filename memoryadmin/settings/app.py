@@ -91,6 +91,9 @@ MEMORYADMIN: dict[str, Any] = {
     "REEMBED_AFTER_WRITE": env(
         "REEMBED_AFTER_WRITE", "thread" if CELERY_TASK_ALWAYS_EAGER else "task"
     ),
+    # The suggestion pass of a memory after its write, once its new vector is stored (off
+    # the request, as the re-embedding is): duplicates and conflicts found as they arrive.
+    "SUGGEST_AFTER_WRITE": env_bool("SUGGEST_AFTER_WRITE", True),
     "SEARCH": {
         # How many candidates each side brings to the fusion, at least (more when a page
         # reaches further). Past about 40 nearest neighbours PostgreSQL tends to prefer an

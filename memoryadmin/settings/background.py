@@ -54,4 +54,10 @@ CELERY_BEAT_SCHEDULE = {
         "task": "stores.tasks.sweep_webhooks",
         "schedule": float(env("WEBHOOK_SWEEP_INTERVAL", "60") or 60),
     },
+    # Every agent's memories compared again: what the pass after each write missed (a
+    # memory written before its neighbours were embedded), and suggestions gone stale.
+    "suggest": {
+        "task": "stores.tasks.suggest_all_agents",
+        "schedule": float(env("SUGGEST_INTERVAL", "86400") or 86400),
+    },
 }

@@ -23,7 +23,8 @@ from memoryadmin.web.rendering import (
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
 from memoryadmin.web.wording import REASON_SHOWN, sentence
 from stores.editing import line_count as count_lines
-from stores.models import Memory
+from stores.models import Agent, Memory
+from stores.selectors.suggestions import count_open
 
 register = template.Library()
 
@@ -128,6 +129,12 @@ def store_note(value: str) -> str:
 def surface_uis() -> list[SurfaceUI]:
     """Every surface in registry order, for the navigation: `{% surface_uis as surfaces %}`."""
     return list(SURFACE_UI.values())
+
+
+@register.simple_tag
+def open_suggestions(agent: Agent) -> int:
+    """How many suggestions about the agent's memories wait to be settled, for the nav."""
+    return count_open(agent)
 
 
 @register.filter

@@ -55,7 +55,7 @@ def param_field(param: Param) -> forms.Field | None:
         case Kind.TEXT:
             # A text may be empty, and a form always posts it: present, never "required".
             return TypedTextField(required=False, label=label)
-        case Kind.STRING | Kind.REF:
+        case Kind.STRING | Kind.REF | Kind.REFS:
             return forms.CharField(max_length=param.max_length or 255, empty_value=None, **common)
         case Kind.BOOLEAN:
             return forms.BooleanField(required=False, label=label)

@@ -13,6 +13,7 @@ from memoryadmin.web.views import (
     portability,
     records,
     review,
+    suggestions,
     tokens,
     webhooks,
 )
@@ -30,6 +31,17 @@ urlpatterns = [
     path(agent + "changes/live/", live.changes_live, name="changes_live"),
     path(agent + "changes/<int:revision_id>/", history.change_detail, name="change_detail"),
     path(agent + "review/", review.review_queue, name="review"),
+    path(agent + "suggestions/", suggestions.suggestion_inbox, name="suggestions"),
+    path(
+        agent + "suggestions/merge-exact/",
+        suggestions.suggestion_merge_exact,
+        name="suggestions_merge_exact",
+    ),
+    path(
+        agent + "suggestions/<int:suggestion_id>/settle/",
+        suggestions.suggestion_settle,
+        name="suggestion_settle",
+    ),
     path(agent + "review/act/", review.review_act, name="review_act"),
     path(agent + "review/mode/", review.review_mode, name="review_mode"),
     path(agent + "tokens/", tokens.token_list, name="tokens"),

@@ -156,6 +156,22 @@
     }
   });
 
+  // The suggestions inbox: j and k move between pairs, as in most review tools.
+  document.addEventListener("keydown", function (event) {
+    if ((event.key !== "j" && event.key !== "k") || event.ctrlKey || event.metaKey || event.altKey) return;
+    var tag = event.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT" || event.target.isContentEditable) return;
+    var pairs = Array.prototype.slice.call(document.querySelectorAll("li.suggestion"));
+    if (!pairs.length) return;
+    var current = pairs.indexOf(event.target.closest ? event.target.closest("li.suggestion") : null);
+    var next = event.key === "j" ? current + 1 : current - 1;
+    if (current < 0) next = event.key === "j" ? 0 : pairs.length - 1;
+    if (next < 0 || next >= pairs.length) return;
+    event.preventDefault();
+    pairs[next].focus();
+    pairs[next].scrollIntoView({ block: "nearest" });
+  });
+
   // "Select all" checkboxes for bulk actions.
   document.addEventListener("change", function (event) {
     var name = event.target.dataset && event.target.dataset.selectAll;

@@ -14,6 +14,7 @@ from stores.models.memories import SHARED_BANK, Memory, bank_label
 from stores.models.revisions import Channel, Revision
 from stores.models.rules import RulesDocument
 from stores.models.skills import Skill
+from stores.models.suggestions import SuggestedRecord, Suggestion
 from stores.models.tasks import ScheduledTask
 from stores.models.webhooks import Webhook, WebhookDelivery
 from stores.models.working import WorkingMemoryEntry
@@ -37,6 +38,8 @@ __all__ = [
     "ScheduledTask",
     "Skill",
     "Subject",
+    "SuggestedRecord",
+    "Suggestion",
     "VersionedRecord",
     "Webhook",
     "WebhookDelivery",

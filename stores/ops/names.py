@@ -20,6 +20,7 @@ class OpName(StrEnum):
     SET_IMPORTANCE = "set_importance"
     REINFORCE = "reinforce"
     INVALIDATE = "invalidate"
+    MERGE = "merge"
     SET_TTL = "set_ttl"
     APPEND = "append"
     REPLACE_SECTION = "replace_section"

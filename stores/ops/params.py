@@ -27,6 +27,8 @@ class Kind(StrEnum):
     CHOICE = "choice"
     # A record's id, or the alias it had in the store it came from.
     REF = "ref"
+    # Several records' ids or aliases.
+    REFS = "refs"
     # The version a write expects to find (optimistic lock).
     VERSION = "version"
     TAGS = "tags"
@@ -104,6 +106,7 @@ _JSON_TYPES: dict[Kind, dict[str, Any]] = {
     Kind.MOMENT: {"type": "string", "format": "date-time"},
     Kind.CHOICE: {"type": "string"},
     Kind.REF: {"type": ["integer", "string"]},
+    Kind.REFS: {"type": "array", "minItems": 1, "items": {"type": ["integer", "string"]}},
     Kind.VERSION: {"type": "integer", "minimum": 1},
     Kind.TAGS: {"type": "array", "items": {"type": "string"}},
     Kind.OBJECT: {"type": "object"},

@@ -26,22 +26,12 @@ from django.db import connection
 from django.db.models import Case, Count, FloatField, Func, Q, QuerySet, Value, When
 
 from stores.dbops import MEMORY_SEARCH_DOCUMENT, MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
+from stores.editing.words import ENGLISH_STOPWORDS
 from stores.models import Memory
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
-# PostgreSQL's english.stop, word for word, so SQLite drops what PostgreSQL drops.
-_ENGLISH_STOP = """
-i me my myself we our ours ourselves you your yours yourself yourselves he him his
-himself she her hers herself it its itself they them their theirs themselves what which
-who whom this that these those am is are was were be been being have has had having do
-does did doing a an the and but if or because as until while of at by for with about
-against between into through during before after above below to from up down in out on
-off over under again further then once here there when where why how all any both each
-few more most other some such no nor not only own same so than too very s t can will
-just don should now
-"""
-STOPWORDS = frozenset(_ENGLISH_STOP.split())
+STOPWORDS = ENGLISH_STOPWORDS
 
 # A query's first this many distinct terms are matched: the cost of the lexical side grows
 # with its terms, and a question rarely has more content words than this.

@@ -1,6 +1,6 @@
 """The tool registry: every tool a language model can call, defined once for every door."""
 
-from stores.tools import anthropic, native, ohmypi, rockbot, tomori
+from stores.tools import anthropic, native, ohmypi, rockbot, suggestions, tomori
 from stores.tools.registry import (
     REGISTRY,
     Tool,
@@ -23,5 +23,6 @@ __all__ = [
     "native",
     "ohmypi",
     "rockbot",
+    "suggestions",
     "tomori",
 ]

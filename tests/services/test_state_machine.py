@@ -58,6 +58,7 @@ from stores.models import (
     WorkingMemoryEntry,
     text_fingerprint,
 )
+from stores.ops.memory.merge import merge_revisions
 from stores.services import (
     SURFACES,
     Actor,
@@ -81,6 +82,9 @@ from stores.services import (
     subject_create,
     working_set_ttl,
 )
+from stores.services.memories import memory_merge
+from stores.services.records import record_undo
+from stores.services.suggestions import suggestion_accept, suggestion_create, suggestion_dismiss
 from tests.factories import AgentFactory, UserFactory, agent_token
 
 EXAMPLES = int(os.environ.get("MEMORYADMIN_STATEFUL_EXAMPLES", "100"))
@@ -139,6 +143,20 @@ OUTCOMES = {
         Status.CONFLICT,
     },
     "forget": {Status.DELETED},
+    "merge": {Status.UPDATED},
+    # Undoing a merge meets what changed since (conflict) and store rules of its records.
+    "undo": {Status.UPDATED, Status.CONFLICT, Status.NOT_EDITABLE, Status.PRIVACY_RESTRICTED},
+    # Settling meets store rules and privacy of any of its records, and moved records.
+    "settle": {
+        Status.UPDATED,
+        Status.INVALIDATED,
+        Status.CONFLICT,
+        Status.NOT_EDITABLE,
+        Status.PRIVACY_RESTRICTED,
+        Status.DISABLED,
+        Status.FORBIDDEN,
+        Status.NO_CHANGE,
+    },
     "revert": {Status.REVERTED, Status.NO_CHANGE, Status.INVALID, Status.CONFLICT},
     "set_ttl": {Status.UPDATED, Status.NO_CHANGE, Status.INVALID},
     "append": {Status.UPDATED, Status.INVALID, Status.NO_CHANGE, Status.NO_MATCH},
@@ -290,6 +308,7 @@ class EditServiceMachine(RuleBasedStateMachine):
         restore_state: dict[str, Any] | None = None,
         predicted: Status | object | None = MODEL,
         revisions_written: int = 1,
+        also: frozenset[Key] = frozenset(),
     ) -> WriteResult:
         """Run `call`, check its status against the model, and what it changed (or did not)."""
         record = self.live(key) if key is not None else None
@@ -314,7 +333,7 @@ class EditServiceMachine(RuleBasedStateMachine):
         target = Key(result.surface, result.id)
         # A forget also unlinks the records that pointed at it, each with a revision of its own.
         unlinked = {Key(u["surface"], u["id"]) for u in result.details.get("unlinked", [])}
-        assert changed <= {target} | unlinked, (op, changed, target)
+        assert changed <= {target} | unlinked | also, (op, changed, target)
         for key in unlinked:
             assert before[key]["superseded_by_id"] == target.id, key
             assert after[key]["superseded_by_id"] is None, key
@@ -371,7 +390,11 @@ class EditServiceMachine(RuleBasedStateMachine):
     def _check_timestamps(self, op: str, before: dict, after: dict) -> None:
         assert after["created_at"] == before["created_at"]
         assert after["updated_at"] >= before["updated_at"]
-        if "last_seen_at" in before:
+        if "last_seen_at" in before and op in ("merge", "undo", "settle"):
+            # A merge sums the observations into the kept memory (and its undo takes them
+            # back); tests/services/test_merge.py holds the merge's own contract.
+            assert after["reinforcement_count"] >= 1
+        elif "last_seen_at" in before:
             if op == "reinforce":
                 assert after["reinforcement_count"] == before["reinforcement_count"] + 1
                 assert after["last_seen_at"] >= before["last_seen_at"]
@@ -799,6 +822,116 @@ class EditServiceMachine(RuleBasedStateMachine):
         return Status.INVALID if model is None or model in SUCCESS else model
 
     # --- rules: the agent's switches -----------------------------------------------------
+
+    # --- rules: merging and settling suggestions -----------------------------------------
+
+    def draw_memories(self, data, most: int) -> list[Key]:
+        live = self.live_memories()
+        return data.draw(st.lists(st.sampled_from(live), min_size=2, max_size=most, unique=True))
+
+    @precondition(lambda self: len(self.live_memories()) >= 2)
+    @rule(data=st.data(), actor=st.sampled_from(ACTORS), version=versions)
+    def merge(self, data, actor, version):
+        kept, *merged = self.draw_memories(data, 3)
+        record = self.live(kept)
+        expected = self.expected_version(record, version)
+        self.run(
+            "merge",
+            actor,
+            lambda: memory_merge(
+                agent=self.agent,
+                ref=kept.id,
+                actor=self.actors[actor],
+                merge_from=[key.id for key in merged],
+                expected_version=expected,
+            ),
+            key=kept,
+            expected=expected,
+            predicted=self._predict_merge(actor, record, merged, expected),
+            revisions_written=1 + len(merged),
+            also=frozenset(merged),
+        )
+
+    def _predict_merge(self, actor, record, merged: list[Key], expected) -> Status:
+        """The kept memory is checked as the merge, then its version, then each merged-away
+        memory as an invalidation."""
+        if actor in ("stranger", "other_token"):
+            return Status.NOT_FOUND
+        refusal = self.predicted_refusal(actor, "merge", store=record.store, subject=record.subject)
+        if refusal is not None:
+            return refusal
+        if expected is not None and expected != record.version:
+            return Status.CONFLICT
+        for key in merged:
+            other = self.live(key)
+            refusal = self.predicted_refusal(
+                actor, "invalidate", store=other.store, subject=other.subject
+            )
+            if refusal is not None:
+                return refusal
+        return Status.UPDATED
+
+    def merges(self) -> list[int]:
+        return list(
+            Revision.objects.filter(agent=self.agent, op="merge").values_list("pk", flat=True)
+        )
+
+    @precondition(lambda self: self.merges())
+    @rule(data=st.data(), actor=st.sampled_from(WRITERS))
+    def undo_merge(self, data, actor):
+        revision = Revision.objects.get(pk=data.draw(st.sampled_from(self.merges())))
+        touched = merge_revisions(self.agent, revision)
+        keys = [Key("memory", r.record_id) for r in touched]
+        if any(self.live(key) is None or self.live(key).pk != key.id for key in keys):
+            return  # a record of the merge was forgotten since: its revert brings it back
+        self.run(
+            "undo",
+            actor,
+            lambda: record_undo(
+                surface_key="memory",
+                agent=self.agent,
+                ref=revision.record_id,
+                actor=self.actors[actor],
+                revision_id=revision.pk,
+            ),
+            key=Key("memory", revision.record_id),
+            predicted=None,
+            revisions_written=len(touched),
+            also=frozenset(keys),
+        )
+
+    @precondition(lambda self: len(self.live_memories()) >= 2)
+    @rule(
+        data=st.data(),
+        actor=st.sampled_from(ACTORS),
+        kind=st.sampled_from(["duplicate", "conflict"]),
+        decision=st.sampled_from(["accept", "dismiss"]),
+    )
+    def settle(self, data, actor, kind, decision):
+        keys = self.draw_memories(data, 2)
+        suggestion = suggestion_create(
+            agent=self.agent,
+            kind=kind,
+            memories=[self.live(key) for key in keys],
+            reason="the machine's",
+        )
+        if suggestion is None:
+            return  # these memories, as they are, were suggested before
+        settle = suggestion_dismiss if decision == "dismiss" else suggestion_accept
+        if actor in ("stranger", "other_token"):
+            predicted: Status | None = Status.NOT_FOUND
+        elif actor in ("viewer", "read_only_token"):
+            predicted = Status.FORBIDDEN
+        else:
+            predicted = None
+        self.run(
+            "settle",
+            actor,
+            lambda: settle(agent=self.agent, actor=self.actors[actor], suggestion_id=suggestion.pk),
+            predicted=predicted,
+            revisions_written=0 if decision == "dismiss" else 2 if kind == "duplicate" else 1,
+            also=frozenset(keys),
+        )
 
     @rule(enabled=st.booleans())
     def switch_self_editing(self, enabled):

@@ -200,8 +200,9 @@ def test_list_query_count_does_not_grow_with_rows(
             old_string=f"memory {n}",
             new_string=f"memory #{n}",
         )
-    # 11: the page's own ten, and the agent's feed head it announces newer changes from.
-    with django_assert_max_num_queries(11):
+    # 12: the page's own ten, the agent's feed head it announces newer changes from, and the
+    # open suggestions the navigation counts.
+    with django_assert_max_num_queries(12):
         response = staff_client.get(url("record_list", agent.name, "memory"))
     assert response.status_code == 200
 
@@ -215,8 +216,9 @@ def test_other_lists_query_count(staff_client, agent, make, django_assert_max_nu
             make.skill(agent, name=f"s{n}")
         else:
             make.task(agent, name=f"t{n}")
-    # 9: the list's own eight, and the agent's feed head it announces newer changes from.
-    with django_assert_max_num_queries(9):
+    # 10: the list's own eight, the agent's feed head it announces newer changes from, and the
+    # open suggestions the navigation counts.
+    with django_assert_max_num_queries(10):
         assert staff_client.get(url("record_list", agent.name, surface)).status_code == 200
 
 
@@ -227,12 +229,13 @@ def test_dashboard_and_changes_query_counts(
         memory = make.memory(agent, f"memory {n}")
         if n % 3 == 0:
             record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
-    # One more than the counts and snippets: the feed position the live notice polls from.
-    with django_assert_max_num_queries(17):
+    # Two more than the counts and snippets: the feed position the live notice polls from, and
+    # the open suggestions the navigation counts.
+    with django_assert_max_num_queries(18):
         assert staff_client.get(url("dashboard", agent.name)).status_code == 200
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(10):
         assert staff_client.get(url("changes", agent.name)).status_code == 200
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(10):
         assert staff_client.get(url("review", agent.name)).status_code == 200
 
 

@@ -114,6 +114,8 @@ def param_field(param: Param) -> serializers.Field:
             return StrictText(max_length=param.max_length or 255, **common)
         case Kind.REF:
             return Reference(**common)
+        case Kind.REFS:
+            return serializers.ListField(child=Reference(), allow_empty=False, **common)
         case Kind.BOOLEAN:
             return StrictBoolean(**common)
         case Kind.INTEGER:

@@ -9,6 +9,7 @@ from stores.editing import UndoConflict, touched_by, undo_change
 from stores.errors import Conflict, Invalid
 from stores.models import Agent, Revision, VersionedRecord
 from stores.ops.base import Op, ToolSpec
+from stores.ops.memory.merge import undo_merge
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import text_changes_after
@@ -47,6 +48,17 @@ class Undo(Op):
         spec = self.spec_for(surface_key)
         with atomic(dry_run):
             record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=not dry_run)
+            asked = revision_of(spec, agent, record.pk, revision_id)
+            if asked.op == OpName.MERGE:
+                # A merge changed several records: taking it back restores them all.
+                return undo_merge(
+                    spec,
+                    agent=agent,
+                    actor=actor,
+                    revision=asked,
+                    expected_version=expected_version,
+                    dry_run=dry_run,
+                )
             # The revision is read once the policy and the version let the undo go on; the
             # build hands it back here, for its review to be settled in the same transaction.
             undone: list[Revision] = []

@@ -1,0 +1,137 @@
+"""The suggestions inbox: suspect pairs side by side, settled through the services."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.http import HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
+from memoryadmin.web.rendering import diff_pieces, page_budget
+from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
+from stores.models import Memory, Suggestion
+from stores.selectors.suggestions import suggestion_rows, suggestions_of
+from stores.services import WriteResult
+from stores.services.suggestions import suggestion_accept, suggestion_dismiss
+
+PAGE_SIZE = 20
+
+
+class SettleForm(forms.Form):
+    ACTIONS = (
+        ("keep", "Keep this one"),
+        ("preview", "Preview"),
+        ("dismiss", "Keep both"),
+    )
+    action = forms.ChoiceField(choices=ACTIONS)
+    keep = forms.IntegerField(required=False, min_value=1)
+    content = forms.CharField(required=False, strip=False)
+
+
+def _inbox_context(
+    request: HtmxHttpRequest, scope: AgentScope, *, report: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    kind = request.GET.get("kind") or request.POST.get("kind") or ""
+    if kind not in Suggestion.Kind.values:
+        kind = ""
+    found = suggestions_of(scope.agent, kind=kind or None, status=Suggestion.State.OPEN)
+    rows = suggestion_rows(list(found[:PAGE_SIZE]))
+    texts = dict(
+        Memory.objects.filter(
+            pk__in=[record["id"] for row in rows for record in row["records"]]
+        ).values_list("pk", "content")
+    )
+    budget = page_budget()
+    for row in rows:
+        for record in row["records"]:
+            record["text"] = texts.get(record["id"], "")
+        first, second = row["records"][0], row["records"][1]
+        row["diff"] = diff_pieces(first["text"], second["text"], budget=budget)
+        row["keep"] = row["proposal"].get("keep", first["id"])
+        row["merged"] = row["proposal"].get("content") or next(
+            (r["text"] for r in row["records"] if r["id"] == row["keep"]), first["text"]
+        )
+    return {
+        "scope": scope,
+        "agent": scope.agent,
+        "rows": rows,
+        "count": found.count(),
+        "kind": kind,
+        "kinds": Suggestion.Kind.choices,
+        "report": report,
+    }
+
+
+@require_GET
+@agent_view
+def suggestion_inbox(request: HtmxHttpRequest, scope: AgentScope) -> HttpResponse:
+    context = _inbox_context(request, scope)
+    if request.htmx and request.htmx.target == "inbox":
+        return render(request, "web/suggestions.html#inbox", context)
+    return render(request, "web/suggestions.html", context)
+
+
+@require_POST
+@agent_view
+def suggestion_settle(
+    request: HtmxHttpRequest, scope: AgentScope, suggestion_id: int
+) -> HttpResponse:
+    """Keep one record (merging a duplicate, superseding a conflict's other), preview that
+    as the service's dry run, or keep both (dismiss): one service call."""
+    back = reverse("web:suggestions", args=[scope.agent.name])
+    if not scope.can_write:
+        return outcome(request, read_only_refusal(), back=back)
+    form = SettleForm(request.POST)
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    action = form.cleaned_data["action"]
+    result: WriteResult
+    if action == "dismiss":
+        result = suggestion_dismiss(
+            agent=scope.agent, actor=scope.actor, suggestion_id=suggestion_id
+        )
+    else:
+        content = form.cleaned_data["content"] or None
+        result = suggestion_accept(
+            agent=scope.agent,
+            actor=scope.actor,
+            suggestion_id=suggestion_id,
+            keep=form.cleaned_data["keep"],
+            content=content,
+            dry_run=action == "preview",
+        )
+    if not request.htmx:
+        return redirect(back)
+    if action == "preview":
+        return render(request, "web/partials/_outcome.html", {"result": result})
+    report = {"suggestion": suggestion_id, "result": result}
+    return render(
+        request, "web/suggestions.html#inbox", _inbox_context(request, scope, report=report)
+    )
+
+
+@require_POST
+@agent_view
+def suggestion_merge_exact(request: HtmxHttpRequest, scope: AgentScope) -> HttpResponse:
+    """Merge every open exact duplicate (the same words, score 1), keeping the older."""
+    back = reverse("web:suggestions", args=[scope.agent.name])
+    if not scope.can_write:
+        return outcome(request, read_only_refusal(), back=back)
+    exact = suggestions_of(scope.agent, kind=Suggestion.Kind.DUPLICATE, status="open").filter(
+        score__gte=1.0
+    )
+    results = [
+        suggestion_accept(agent=scope.agent, actor=scope.actor, suggestion_id=pk)
+        for pk in exact.values_list("pk", flat=True)
+    ]
+    merged = sum(result.ok for result in results)
+    report = {"merged": merged, "refused": len(results) - merged}
+    if not request.htmx:
+        return redirect(back)
+    return render(
+        request, "web/suggestions.html#inbox", _inbox_context(request, scope, report=report)
+    )

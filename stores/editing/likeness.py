@@ -1,0 +1,444 @@
+"""Whether two memories say the same thing, say different things about one subject, or neither.
+
+The rule, applied to a pair of texts (no model, no network; the embedding similarity of the
+pair, when known, only sets the score of a paraphrase):
+
+1. Each text is read as its content words: lower-cased, punctuation and stopwords dropped,
+   word endings cut ("lives", "lived", "living" are one word), and a small table of words
+   that mean the same for a memory ("resides", "is based" → "lives"; "job" → "works")
+   mapped to one. A negation ("not", "never", "n't", "dislikes") is counted, not kept.
+2. **Duplicate** when the two carry the same content words (exact, or differing in case,
+   punctuation, word order, word endings, stopwords or table synonyms), or when one says all
+   the other says and adds at most as much again, naming nobody else ("the user has
+   a dog" / "the user has a dog named Rex").
+3. **Conflict** when, about one subject, they differ in one place and what differs there is a
+   value on both sides, of one kind: a number, a date or time (a month, a weekday), a colour,
+   or a name (a capitalised word: people, places, products); a number or date may differ
+   anywhere, a name only last, where a sentence puts its value. Or when one negates what the
+   other says ("eats meat" / "does not eat meat", "likes" / "dislikes", "enabled" /
+   "disabled"). A single last word swapped for another after the same preposition, under a
+   verb that holds one value ("works as a teacher" / "works as a nurse"), is a conflict too.
+4. **Nothing** (alike but compatible) when what differs names a different person, relative
+   or animal ("the user's aunt" / "the user's uncle"): the texts are about different
+   subjects; when the verb gathers values rather than replacing them ("likes tea" / "likes
+   coffee", "visited Rome" / "visited Oslo"); when a differing name opens the text, before
+   anything shared, or inside the text rather than last (it is the subject: "Alice lives in
+   Paris" / "Bob lives in Paris", "Project Atlas uses Django" / "Project Hermes uses
+   Django"); when a value changed beside other words ("tea in the morning" / "wine in the
+   evening"); when they differ in more than one place; and when they share too little (a
+   number or date needs one shared content word beside it, anything else two).
+
+Work is bounded by the texts' lengths: each text is read once, then compared as sets and one
+token alignment (difflib, over content words only).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from difflib import SequenceMatcher
+from enum import StrEnum
+
+from stores.editing.words import ENGLISH_STOPWORDS
+
+# A word, a number with its separators (3:30, 2024-05-01, 4.5, 1,200) or a word with a
+# hyphen kept whole; apostrophes split ("user's" → "user", "s").
+_TOKEN = re.compile(r"[^\W_]+(?:[:./,-][^\W_]+)*", re.UNICODE)
+_NOT_CONTRACTION = re.compile(r"(?i)\b(can|won|shan)'t\b|n't\b")
+# Only a text's first characters are compared: a memory's subject and values are there, and
+# a long text must not make a pass slow.
+MAX_COMPARED_CHARS = 2000
+
+# Recall's stopwords, but for the words a negation or an owner is made of, and with the
+# fillers memories are written with.
+STOPWORDS = (ENGLISH_STOPWORDS - {"no", "nor", "not", "own"}) | frozenset(
+    {"also", "currently", "still", "usually", "really", "actually", "would", "could"}
+    | {"might", "must", "shall"}
+)
+
+_ARTICLES = frozenset({"a", "an", "the"})
+NEGATORS = frozenset({"not", "no", "never", "nobody", "nothing", "neither", "nor", "none"})
+# "no longer" and "not anymore" negate once, whatever the second word says.
+_NEGATION_FILLER = frozenset({"longer", "anymore", "any"})
+
+# Words that mean the same in a memory, by their cut form → one canonical form.
+_SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("liv", "resid", "bas", "hom", "locat"),
+    ("lik", "enjoy", "lov", "fond", "fan", "keen"),
+    ("prefer", "favourit", "favorit", "best"),
+    ("work", "employ", "job"),
+    ("nam", "call"),
+    ("born", "birth", "birthday"),
+    ("child", "children", "kid"),
+    ("mother", "mom", "mum", "mam"),
+    ("father", "dad"),
+    ("car", "vehicl", "auto"),
+    ("apartment", "flat"),
+    ("start", "begin", "began", "commenc"),
+    ("end", "finish", "stop"),
+    ("buy", "purchas", "bought"),
+    ("speak", "talk"),
+    ("allerg", "allergy", "allergic"),
+    ("want", "wish"),
+    ("need", "requir"),
+    ("hat", "detest"),
+    ("use", "used", "utiliz", "utilis"),
+    ("colour", "color"),
+    ("meet", "meeting"),
+    ("phon", "telephon", "mobil", "cell"),
+    ("email", "mail"),
+    ("doctor", "physician"),
+    ("movi", "film"),
+)
+SYNONYMS: dict[str, str] = {word: group[0] for group in _SYNONYM_GROUPS for word in group}
+
+# Irregular forms the endings rule cannot reach, to the form it makes of the plain verb.
+IRREGULAR = {
+    "ran": "run",
+    "went": "go",
+    "gone": "go",
+    "ate": "eat",
+    "eaten": "eat",
+    "drank": "drink",
+    "spoke": "speak",
+    "wrote": "writ",
+    "met": "meet",
+    "made": "mak",
+    "took": "tak",
+    "left": "leav",
+    "got": "get",
+    "saw": "see",
+    "seen": "see",
+    "sent": "send",
+    "taught": "teach",
+    "thought": "think",
+    "felt": "feel",
+    "kept": "keep",
+    "grew": "grow",
+    "knew": "know",
+    "flew": "fly",
+    "drove": "driv",
+    "paid": "pay",
+    "sold": "sell",
+    "told": "tell",
+    "moved": "mov",
+}
+
+# A prefix that turns a word into its opposite, when the rest is a word of the other text.
+_OPPOSITE_PREFIXES = ("dis", "un", "non", "in")
+# Opposites no prefix makes, by canonical form: the first negates the second.
+OPPOSITES = {
+    "disabl": "enabl",
+    "forbid": "allow",
+    "reject": "accept",
+    "exclud": "includ",
+    "hat": "lik",
+    "fals": "tru",
+    "off": "on",
+}
+
+# People, relatives and animals: a text about one is not about another.
+_ENTITY_NOUNS_TEXT = """
+    mother father sister brother sibl aunt uncl cousin son daughter wif husband spous grandmother
+    grandfather grandma grandpa grandson granddaughter niec nephew friend boyfriend girlfriend
+    partner boss colleagu coworker manager neighbor neighbour roommat parent
+    child baby cat dog bird fish hamster rabbit hors parrot pet team
+    """
+ENTITY_NOUNS = frozenset(_ENTITY_NOUNS_TEXT.split())
+
+# Verbs under which a new value adds to the old rather than replacing it.
+_GATHERING_TEXT = """
+    lik visit travel speak know play read watch collect own friend eat ate drink tri listen
+    learn study studi attend follow support
+    """
+GATHERING = frozenset(_GATHERING_TEXT.split())
+
+_MONTHS = "january february march april may june july august september october november december"
+_DAYS = "monday tuesday wednesday thursday friday saturday sunday"
+_TIMES = "today tomorrow yesterday morning afternoon evening night noon midnight am pm weekend"
+_NUMBERS = (
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+    "fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy "
+    "eighty ninety hundred thousand million first second third fourth fifth half dozen"
+)
+_COLOURS = "red blue green yellow black white grey gray purple orange pink brown silver gold"
+_SEASONS = "spring summer autumn fall winter"
+
+
+class ValueKind(StrEnum):
+    NUMBER = "number"
+    DATE = "date"
+    NAME = "name"
+    COLOUR = "colour"
+
+
+VALUE_WORDS: dict[str, ValueKind] = {
+    **dict.fromkeys(f"{_MONTHS} {_DAYS} {_TIMES} {_SEASONS}".split(), ValueKind.DATE),
+    **dict.fromkeys(_NUMBERS.split(), ValueKind.NUMBER),
+    **dict.fromkeys(_COLOURS.split(), ValueKind.COLOUR),
+}
+
+
+class Kind(StrEnum):
+    DUPLICATE = "duplicate"
+    CONFLICT = "conflict"
+
+
+@dataclass(frozen=True)
+class Likeness:
+    """What the rule found of a pair: its kind, a score in 0..1, and a reason in one line."""
+
+    kind: Kind
+    score: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class Word:
+    """A content word: its canonical form, as written, and the value it carries if any."""
+
+    canon: str
+    written: str
+    value: ValueKind | None
+    # The function words just before it, articles left out ("as" in "works as a teacher").
+    lead: str = ""
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A text as the rule reads it: its content words in order and how often it negates."""
+
+    words: tuple[Word, ...]
+    negations: int
+    normalised: str
+
+    @property
+    def canon(self) -> frozenset[str]:
+        return frozenset(word.canon for word in self.words)
+
+
+def cut(word: str) -> str:
+    """A word without its common English endings, so its forms compare equal."""
+    if len(word) <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    for ending in ("ing", "ed", "ly", "es", "s"):
+        if word.endswith(ending) and not word.endswith("ss") and len(word) - len(ending) >= 3:
+            word = word[: -len(ending)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
+    lower = written.casefold()
+    if any(character.isdigit() for character in written):
+        return ValueKind.NUMBER
+    for form in (lower, lower.removesuffix("s")):
+        if form in VALUE_WORDS:
+            return VALUE_WORDS[form]
+    if written[:1].isupper() and not opens_sentence and lower not in STOPWORDS:
+        return ValueKind.NAME
+    if written[:1].isupper() and opens_sentence and written[1:2].isupper():
+        return ValueKind.NAME  # an acronym opening a sentence is still a name
+    return None
+
+
+def read(text: str) -> Reading:
+    """The content words of `text` (its first MAX_COMPARED_CHARS characters)."""
+    text = _NOT_CONTRACTION.sub(lambda m: f"{m.group(1) or ''} not", text[:MAX_COMPARED_CHARS])
+    words: list[Word] = []
+    negations = 0
+    opens_sentence = True
+    previous_negator = False
+    lead: list[str] = []
+    for match in _TOKEN.finditer(text):
+        written = match.group()
+        lower = written.casefold()
+        starts = opens_sentence
+        end = match.end()
+        opens_sentence = end < len(text) and text[end : end + 2].strip()[:1] in {".", "!", "?"}
+        if lower in NEGATORS:
+            negations += 1
+            previous_negator = True
+            continue
+        if previous_negator and lower in _NEGATION_FILLER:
+            continue
+        previous_negator = False
+        if lower in STOPWORDS:
+            if lower not in _ARTICLES:
+                lead.append(lower)
+            continue
+        canon = IRREGULAR.get(lower) or cut(lower)
+        value = value_of(written, opens_sentence=starts)
+        words.append(Word(SYNONYMS.get(canon, canon), written, value, " ".join(lead)))
+        lead = []
+    normalised = " ".join(token.casefold() for token in _TOKEN.findall(text))
+    return Reading(tuple(words), negations, normalised)
+
+
+def _opposites(first: Reading, second: Reading) -> tuple[Reading, Reading, int]:
+    """Both readings with a prefixed opposite ("dislikes" beside "likes") read as a negation
+    of the plain word; the third value counts the opposites found."""
+    plain = first.canon | second.canon
+    found = 0
+
+    def unprefixed(reading: Reading) -> Reading:
+        nonlocal found
+        words = []
+        negations = reading.negations
+        for word in reading.words:
+            stem = OPPOSITES.get(word.canon) if OPPOSITES.get(word.canon) in plain else None
+            stem = stem or next(
+                (
+                    word.canon[len(prefix) :]
+                    for prefix in _OPPOSITE_PREFIXES
+                    if word.canon.startswith(prefix) and word.canon[len(prefix) :] in plain
+                ),
+                None,
+            )
+            if stem is None:
+                words.append(word)
+                continue
+            found += 1
+            negations += 1
+            words.append(Word(SYNONYMS.get(stem, stem), word.written, word.value, word.lead))
+        return Reading(tuple(words), negations, reading.normalised)
+
+    return unprefixed(first), unprefixed(second), found
+
+
+def _quote(words: Iterable[Word]) -> str:
+    return " ".join(word.written for word in words)
+
+
+def _shared_share(first: Reading, second: Reading) -> float:
+    union = first.canon | second.canon
+    return len(first.canon & second.canon) / len(union) if union else 1.0
+
+
+def compare(first_text: str, second_text: str, similarity: float | None = None) -> Likeness | None:
+    """The kind of the pair under the rule of this module, or None when it is fine as it is.
+
+    `similarity` (0..1, the embeddings' cosine) is reported as a paraphrase's score; the
+    kind never depends on it.
+    """
+    first, second = read(first_text), read(second_text)
+    if first.normalised == second.normalised:
+        reason = (
+            "the same text"
+            if first_text.strip() == second_text.strip()
+            else "the same words, differing only in case, punctuation or spacing"
+        )
+        return Likeness(Kind.DUPLICATE, 1.0, reason)
+    if not first.words or not second.words:
+        return None
+    first, second, opposites = _opposites(first, second)
+    shared = first.canon & second.canon
+    only_first = [word for word in first.words if word.canon not in shared]
+    only_second = [word for word in second.words if word.canon not in shared]
+    share = _shared_share(first, second)
+
+    if first.negations % 2 != second.negations % 2:
+        if share >= 0.6 and len(shared) >= 2:
+            negated = first if first.negations % 2 else second
+            return Likeness(
+                Kind.CONFLICT,
+                round(share, 2),
+                f"one negates what the other says: {_quote(negated.words[:8])!r} is said "
+                f"not to hold{' (an opposite word)' if opposites else ''}",
+            )
+        return None
+    if not only_first and not only_second:
+        return Likeness(
+            Kind.DUPLICATE, _alike(similarity, 0.95), _same_thing(first, second, similarity)
+        )
+    if _names_someone_else(only_first) or _names_someone_else(only_second):
+        return None
+    if not only_first or not only_second:
+        extra = only_first or only_second
+        if len(shared) >= 2 and len(extra) <= len(shared):
+            return Likeness(
+                Kind.DUPLICATE,
+                _alike(similarity, round(share, 2)),
+                f"one says all the other says and adds {_quote(extra)!r}",
+            )
+        return None
+    return _differ_in_one_place(first, second, shared, similarity)
+
+
+def _names_someone_else(words: list[Word]) -> bool:
+    return any(word.canon in ENTITY_NOUNS for word in words)
+
+
+def _alike(similarity: float | None, fallback: float) -> float:
+    return round(similarity, 2) if similarity is not None else fallback
+
+
+def _same_thing(first: Reading, second: Reading, similarity: float | None) -> str:
+    if [w.canon for w in first.words] == [w.canon for w in second.words]:
+        said = "say the same thing in other word forms or synonyms"
+    elif sorted(w.canon for w in first.words) == sorted(w.canon for w in second.words):
+        said = "the same words in another order"
+    else:
+        said = "say the same thing"
+    return f"{said}, {similarity:.2f} alike" if similarity is not None else said
+
+
+def _differ_in_one_place(
+    first: Reading, second: Reading, shared: frozenset[str], similarity: float | None
+) -> Likeness | None:
+    """A conflict when the texts differ in one span whose words are values on both sides."""
+    if not shared:
+        return None
+    left = [word.canon for word in first.words]
+    right = [word.canon for word in second.words]
+    spans = [
+        (i1, i2, j1, j2)
+        for tag, i1, i2, j1, j2 in SequenceMatcher(a=left, b=right, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+    changed = [span for span in spans if span[1] > span[0] and span[3] > span[2]]
+    if len(changed) != 1:
+        return None
+    i1, i2, j1, j2 = changed[0]
+    # Words only one side has elsewhere (a dropped "at home") are let pass only when short.
+    loose = [
+        word
+        for a, b, c, d in spans
+        if (a, b, c, d) != changed[0]
+        for word in (*first.words[a:b], *second.words[c:d])
+    ]
+    if len(loose) > 1 or any(word.value for word in loose):
+        return None  # more said on one side than a word, or a value only one side has
+    was, now = first.words[i1:i2], second.words[j1:j2]
+    if len(was) > 3 or len(now) > 3:
+        return None
+    before = {word.canon for word in first.words[:i1]}
+    gathering = bool(shared & GATHERING)
+    was_values = [word for word in was if word.value]
+    now_values = [word for word in now if word.value]
+    if not before & shared:
+        return None  # what differs opens the text: it is who or what the text is about
+    # Where the value of a sentence goes: last ("lives in Paris", "works as a teacher").
+    last = i2 == len(left) and j2 == len(right)
+    if was_values and now_values:
+        if len(was_values) != len(was) or len(now_values) != len(now):
+            return None  # a value changed beside other words: different things
+        if {w.value for w in was_values} != {w.value for w in now_values}:
+            return None  # a colour and a name, a date and a place: two facts, not one
+        names_only = all(w.value is ValueKind.NAME for w in (*was_values, *now_values))
+        if names_only and (gathering or not last or len(shared) < 2):
+            return None  # a name inside the text names what it is about
+    elif was_values or now_values or len(was) != 1 or len(now) != 1:
+        return None
+    elif gathering or not last or len(shared) < 2 or was[0].lead != now[0].lead:
+        # A verb that gathers, a word inside the text, or another preposition ("works at a
+        # hospital" / "works as a nurse"): not one value replaced by another.
+        return None
+    return Likeness(
+        Kind.CONFLICT,
+        round(_shared_share(first, second), 2),
+        f"differ only in {_quote(was)!r} → {_quote(now)!r}",
+    )

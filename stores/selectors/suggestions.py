@@ -1,0 +1,179 @@
+"""Reads for suggestions: the candidate pairs of the pass, and an agent's inbox.
+
+A memory's candidates are its nearest neighbours by embedding (pgvector's HNSW index on
+PostgreSQL, an exact scan on SQLite) and the memories holding most of its words (the lexical
+side of recall), among the still-true memories of the same bank: a memory about one subject
+never duplicates or contradicts one about another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from django.db.models import Prefetch, QuerySet
+
+from stores.editing import cut_preview
+from stores.models import Agent, Memory, SuggestedRecord, Suggestion
+from stores.selectors.filters import still_true
+from stores.selectors.lexical import lexical_candidates, query_terms
+from stores.selectors.vectors import nearest
+
+# How many neighbours of each memory are compared with it, by each side.
+NEIGHBOURS = 8
+# The whole-agent pass reads memories this many at a time.
+CHUNK = 500
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Another memory worth comparing with one, and how alike their embeddings are."""
+
+    memory_id: int
+    similarity: float | None
+
+
+def comparable(agent: Agent) -> QuerySet[Memory]:
+    """The memories the pass compares: still true, of `agent`."""
+    return Memory.objects.filter(still_true(), agent=agent)
+
+
+def candidates_of(
+    memory: Memory, vector: list[float] | None, *, lexical: bool = True
+) -> list[Candidate]:
+    """The memories of `memory`'s bank to compare with it, nearest first, itself left out.
+
+    The lexical side counts the bank's memories for each word's weight: right after one
+    write, too slow once per memory of a whole pass (which groups equal words instead).
+    """
+    bank = comparable(memory.agent).filter(subject=memory.subject_id).exclude(pk=memory.pk)
+    found: dict[int, float | None] = {}
+    if vector is not None:
+        embedded = bank.filter(embedding__isnull=False)
+        for pk, similarity in nearest(embedded, vector, NEIGHBOURS):
+            found[pk] = similarity
+    if lexical:
+        for pk, _share in lexical_candidates(bank, query_terms(memory.content), NEIGHBOURS):
+            found.setdefault(pk, None)
+    return [Candidate(pk, similarity) for pk, similarity in found.items()]
+
+
+def comparable_memory(memory_id: int) -> Memory | None:
+    return Memory.objects.filter(still_true(), pk=memory_id).defer("embedding").first()
+
+
+def memories_by_id(ids: list[int]) -> dict[int, Memory]:
+    return {m.pk: m for m in Memory.objects.filter(pk__in=ids).defer("embedding")}
+
+
+def memory_of(agent: Agent, ref: int | str) -> Memory | None:
+    """The agent's memory by id or alias."""
+    text = str(ref).strip()
+    by = {"pk": int(text)} if text.isdecimal() and 0 < int(text) < 2**63 else {"alias": text}
+    return Memory.objects.filter(agent=agent, **by).defer("embedding").first()
+
+
+def vector_of(memory_id: int) -> list[float] | None:
+    vector = Memory.objects.filter(pk=memory_id).values_list("embedding", flat=True).first()
+    return None if vector is None else [float(value) for value in vector]
+
+
+def agent_memories(agent: Agent) -> Iterator[tuple[Memory, list[float] | None]]:
+    """Every comparable memory of `agent` with its vector, a chunk at a time (the whole
+    pass holds one chunk of vectors at once, whatever the agent's size)."""
+    last = 0
+    while True:
+        chunk = list(
+            comparable(agent)
+            .filter(pk__gt=last)
+            .order_by("pk")
+            .only("pk", "agent_id", "subject_id", "content", "version", "embedding")[:CHUNK]
+        )
+        if not chunk:
+            return
+        for memory in chunk:
+            memory.agent = agent  # one agent for the whole pass: no query per memory for it
+            vector = memory.embedding
+            yield memory, None if vector is None else list(np.asarray(vector, dtype=float))
+        last = chunk[-1].pk
+
+
+def suggestions_of(
+    agent: Agent, *, kind: str | None = None, status: str | None = None
+) -> QuerySet[Suggestion]:
+    """The agent's suggestions, newest first, with their records."""
+    found = Suggestion.objects.filter(agent=agent)
+    if kind:
+        found = found.filter(kind=kind)
+    if status:
+        found = found.filter(status=status)
+    return found.prefetch_related(
+        Prefetch("records", queryset=SuggestedRecord.objects.order_by("id"))
+    )
+
+
+def open_touching(memory_ids: list[int]) -> QuerySet[Suggestion]:
+    """The open suggestions that hold any of these memories."""
+    return Suggestion.objects.filter(
+        status=Suggestion.State.OPEN, records__memory_id__in=memory_ids
+    ).distinct()
+
+
+def count_open(agent: Agent) -> int:
+    return Suggestion.objects.filter(agent=agent, status=Suggestion.State.OPEN).count()
+
+
+def open_memory_ids(agent: Agent) -> list[int]:
+    """The memories the agent's open suggestions hold."""
+    return list(
+        SuggestedRecord.objects.filter(
+            suggestion__agent=agent, suggestion__status=Suggestion.State.OPEN
+        )
+        .values_list("memory_id", flat=True)
+        .distinct()
+    )
+
+
+def suggestion_rows(suggestions: list[Suggestion]) -> list[dict[str, Any]]:
+    """Each suggestion as every door shows it: its words, and its records with the version
+    each was found at, the version it is at now (None: forgotten) and a preview."""
+    ids = {record.memory_id for s in suggestions for record in s.records.all()}
+    memories = {
+        m.pk: m
+        for m in Memory.objects.filter(pk__in=ids).only(
+            "pk", "version", "content", "store", "updated_at", "invalidated_at"
+        )
+    }
+    rows = []
+    for suggestion in suggestions:
+        records = []
+        for record in suggestion.records.all():
+            memory = memories.get(record.memory_id)
+            records.append(
+                {
+                    "id": record.memory_id,
+                    "version": record.version,
+                    "current_version": memory.version if memory else None,
+                    "preview": cut_preview(memory.content) if memory else "",
+                    "store": memory.store if memory else None,
+                    "updated_at": memory.updated_at.isoformat() if memory else None,
+                }
+            )
+        rows.append(
+            {
+                "id": suggestion.pk,
+                "kind": suggestion.kind,
+                "status": suggestion.status,
+                "score": suggestion.score,
+                "reason": suggestion.reason,
+                "proposal": suggestion.proposal,
+                "found_by": suggestion.found_by,
+                "created_at": suggestion.created_at.isoformat(),
+                "settled_at": suggestion.settled_at.isoformat() if suggestion.settled_at else None,
+                "settled_by": suggestion.settled_by,
+                "records": records,
+            }
+        )
+    return rows

@@ -1,0 +1,83 @@
+"""The suggestions page: pairs side by side with their diff, settled through the services."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from stores.models import AgentAccess, Memory, Suggestion
+from stores.services.suggestions import suggestion_create
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def pair(agent, make):
+    paris = make.memory(agent, content="The user lives in Paris.")
+    lyon = make.memory(agent, content="The user lives in Lyon.")
+    suggestion = suggestion_create(
+        agent=agent, kind="conflict", memories=[paris, lyon], reason="'Paris' → 'Lyon'"
+    )
+    return suggestion, paris, lyon
+
+
+def test_the_page_shows_both_texts_their_diff_and_the_count_in_the_nav(
+    client, staff_user, agent, pair
+):
+    client.force_login(staff_user)
+    page = client.get(reverse("web:suggestions", args=[agent.name])).content.decode()
+    assert "The user lives in Paris." in page and "The user lives in Lyon." in page
+    assert "<del>Paris.</del>" in page or "<del>Paris</del>" in page
+    assert "data-suggestions-count>1<" in page
+    assert "Keep this one" in page and "Keep both" in page
+
+
+def test_keep_one_supersedes_the_other_and_keep_both_dismisses(
+    client, staff_user, agent, make, pair
+):
+    suggestion, paris, lyon = pair
+    client.force_login(staff_user)
+    url = reverse("web:suggestion_settle", args=[agent.name, suggestion.pk])
+    preview = client.post(
+        url, {"action": "preview", "keep": lyon.pk, "content": "The user lives in Lyon now."},
+        headers={"HX-Request": "true"},
+    )  # fmt: skip
+    assert preview.status_code == 200 and "updated" in preview.content.decode()
+    assert Memory.objects.get(pk=lyon.pk).content == "The user lives in Lyon."
+    kept = client.post(url, {"action": "keep", "keep": lyon.pk}, headers={"HX-Request": "true"})
+    assert kept.status_code == 200
+    assert Memory.objects.get(pk=paris.pk).superseded_by_id == lyon.pk
+    other = suggestion_create(
+        agent=agent, kind="duplicate", memories=[lyon, make.memory(agent, content="x y z")],
+        reason="test",
+    )  # fmt: skip
+    url = reverse("web:suggestion_settle", args=[agent.name, other.pk])
+    client.post(url, {"action": "dismiss"}, headers={"HX-Request": "true"})
+    assert Suggestion.objects.get(pk=other.pk).status == "dismissed"
+
+
+def test_a_viewer_sees_but_cannot_settle(client, agent, pair):
+    suggestion, paris, _ = pair
+    viewer = UserFactory()
+    AgentAccess.objects.create(user=viewer, agent=agent, role="viewer")
+    client.force_login(viewer)
+    page = client.get(reverse("web:suggestions", args=[agent.name])).content.decode()
+    assert "The user lives in Paris." in page and "Keep this one" not in page
+    url = reverse("web:suggestion_settle", args=[agent.name, suggestion.pk])
+    client.post(url, {"action": "keep", "keep": paris.pk}, headers={"HX-Request": "true"})
+    assert Suggestion.objects.get(pk=suggestion.pk).status == "open"
+
+
+def test_merge_all_exact_duplicates(client, staff_user, agent, make):
+    first = make.memory(agent, content="Tea, no sugar.")
+    second = make.memory(agent, content="tea no sugar")
+    suggestion_create(
+        agent=agent, kind="duplicate", memories=[first, second], reason="same", score=1.0
+    )
+    client.force_login(staff_user)
+    answer = client.post(
+        reverse("web:suggestions_merge_exact", args=[agent.name]), headers={"HX-Request": "true"}
+    )
+    assert "Merged 1 exact duplicate" in answer.content.decode()
+    assert Memory.objects.get(pk=second.pk).superseded_by_id == first.pk
