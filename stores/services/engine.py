@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec
@@ -442,7 +442,19 @@ def delete(spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor) -> Write
         revision,
         status=Status.DELETED,
         diff=_diff(spec, record, before_text, ""),
+        message=" ".join(_unlinked_sentence(link) for link in unlinked),
         details={"unlinked": unlinked} if unlinked else None,
+    )
+
+
+def _unlinked_sentence(link: Mapping[str, Any]) -> str:
+    """What forgetting a record did to one that pointed at it, for the caller to read: the
+    caller may not be allowed to change that record, and should know it was touched."""
+    named = f"{link['surface']} {link['id']}"
+    return (
+        f"{named.capitalize()} pointed at it; that link was cleared in unlink revision "
+        f"{link['revision']} and nothing else of {named} changed (a superseded memory stays "
+        "superseded)."
     )
 
 
