@@ -86,9 +86,10 @@ def apply_edit(
                 )
             check_length(len(new_string), max_length)
             return EditApplied(text=new_string, replacements=1, lines=(1,))
-        raise InvalidEdit(
-            "old_string is empty. Quote the exact phrase to replace; an empty old_string "
-            "only inserts into an empty text."
+        # Not malformed (the same call fills an empty text): an answer about this text.
+        raise NoMatch(
+            "old_string is empty, and an empty old_string only fills an empty text. Quote "
+            "the exact phrase to replace from a full read."
         )
 
     document = NormalizedText.of(text)
