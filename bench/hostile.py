@@ -229,6 +229,8 @@ def nested_object(depth: int) -> dict[str, Any]:
     return value
 
 
+# A skill just under the size limit, for a batch of phrase edits.
+BATCHED_SKILL_CHARS = 499_000
 GARDEN_TEXT = " ".join(
     f"Garden note {n}: water the tomatoes on day {n % 7}, check the roses for aphids and "
     f"move pot {n} into the shade."
@@ -619,6 +621,17 @@ def setup_data() -> dict[str, Any]:
     with stand_in_embeddings():
         history = agent("history")
         ids["rewritten"] = skill_rewritten(history, actor, LONG_REWRITES, LONG_REWRITE_CHARS)
+        batched = record_create(
+            surface_key="skill",
+            agent=agent("batcher"),
+            actor=actor,
+            values={"name": "long", "content": random_words(5, BATCHED_SKILL_CHARS)},
+        )
+        if not batched.ok:
+            raise RuntimeError(f"setup: {batched.status} {batched.message}")
+        ids["batched"] = batched.id
+    ids["previewed"] = memory(agent("previewer"), GARDEN_TEXT)
+    agent("filer")
 
     users = get_user_model().objects
     people = ("admin", "viewer", "locked", "forger")
@@ -641,22 +654,27 @@ def setup_data() -> dict[str, Any]:
 
 def skill_rewritten(owner: Any, actor: Any, times: int, size: int) -> int:
     """A skill replaced whole `times` times with `size` characters of random words."""
+    from stores.editing import text_sha256
     from stores.services import record_create, record_replace
 
+    text = "A skill, to be rewritten."
     created = record_create(
         surface_key="skill",
         agent=owner,
         actor=actor,
-        values={"name": "rewritten", "content": "A skill, to be rewritten."},
+        values={"name": "rewritten", "content": text},
     )
     for seed in range(times):
+        # A full read's proof: the hash of the text it replaces.
+        proof, text = text_sha256(text), random_words(seed, size, line_words=12)
         result = record_replace(
             surface_key="skill",
             agent=owner,
             ref=created.id,
             actor=actor,
-            text=random_words(seed, size, line_words=12),
+            text=text,
             expected_version=seed + 1,
+            expected_sha256=proof,
         )
         if not result.ok:
             raise RuntimeError(f"setup: {result.status} {result.message}")
@@ -1229,7 +1247,11 @@ def export_long_alias(b: Bench) -> Outcome:
     return outcome
 
 
-@case("11", "replace with an edited 500-character recall preview", "422 suspected_truncation")
+@case(
+    "11",
+    "replace with an edited 500-character recall preview",
+    "428 precondition_required (or 422 suspected_truncation)",
+)
 def edited_preview(b: Bench) -> Outcome:
     record_id = b.data["ids"]["garden"]
     hit = None
@@ -1250,7 +1272,11 @@ def edited_preview(b: Bench) -> Outcome:
         f"/api/v1/memories/{record_id}/replace/",
         json={"text": text, "expected_version": hit["version"]},
     )
-    fine = reply.code == 422 and reply.word == "suspected_truncation"
+    # The full-read proof refuses it first; the shape guard behind it would too.
+    fine = (reply.code, reply.word) in (
+        (428, "precondition_required"),
+        (422, "suspected_truncation"),
+    )
     if reply.code == 200:
         length = len(b.record("gardener", record_id)["content"])
         return Outcome(
@@ -1270,7 +1296,8 @@ def forget_successor(b: Bench) -> Outcome:
     written = after - before
     answer = f"{reply.answer}; B got {written} revision{'s' if written != 1 else ''}"
     if reply.code == 200:
-        fine = reply.word == "deleted" and written >= 1
+        said = reply.body.get("message", "") if isinstance(reply.body, dict) else ""
+        fine = reply.word == "deleted" and written >= 1 and f"memory {superseded}" in said
     else:
         fine = 400 <= reply.code < 500 and str(superseded) in reply.text and written == 0
     return Outcome(answer, fine, reply.seconds)
@@ -1500,6 +1527,100 @@ def many_held_polls(b: Bench) -> Outcome:
     )
     ok = refused >= polls - MAX_HELD_POLLS and median_ms < 100
     return Outcome(answer, ok, seconds - 5.0 if seconds > 5 else seconds)
+
+
+@case(
+    "E4",
+    "replace with the 500-character preview, its first 100 characters rewritten, + version",
+    "428 precondition_required",
+)
+def rewritten_preview(b: Bench) -> Outcome:
+    record_id = b.data["ids"]["previewed"]
+    listed = b.http(b.agent("previewer"), "GET", "/api/v1/memories/", step="list")
+    hits = listed.body.get("results", []) if isinstance(listed.body, dict) else []
+    hit = next((h for h in hits if h.get("id") == record_id), None)
+    if hit is None:
+        return Outcome("the list did not show the memory", False, math.nan)
+    preview = hit["preview"].removesuffix("…")
+    text = "Rewritten opening: every plant gets water at dawn, the roses first." + preview[100:]
+    reply = b.http(
+        b.agent("previewer"),
+        "POST",
+        f"/api/v1/memories/{record_id}/replace/",
+        json={"content": text, "expected_version": hit["version"]},
+    )
+    length = len(b.record("previewer", record_id)["content"])
+    answer = f"{reply.answer}; the text holds {length} of {len(GARDEN_TEXT)} characters"
+    fine = (
+        reply.code == 428 and reply.word == "precondition_required" and length == len(GARDEN_TEXT)
+    )
+    return Outcome(answer, fine, reply.seconds)
+
+
+@case(
+    "E5",
+    f"20,000 phrase edits (dry run) on a {BATCHED_SKILL_CHARS:,}-char skill; then 60",
+    "400 invalid with the bound, both",
+)
+def huge_batch(b: Bench) -> Outcome:
+    path = f"/api/v1/skills/{b.data['ids']['batched']}/edit/"
+    edit = {"old_string": "absent phrase", "new_string": "x"}
+    counted = b.http(
+        b.agent("batcher"), "POST", path, json={"edits": [edit] * 20_000, "dry_run": True}
+    )
+    priced = b.http(b.agent("batcher"), "POST", path, json={"edits": [edit] * 60, "dry_run": True})
+    bound = priced.body.get("limit") if isinstance(priced.body, dict) else None
+    answer = f"{counted.answer}; 60 edits: {priced.answer} (limit {bound})"
+    fine = (counted.code, counted.word, priced.code, priced.word) == (
+        400,
+        "invalid",
+        400,
+        "invalid",
+    ) and bound is not None
+    return Outcome(answer, fine, counted.seconds + priced.seconds)
+
+
+@case(
+    "E8",
+    "memory tool view_range [3,1] [0,0] [1e300,-1] [1.0,2.0], lone surrogates in ids and paths",
+    "invalid refusals, no 5xx",
+)
+def hostile_ranges(b: Bench) -> Outcome:
+    session = b.agent("filer")
+    created = b.http(
+        session,
+        "POST",
+        "/api/v1/tools/memory/",
+        json={"command": "create", "path": "/memories/r.md", "file_text": "a\nb\nc\n"},
+        step="create",
+    )
+    if created.code != 200:
+        return Outcome(f"creating the file answered {created.answer}", False, math.nan)
+    bodies: list[tuple[str, dict[str, Any]]] = [
+        (
+            "tools/memory/",
+            {"command": "view", "path": "/memories/r.md", "view_range": view_range},
+        )
+        for view_range in ([3, 1], [0, 0], [1e300, -1], [1.0, 2.0])
+    ]
+    bodies += [
+        ("tools/memory/", {"command": "view", "path": "/memories/\ud800"}),
+        ("tools/read_record/", {"surface": "memory", "id": "\ud800"}),
+        ("tools/memory_edit/", {"op": "invalidate", "id": "1", "replacement_id": "\ud800"}),
+    ]
+    codes: list[str] = []
+    seconds = 0.0
+    refused = True
+    for path, body in bodies:
+        # A lone surrogate travels as its JSON escape (\ud800), as a client's JSON writes it.
+        reply = b.http(session, "POST", f"/api/v1/{path}", json=body)
+        seconds += reply.seconds
+        codes.append(str(reply.code))
+        answered = reply.body if isinstance(reply.body, dict) else {}
+        refused &= reply.code < 500 and (
+            answered.get("status") in ("invalid", "not_found") or answered.get("is_error") is True
+        )
+    return Outcome(f"{len(bodies)} calls answered {', '.join(codes)}", refused, seconds)
 
 
 # --- report ----------------------------------------------------------------------------------

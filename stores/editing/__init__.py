@@ -13,6 +13,7 @@ from stores.editing.errors import (
     TooLong,
 )
 from stores.editing.inserts import insert_lines, line_count, prepend
+from stores.editing.limits import MAX_BATCH_EDITS
 from stores.editing.outcome import Edited
 from stores.editing.previews import PREVIEW_LENGTH, cut_preview, looks_truncated, text_sha256
 from stores.editing.rules import Rule, add_rule, parse_rules, remove_rule, replace_rule
@@ -31,6 +32,7 @@ from stores.editing.undo import UndoConflict, touched_by, undo_change
 from stores.editing.view import NumberedView, view_lines
 
 __all__ = [
+    "MAX_BATCH_EDITS",
     "PREVIEW_LENGTH",
     "Ambiguous",
     "DiffBudget",

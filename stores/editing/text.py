@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from stores.editing.errors import Ambiguous, InvalidEdit, NoChange, NoMatch, Occurrence, TooLong
-from stores.editing.limits import check_length
+from stores.editing.limits import check_batch_size, check_batch_work, check_length
 from stores.editing.lines import (
     CRLF,
     LF,
@@ -86,9 +86,10 @@ def apply_edit(
                 )
             check_length(len(new_string), max_length)
             return EditApplied(text=new_string, replacements=1, lines=(1,))
-        raise InvalidEdit(
-            "old_string is empty. Quote the exact phrase to replace; an empty old_string "
-            "only inserts into an empty text."
+        # Not malformed (the same call fills an empty text): an answer about this text.
+        raise NoMatch(
+            "old_string is empty, and an empty old_string only fills an empty text. Quote "
+            "the exact phrase to replace from a full read."
         )
 
     document = NormalizedText.of(text)
@@ -164,13 +165,19 @@ def apply_edits(
     """Apply several phrase edits in order, all or nothing.
 
     Each step is checked against `max_length` before it is built, so a batch that would grow
-    past the limit stops at the step that crosses it.
+    past the limit stops at the step that crosses it. The batch's work is bounded too: too many
+    edits, or too many for the text's length, are refused before the first step, and a batch
+    whose steps grew the text, before the step that would read past the bound.
     """
     if not edits:
         raise InvalidEdit("No edits given.")
+    check_batch_size(len(edits))
     replacements = 0
+    work = 0
     lines: list[int] = []
     for number, edit in enumerate(edits, start=1):
+        work += len(text)
+        check_batch_work(work + (len(edits) - number) * len(text), len(edits))
         try:
             applied = apply_edit(
                 text,

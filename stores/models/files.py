@@ -8,6 +8,8 @@ an empty directory to keep or a directory record to version.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -48,8 +50,33 @@ def path_problem(path: object) -> str | None:
         return f"Path {path} would escape {MEMORY_ROOT} directory"
     if any(segment == "" for segment in segments):
         return f"Path {path} has an empty segment (// or a trailing /); name a file."
-    if any(len(segment) > MAX_SEGMENT_LENGTH for segment in segments):
-        return f"Path {path} has a name longer than {MAX_SEGMENT_LENGTH} characters."
+    # A file system counts a name's bytes: 255 two-byte characters are 510 of them.
+    if any(
+        len(segment.encode("utf-8", "surrogatepass")) > MAX_SEGMENT_LENGTH for segment in segments
+    ):
+        return f"Path {path} has a name longer than {MAX_SEGMENT_LENGTH} bytes (in UTF-8)."
+    return None
+
+
+def place_problem(file: MemoryFile, values: Mapping[str, Any]) -> str | None:
+    """Why `file`, at the path `values` gives it, cannot stand among its agent's other files;
+    None if it can (or `values` moves nothing). A directory is only the prefix of its files'
+    paths, so a path may not be a file and a directory at once: no file above it, none below."""
+    path = values.get("path")
+    if not isinstance(path, str):
+        return None
+    others = MemoryFile.objects.filter(agent_id=file.agent_id).exclude(pk=file.pk)
+    segments = path.split("/")
+    above = ["/".join(segments[:end]) for end in range(3, len(segments))]
+    blocking = others.filter(path__in=above).values_list("path", flat=True).first()
+    if blocking is not None:
+        return f"Cannot put {path} there: {blocking} is a file, not a directory."
+    prefix = path + "/"
+    # SQLite's LIKE ignores ASCII case: /memories/D/x is not below /memories/d.
+    below = others.filter(path__startswith=prefix).values_list("path", flat=True)
+    inside = next((found for found in below.iterator() if found.startswith(prefix)), None)
+    if inside is not None:
+        return f"Cannot put {path} there: {path} is a directory ({inside} is in it)."
     return None
 
 
@@ -61,7 +88,8 @@ def validate_memory_path(path: object) -> None:
 
 # The same rules as one regular expression (ECMA and Python alike), for the doors' schemas:
 # segments of 1 to 255 characters, none "." or "..", no control character, backslash or
-# percent-encoding.
+# percent-encoding. (No regular expression counts UTF-8 bytes: a name of 255 characters past
+# ASCII is still refused, by path_problem.)
 validate_memory_path.pattern = (  # type: ignore[attr-defined]
     r"^/memories(?:/(?!\.{1,2}(?:/|$))"
     r"(?:[^/\\%\u0000-\u001f\u007f]|%(?![0-9A-Fa-f]{2})){1,255})+$"

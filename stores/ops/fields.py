@@ -56,7 +56,16 @@ TEXT_FIELD = Param(
 )
 HEADING = Param("heading", Kind.STRING, "The section's heading text, e.g. 'Steps'.", max_length=500)
 INSERTED_LINES = Param("content", Kind.TEXT, "The lines to insert.", required=True, min_length=1)
-RULE = Param("rule", Kind.TEXT, "The rule's current text, as written.", required=True)
+# At least one character that is not whitespace: a blank rule is refused, whatever the door.
+NOT_BLANK = r"^\s*\S[\s\S]*$"
+RULE = Param(
+    "rule",
+    Kind.TEXT,
+    "The rule's current text, as written.",
+    required=True,
+    min_length=1,
+    pattern=NOT_BLANK,
+)
 
 
 def _cron_field(value: str) -> str:

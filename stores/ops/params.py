@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
-from stores.editing import PhraseEdit
+from stores.editing import MAX_BATCH_EDITS, PhraseEdit
 
 
 class Kind(StrEnum):
@@ -141,6 +141,7 @@ PHRASE_ITEM: tuple[Param, ...] = (
 _JSON_TYPES[Kind.EDITS] = {
     "type": "array",
     "minItems": 1,
+    "maxItems": MAX_BATCH_EDITS,
     "items": {
         "type": "object",
         "properties": {param.name: param.json_schema() for param in PHRASE_ITEM},

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec
@@ -257,6 +257,7 @@ def commit(
         if name in change.values:
             check_text_size(spec, change.values[name])
     validate_changed_names(spec, record, change.values)
+    check_placement(spec, record, change.values)
     if dry_run:
         return would_be(
             spec,
@@ -340,6 +341,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
     for name in spec.text_fields:
         check_text_size(spec, getattr(record, name) or "")
     validate_fields(record)
+    check_placement(spec, record, values)
     if isinstance(record, EmbeddedRecord):
         record.text_hash = text_fingerprint(record.embedding_text())
     try:
@@ -378,6 +380,14 @@ def validate_fields(record: VersionedRecord) -> None:
             f"{name}: {' '.join(messages)}" for name, messages in error.message_dict.items()
         )
         raise Invalid(f"Invalid fields: {problems}", fields=error.message_dict) from error
+
+
+def check_placement(spec: SurfaceSpec, record: VersionedRecord, values: Mapping[str, Any]) -> None:
+    """Refuse a record that `values` would put where its surface says it cannot stand (a
+    memory file's path both a file and a directory), as a clash with what is there."""
+    problem = spec.placement(record, values) if spec.placement is not None else None
+    if problem is not None:
+        raise Conflict(problem)
 
 
 def validate_changed_names(
@@ -442,7 +452,19 @@ def delete(spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor) -> Write
         revision,
         status=Status.DELETED,
         diff=_diff(spec, record, before_text, ""),
+        message=" ".join(_unlinked_sentence(link) for link in unlinked),
         details={"unlinked": unlinked} if unlinked else None,
+    )
+
+
+def _unlinked_sentence(link: Mapping[str, Any]) -> str:
+    """What forgetting a record did to one that pointed at it, for the caller to read: the
+    caller may not be allowed to change that record, and should know it was touched."""
+    named = f"{link['surface']} {link['id']}"
+    return (
+        f"{named.capitalize()} pointed at it; that link was cleared in unlink revision "
+        f"{link['revision']} and nothing else of {named} changed (a superseded memory stays "
+        "superseded)."
     )
 
 

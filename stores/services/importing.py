@@ -53,6 +53,8 @@ from stores.services.results import WriteResult
 from stores.surfaces import MEMORY, SURFACES, SurfaceSpec
 
 BATCH_SIZE = 2000
+# Entries whose natural keys one query matches: well under SQLite's expression depth of 1,000.
+NATURAL_KEY_CHUNK = 400
 
 # Never compared on re-import: identity and consequences of writes, not content.
 NOT_SYNCED = frozenset(
@@ -503,13 +505,16 @@ def _by_natural_key(
     if spec.one_per_agent:
         document = records.first()
         return {(): document} if document is not None else {}
-    condition = Q()
-    for entry in entries:
-        condition |= Q(**{name: entry.values.get(name) for name in spec.natural_key})
-    return {
-        tuple(getattr(record, name) for name in spec.natural_key): record
-        for record in records.filter(condition)
-    }
+    found: dict[tuple[Any, ...], VersionedRecord] = {}
+    # One condition per entry, OR-ed: SQLite parses the chain as a tree as deep as it is long,
+    # and refuses one deeper than 1,000, so the entries are matched a chunk at a time.
+    for start in range(0, len(entries), NATURAL_KEY_CHUNK):
+        condition = Q()
+        for entry in entries[start : start + NATURAL_KEY_CHUNK]:
+            condition |= Q(**{name: entry.values.get(name) for name in spec.natural_key})
+        for record in records.filter(condition):
+            found[tuple(getattr(record, name) for name in spec.natural_key)] = record
+    return found
 
 
 def _differences(spec: SurfaceSpec, record: VersionedRecord, values: dict[str, Any]) -> dict:

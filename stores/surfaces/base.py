@@ -11,6 +11,7 @@ and loop over `SURFACES` rather than compare surface keys. What a door draws fro
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -99,6 +100,9 @@ class SurfaceSpec:
     # How the record page shows the text beside itself: "" plain, "markdown" rendered with
     # its outline, "rules" as the list of rules.
     text_view: str = ""
+    # Why a record, with the values a write gives it, cannot stand among its agent's others
+    # (None: it can), beyond what the database's unique constraints refuse; None: no such rule.
+    placement: Callable[[Any, Mapping[str, Any]], str | None] | None = None
 
     @property
     def primary_text_field(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from stores.models import MemoryFile
+from stores.models.files import place_problem
 from stores.surfaces.base import COMMON_SORTS, VERSIONED_STATE, Column, SurfaceSpec
 
 SURFACE = SurfaceSpec(
@@ -26,4 +27,5 @@ SURFACE = SurfaceSpec(
     sorts={**COMMON_SORTS, "path": ("path",)},
     nouns=("file", "files"),
     title="{path}",
+    placement=place_problem,
 )

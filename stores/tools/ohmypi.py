@@ -125,7 +125,7 @@ def _answer(ref: int | str, result: WriteResult) -> dict[str, Any]:
     elif status is Status.NOT_FOUND:
         text = f"Memory {ref} was not found."
     elif result.ok:
-        text = f"Memory {result.id} {status} in bank {bank} ({store})."
+        text = f"Memory {result.id} {status} in bank {bank} ({store}). {result.message}".strip()
     else:
         text = result.message
     details: dict[str, Any] = {"status": str(status)}
@@ -133,7 +133,7 @@ def _answer(ref: int | str, result: WriteResult) -> dict[str, Any]:
         details["store"] = store
     if bank is not None:
         details["bank"] = bank
-    for key in ("id", "version", "revision", "current_version", "clamped"):
+    for key in ("id", "version", "revision", "current_version", "clamped", "unlinked"):
         if key in body:
             details[key] = body[key]
     return {"status": str(status), "content": [{"type": "text", "text": text}], "details": details}

@@ -132,13 +132,16 @@ def update_long_term_memory(context: ToolContext, args: dict[str, Any]) -> dict[
         return _answer(FAILED + "db_error", f"The database refused the write: {error}", data)
     body = result.as_dict()
     data.update(
-        {key: body[key] for key in ("version", "revision", "current_version") if key in body}
+        {
+            key: body[key]
+            for key in ("version", "revision", "current_version", "unlinked")
+            if key in body
+        }
     )
     word = WORDS.get(result.status, FAILED + str(result.status))
-    message = result.message or (
-        f"Memory {memory_id} deleted."
-        if result.status is Status.DELETED
-        else f"Memory {memory_id} updated."
+    done = "deleted" if result.status is Status.DELETED else "updated"
+    message = (
+        f"Memory {memory_id} {done}. {result.message}".strip() if result.ok else result.message
     )
     return _answer(word, message, data)
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from stores.models import Memory
+from stores.editing import MAX_BATCH_EDITS
+from stores.editing.limits import MAX_BATCH_WORK
+from stores.models import Memory, Skill
 
 MEMORY_LIMIT = settings.MEMORYADMIN["MAX_TEXT_LENGTH"]["memory"]
 
@@ -32,3 +34,29 @@ def test_ten_doubling_edits_are_refused_at_the_first(api, agent, make):
     assert answer.json()["length"] == 2 * MEMORY_LIMIT
     assert answer.json()["message"].startswith("Edit 1 of 10:")
     assert Memory.objects.get(pk=memory.pk).version == 1
+
+
+def test_twenty_thousand_phrase_edits_are_refused_by_count_before_any_is_tried(api, agent, make):
+    skill = make.skill(agent, content="# Notes\n" + "word " * 99_000)
+    edits = [{"old_string": "missing", "new_string": "x"}] * 20_000
+    answer = api.call("post", f"skills/{skill.pk}/edit/", {"edits": edits, "dry_run": True})
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+    assert f"no more than {MAX_BATCH_EDITS}" in str(answer.json())
+
+
+def test_a_batch_reading_too_much_of_a_long_skill_is_refused_with_the_bound(api, agent, make):
+    content = "# Notes\n" + "x" * 499_000 + " tail"
+    skill = make.skill(agent, content=content)
+    edits = [
+        {"old_string": "tail", "new_string": "end"},
+        {"old_string": "end", "new_string": "tail"},
+    ]
+    answer = api.call("post", f"skills/{skill.pk}/edit/", {"edits": edits * 50})
+    body = answer.json()
+    assert (answer.status_code, body["status"]) == (400, "invalid")
+    assert (body["limit"], body["work"], body["count"]) == (MAX_BATCH_WORK, 100 * len(content), 100)
+    assert "send about 40 edits a batch" in body["message"]
+    assert Skill.objects.get(pk=skill.pk).version == 1
+    applied = api.call("post", f"skills/{skill.pk}/edit/", {"edits": [*edits * 19, edits[0]]})
+    assert (applied.status_code, applied.json()["status"]) == (200, "updated")
+    assert Skill.objects.get(pk=skill.pk).content.endswith(" end")

@@ -376,3 +376,34 @@ def test_a_read_only_token_views_but_every_write_is_refused_in_words(agent, make
         assert answer["status"] == "forbidden"
         assert answer["content"][0]["text"]
     assert tree(agent) == {"/memories/kept.md": "Kept.\n"}
+
+
+def test_rest_files_keep_the_memory_tools_tree_a_path_is_a_file_or_a_directory(api, agent):
+    assert (
+        api.call("post", "files/", {"path": "/memories/a", "content": "A file."}).status_code == 201
+    )
+    under_a_file = api.call("post", "files/", {"path": "/memories/a/b", "content": "x"})
+    assert (under_a_file.status_code, under_a_file.json()["status"]) == (409, "conflict")
+    assert "/memories/a is a file" in under_a_file.json()["message"]
+
+    inner = api.call("post", "files/", {"path": "/memories/d/inner.md", "content": "x"}).json()
+    over_a_directory = api.call("post", "files/", {"path": "/memories/d", "content": "x"})
+    assert (over_a_directory.status_code, over_a_directory.json()["status"]) == (409, "conflict")
+    assert "/memories/d is a directory" in over_a_directory.json()["message"]
+    renamed = api.call("patch", f"files/{inner['id']}/", {"path": "/memories/a/inner.md"})
+    assert (renamed.status_code, renamed.json()["status"]) == (409, "conflict")
+
+    assert tree(agent) == {"/memories/a": "A file.", "/memories/d/inner.md": "x"}
+    is_error, listed = Door("rest", *agent_token(agent))(command="view", path="/memories")
+    assert not is_error and "/memories/a/" not in listed
+
+
+def test_rest_files_refuse_a_name_longer_than_a_file_system_takes_in_bytes(api, agent, tmp_path):
+    # 255 characters of two bytes each: within a character count, past ext4's 255 bytes,
+    # so export_files could not write it.
+    name = "é" * 255
+    answer = api.call("post", "files/", {"path": f"/memories/{name}", "content": "x"})
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+    assert "255 bytes" in answer.json()["message"]
+    fits = api.call("post", "files/", {"path": f"/memories/{'é' * 127}", "content": "x"})
+    assert fits.status_code == 201

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from unittest.mock import ANY
+
 from stores.editing import text_sha256
 from stores.models import Memory, Subject
 from tests.factories import SubjectFactory
@@ -153,6 +155,53 @@ def test_memory_edit_answers_in_oh_my_pi_words(api, agent, make):
         "content": [{"type": "text", "text": "Memory 424242 was not found."}],
         "details": {"status": "not_found"},
     }
+
+
+def test_forgetting_a_successor_says_what_became_of_the_memory_it_superseded(api, agent, make):
+    # The episodic memory is one this token may not forget or rewrite; forgetting its
+    # successor clears only its link (it stays superseded), and every answer says so.
+    old = make.memory(agent, "Met Bob in 2020.", store="episodic")
+    new = make.memory(agent, "Met Bob in 2021.")
+    invalidated = api.call(
+        "post",
+        "tools/memory_edit/",
+        {"op": "invalidate", "id": str(old.pk), "replacement_id": str(new.pk)},
+    )
+    assert invalidated.json()["status"] == "invalidated"
+
+    answer = api.call("post", "tools/memory_edit/", {"op": "forget", "id": str(new.pk)}).json()
+
+    fresh = Memory.objects.get(pk=old.pk)
+    assert (fresh.superseded_by_id, fresh.invalidated_at is not None) == (None, True)
+    assert answer["status"] == "deleted"
+    assert answer["details"]["unlinked"] == [
+        {"surface": "memory", "id": old.pk, "version": fresh.version, "revision": ANY}
+    ]
+    said = answer["content"][0]["text"]
+    assert f"memory {old.pk} changed (a superseded memory stays superseded)" in said
+
+
+def test_forgetting_a_successor_over_rest_and_tomori_says_what_became_of_it(api, agent, make):
+    for forget in (
+        lambda memory: api.call("delete", f"memories/{memory.pk}/").json(),
+        lambda memory: _tomori(api, memory_id=memory.pk, memory_content="{gone}"),
+    ):
+        old = make.memory(agent, "Met Bob in 2020.", store="episodic")
+        new = make.memory(agent, "Met Bob in 2021.")
+        assert (
+            api.call("post", f"memories/{old.pk}/invalidate/", {"replacement_id": new.pk}).json()[
+                "status"
+            ]
+            == "invalidated"
+        )
+
+        answer = forget(new)
+
+        said = answer["message"]
+        assert f"memory {old.pk} changed (a superseded memory stays superseded)" in said
+        unlinked = answer.get("unlinked") or answer["data"]["unlinked"]
+        assert [link["id"] for link in unlinked] == [old.pk]
+        assert Memory.objects.get(pk=old.pk).superseded_by_id is None
 
 
 def test_memory_edit_update_needs_content_or_importance(api, agent, make):

@@ -5,6 +5,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from stores.editing import (
+    MAX_BATCH_EDITS,
     Ambiguous,
     InvalidEdit,
     NoChange,
@@ -15,6 +16,7 @@ from stores.editing import (
     apply_edit,
     apply_edits,
 )
+from stores.editing.limits import MAX_BATCH_WORK
 
 
 def test_unique_phrase_is_replaced():
@@ -78,8 +80,9 @@ def test_identical_strings_are_no_change():
 
 def test_empty_old_string_only_inserts_into_empty_text():
     assert apply_edit("", "", "first words").text == "first words"
-    with pytest.raises(InvalidEdit):
+    with pytest.raises(NoMatch) as refused:
         apply_edit("something", "", "more")
+    assert refused.value.near_miss is None
 
 
 def test_lf_phrase_matches_crlf_document_which_keeps_crlf():
@@ -132,6 +135,47 @@ def test_a_batch_stops_at_the_first_edit_that_crosses_the_limit():
         apply_edits("a" * 1000, edits, max_length=5000)
     assert refused.value.message.startswith("Edit 3 of 10:")
     assert refused.value.length == 8000
+
+
+def test_a_batch_of_more_edits_than_a_batch_takes_is_refused_naming_the_bound():
+    # The first edit matches nothing: refused as too many, no step ran.
+    edits = [PhraseEdit("missing", "x")] + [PhraseEdit("word", "WORD")] * MAX_BATCH_EDITS
+    with pytest.raises(InvalidEdit) as refused:
+        apply_edits("word " * 100, edits)
+    assert refused.value.details == {
+        "field": "edits",
+        "limit": MAX_BATCH_EDITS,
+        "count": MAX_BATCH_EDITS + 1,
+    }
+    assert f"at most {MAX_BATCH_EDITS}" in refused.value.message
+
+
+def test_a_batch_that_would_read_too_much_text_is_refused_before_its_first_step():
+    text = "x" * 499_000 + " tail"
+    edits = [PhraseEdit("tail", "end"), PhraseEdit("end", "tail")] * 30
+    with pytest.raises(InvalidEdit) as refused:
+        apply_edits(text, [PhraseEdit("missing", "x"), *edits[1:]])
+    assert refused.value.details == {
+        "field": "edits",
+        "limit": MAX_BATCH_WORK,
+        "work": 60 * len(text),
+        "count": 60,
+    }
+    assert "send about 40 edits a batch" in refused.value.message
+    # Within the bound, the same edits apply.
+    assert apply_edits(text, edits[:40]).text == text
+
+
+def test_a_batch_whose_steps_grow_the_text_stops_before_reading_past_the_bound():
+    grow = PhraseEdit("seed", "seed" + "y" * 400_000)
+    renames = [PhraseEdit(f"w{number} ", f"v{number} ") for number in range(40)]
+    text = "seed " + "".join(f"w{number} " for number in range(40)) + "z" * 100_000
+    # 41 steps on a 100,245-character text read 4.1 million characters; after the first step
+    # grows it to 500,245, the 40 left would read 20 million more.
+    with pytest.raises(InvalidEdit) as refused:
+        apply_edits(text, [grow, *renames])
+    assert refused.value.details["limit"] == MAX_BATCH_WORK
+    assert refused.value.details["work"] > MAX_BATCH_WORK
 
 
 @pytest.mark.parametrize(

@@ -138,3 +138,18 @@ def test_export_never_writes_through_a_planted_link(agent, tmp_path):
 
     assert list(outside.iterdir()) == []
     assert (target / "a.md").read_bytes() == b"A\n"
+
+
+def test_a_directory_of_1100_files_imports_and_reimports_changing_nothing(agent, tmp_path):
+    # Existing records are matched in chunks: one condition per file overflowed SQLite's
+    # expression depth (1,000), and the whole import failed.
+    source = tmp_path / "in"
+    write_tree(
+        source, {f"notes/{number}.md": f"Note {number}.\n".encode() for number in range(1100)}
+    )
+
+    run("import_files", str(source), agent=agent.name)
+    run("import_files", str(source), agent=agent.name)
+
+    assert MemoryFile.objects.filter(agent=agent).count() == 1100
+    assert set(MemoryFile.objects.filter(agent=agent).values_list("version", flat=True)) == {1}

@@ -11,7 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from stores.interchange import native
-from stores.models import Agent, ImportedSource, Memory, Revision, Subject
+from stores.models import Agent, ImportedSource, Memory, Revision, Subject, WorkingMemoryEntry
 from stores.services import (
     Actor,
     find_record,
@@ -544,3 +544,27 @@ def test_export_to_a_folder_that_does_not_exist_yet_makes_it(agent, make, tmp_pa
     assert (tmp_path / "backups").is_dir()
     lines = (tmp_path / "backups" / f"{agent.name}.jsonl").read_text("utf-8").splitlines()
     assert json.loads(lines[0])["format"] == native.FORMAT
+
+
+def test_1100_working_memories_reimport_matched_by_namespace_and_key(agent, tmp_path):
+    lines = [header("crafted")]
+    for number in range(1100):
+        lines.append(
+            json.dumps(
+                {
+                    "type": "working",
+                    "ref": f"w-{number}",
+                    "version": 1,
+                    "namespace": "session",
+                    "key": f"key-{number}",
+                    "value": f"Value {number}.",
+                }
+            )
+        )
+    path = write_jsonl(tmp_path / "working.jsonl", *lines)
+
+    assert import_file(agent, path).tallies["working"].created == 1100
+    again = import_file(agent, path).tallies["working"]
+
+    assert (again.created, again.unchanged) == (0, 1100)
+    assert WorkingMemoryEntry.objects.filter(agent=agent).count() == 1100

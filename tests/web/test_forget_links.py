@@ -27,5 +27,6 @@ def test_forgetting_a_successor_names_the_memories_it_superseded(staff_client, a
 
     assert response.status_code == 200
     history = staff_client.get(response["HX-Redirect"]).content.decode()
-    assert f"It superseded {old.pk}; each lost that link in an unlink revision." in history
+    assert f"Memory {old.pk} pointed at it; that link was cleared in unlink revision" in history
+    assert f"nothing else of memory {old.pk} changed" in history
     assert Memory.objects.get(pk=old.pk).superseded_by_id is None

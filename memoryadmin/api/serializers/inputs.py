@@ -10,6 +10,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from stores.editing import MAX_BATCH_EDITS
 from stores.ops.catalog import Op
 from stores.ops.params import PHRASE_ITEM, Kind, Param, alias_names, under_declared_names
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
@@ -89,6 +90,7 @@ def param_field(param: Param) -> serializers.Field:
     if param.default is not None:
         common["default"] = param.default
     if param.kind is Kind.EDITS:
+        common["max_length"] = MAX_BATCH_EDITS
         return phrase_edit_input()(many=True, allow_empty=False, **common)
     if param.kind is Kind.VERSION:
         # Never required here: the If-Match header may give it instead (the schema says so).

@@ -208,12 +208,7 @@ def _forgotten(
     request: HttpRequest, scope: AgentScope, ui: SurfaceUI, pk: int, result: WriteResult
 ) -> HttpResponse:
     """A forgotten record is found in its history, which can restore it."""
-    message = f"Deleted {ui.label.lower()} {pk}; it can be restored here."
-    unlinked = [str(link["id"]) for link in result.details.get("unlinked", [])]
-    if unlinked:
-        message += (
-            f" It superseded {', '.join(unlinked)}; each lost that link in an unlink revision."
-        )
-    messages.success(request, message)
+    message = f"Deleted {ui.label.lower()} {pk}; it can be restored here. {result.message}"
+    messages.success(request, message.strip())
     target = history_url(scope, ui, pk)
     return HttpResponseClientRedirect(target) if request.htmx else redirect(target)

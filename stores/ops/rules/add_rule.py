@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from stores.editing import Edited
 from stores.editing import rules as rule_text
 from stores.ops.base import DocumentOp, Target, ToolSpec
+from stores.ops.fields import RULE
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
@@ -30,7 +31,7 @@ OP = AddRule(
     "Add one rule; the rest of the document stays byte for byte.",
     "rules_add",
     (
-        Param("rule", Kind.TEXT, "The rule to add.", required=True),
+        replace(RULE, description="The rule to add."),
         Param("section", Kind.STRING, "Add under this heading.", max_length=500),
     ),
     surfaces=("rules",),

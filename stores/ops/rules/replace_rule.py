@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from stores.editing import Edited
@@ -11,7 +11,6 @@ from stores.editing import rules as rule_text
 from stores.ops.base import DocumentOp, Target, ToolSpec
 from stores.ops.fields import RULE
 from stores.ops.names import OpName
-from stores.ops.params import Kind, Param
 
 
 @dataclass(frozen=True)
@@ -26,7 +25,7 @@ OP = ReplaceRule(
     OpName.REPLACE_RULE,
     "Rewrite one rule in place.",
     "rules_replace",
-    (RULE, Param("new_rule", Kind.TEXT, "The rule's new text.", required=True)),
+    (RULE, replace(RULE, name="new_rule", description="The rule's new text.")),
     surfaces=("rules",),
     target=Target.DOCUMENT,
     previews=True,
