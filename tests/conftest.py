@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,10 @@ TEST_EMBEDDING_BACKEND = os.environ.get(
     "MEMORYADMIN_TEST_EMBEDDING_BACKEND", "stores.embeddings.fake.FakeBackend"
 )
 
+# The text engine's tests: the engine imports no Django, so a second database pass would
+# run exactly the same code again.
+TEXT_ENGINE_TESTS = Path(__file__).parent / "editing"
+
 
 # First, so pytest-xdist's own hook, which turns the group into the worker's assignment,
 # sees the mark: a conftest loaded before the worker's plugin would otherwise run after it.
@@ -21,6 +26,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("browser"):
             # One pytest-xdist worker runs them all: Chromium starts once per run.
             item.add_marker(pytest.mark.xdist_group("browser"))
+        if TEXT_ENGINE_TESTS in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.database_free)
 
 
 @pytest.fixture(autouse=True)
