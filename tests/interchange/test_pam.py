@@ -18,7 +18,7 @@ from portable_ai_memory import (
 from portable_ai_memory.core.integrity import compute_integrity_checksum
 
 from stores.interchange import pam, rockbot
-from stores.models import Agent, Memory, Revision, Subject
+from stores.models import Agent, Memory, Revision, Subject, Suggestion
 from stores.services import Actor, memory_invalidate, record_edit, subject_create
 from stores.services.importing import import_records
 from tests.factories import AgentFactory
@@ -452,3 +452,35 @@ def test_a_memory_refused_after_earlier_batches_were_written_leaves_nothing(agen
     error = refused(agent, a_store(a_memory("m-1", "One."), a_memory("m-2", "Two."), bad))
     assert error.check == "memoryadmin" and "'m-3'" in error.message
     assert not Revision.objects.filter(agent=agent).exists()
+
+
+def test_a_contradicts_relation_opens_a_conflict_for_a_person_once(agent):
+    document = a_store(
+        a_memory("m-1", "The standup is at 09:00."),
+        a_memory("m-2", "The standup is at 10:30."),
+        relations=[
+            {
+                "id": "r-1",
+                "from": "m-2",
+                "to": "m-1",
+                "type": "contradicts",
+                "created_at": "2025-03-02T00:00:00Z",
+            }
+        ],
+    )
+
+    planned = import_document(agent, document, dry_run=True)
+    assert not Suggestion.objects.filter(agent=agent).exists()
+    assert "would open conflict suggestions" in " ".join(planned.notes)
+
+    done = import_document(agent, document)
+    again = import_document(agent, document)
+
+    (conflict,) = Suggestion.objects.filter(agent=agent)
+    assert conflict.kind == "conflict" and conflict.status == "open"
+    pair = Memory.objects.filter(agent=agent, alias__in=["m-1", "m-2"])
+    assert {record.memory_id for record in conflict.records.all()} == {m.pk for m in pair}
+    assert "1 conflict suggestion(s) opened" in " ".join(done.notes)
+    assert "0 conflict suggestion(s) opened" in " ".join(again.notes)
+    # The relation itself stays, and an export writes it back.
+    assert [relation["type"] for relation in export(agent)["relations"]] == ["contradicts"]

@@ -33,9 +33,10 @@ from stores.interchange.pam.mapping import (
     Refused,
     memory_fields,
 )
-from stores.models import Agent, Subject
+from stores.models import Agent, Subject, Suggestion
 from stores.services import Actor, subject_create
 from stores.services.importing import ImportReport, Incoming, clean_values, import_records
+from stores.services.suggestions import suggestion_create
 from stores.surfaces import MEMORY
 
 
@@ -303,7 +304,45 @@ def import_memory_store(
             dry_run=dry_run,
             report=report,
         )
+        contradictions = [
+            (relation.from_, relation.to)
+            for relation in store.relations
+            if relation.type == RelationType.CONTRADICTS
+        ]
+        if contradictions and not dry_run:
+            opened = _conflicts_opened(agent, contradictions, actor)
+            reading.notes.append(
+                f"{len(contradictions)} contradicts relation(s): {opened} conflict suggestion(s) "
+                "opened for a person to settle."
+            )
+        elif contradictions:
+            reading.notes.append(
+                f"{len(contradictions)} contradicts relation(s) would open conflict suggestions."
+            )
     return PamImport(report=report, notes=reading.notes)
+
+
+def _conflicts_opened(agent: Agent, pairs: list[tuple[str, str]], actor: Actor) -> int:
+    """A `contradicts` relation is a conflict someone already saw: it waits in the agent's
+    suggestions like one the pass found (the relation itself stays in the metadata, so an
+    export writes it back). A pair suggested before, settled or not, is not opened again."""
+    refs = {ref for pair in pairs for ref in pair}
+    memories = {memory.alias: memory for memory in agent.memories.filter(alias__in=refs)}
+    numbered = [ref for ref in refs if ref not in memories and ref.isdecimal()]
+    memories.update({str(memory.pk): memory for memory in agent.memories.filter(pk__in=numbered)})
+    opened = 0
+    for first, second in pairs:
+        if first not in memories or second not in memories or first == second:
+            continue
+        suggestion = suggestion_create(
+            agent=agent,
+            kind=Suggestion.Kind.CONFLICT,
+            memories=[memories[first], memories[second]],
+            reason=f"the imported file says {first!r} contradicts {second!r}",
+            found_by=actor.label,
+        )
+        opened += suggestion is not None
+    return opened
 
 
 def _subject_values(external_id: str, fields: dict[str, Any]) -> dict[str, Any]:
