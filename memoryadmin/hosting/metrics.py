@@ -3,8 +3,8 @@
 Counters and histograms are kept by the processes that count (django-prometheus's request
 metrics, stores.metrics for the domain's). Under gunicorn, with PROMETHEUS_MULTIPROC_DIR set,
 each worker writes its values to files there and any worker's scrape sums every process's.
-What the database knows (reviews waiting, stale vectors) is read at each scrape instead, so
-it is the same whichever worker answers.
+What the database knows (reviews and suggestions waiting, stale vectors) is read at each
+scrape instead, so it is the same whichever worker answers.
 """
 
 from __future__ import annotations
@@ -14,13 +14,14 @@ import os
 from collections.abc import Iterator
 
 from django.conf import settings
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from stores.models import Revision
+from stores.models import Revision, Suggestion
 from stores.selectors.embeddings import embedding_status
 
 
@@ -34,6 +35,20 @@ class DatabaseCollector:
         )
         pending.add_metric([], Revision.objects.filter(review=Revision.Review.PENDING).count())
         yield pending
+        suggestions = GaugeMetricFamily(
+            "memoryadmin_suggestions_open",
+            "Duplicates, conflicts and merge proposals waiting for a person, by kind.",
+            labels=["kind"],
+        )
+        open_by_kind = dict(
+            Suggestion.objects.filter(status=Suggestion.State.OPEN)
+            .values_list("kind")
+            .annotate(Count("pk"))
+            .order_by()
+        )
+        for kind in Suggestion.Kind.values:
+            suggestions.add_metric([kind], open_by_kind.get(kind, 0))
+        yield suggestions
         stale = GaugeMetricFamily(
             "memoryadmin_stale_vectors",
             "Records whose vector is missing, or was computed from other text or another model.",

@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from stores.models import Agent, Memory
 from stores.selectors.embeddings import stale_filter
+from stores.services.suggestions import suggestion_create
 from tests.factories import agent_token
 
 TOKEN = "scrape-secret-4f1c"
@@ -116,12 +117,16 @@ def test_gauges_read_the_database_at_each_scrape(client, agent, make, metrics_to
     created = api.post("/api/v1/memories/", {"content": "Pending review."}, format="json")
     assert created.json()["status"] == "created"
     Memory.objects.filter(pk=kept.pk).update(embedding_hash="")
+    other = make.memory(agent, "Embedded as it was written, twice.")
+    suggestion_create(agent=agent, kind="conflict", memories=[kept, other], reason="differ")
     after = scrape(client)
 
     def moved(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)
 
     assert moved("memoryadmin_reviews_pending") == 1
+    assert moved("memoryadmin_suggestions_open", kind="conflict") == 1
+    assert moved("memoryadmin_suggestions_open", kind="duplicate") == 0
     assert moved("memoryadmin_stale_vectors", surface="memory") >= 1
     stale = Memory.objects.filter(stale_filter()).count()
     assert value(after, "memoryadmin_stale_vectors", surface="memory") == stale
