@@ -38,6 +38,7 @@ from stores.runtime.prepared import PreparedQuery
 from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
+from stores.services.sources import Source
 from stores.surfaces import SURFACES, SurfaceSpec
 
 logger = logging.getLogger("memoryadmin.writes")
@@ -515,6 +516,7 @@ def build_revision(
     """
     agent: Agent = record.agent
     needs_review = actor.is_agent and agent.review_mode == Agent.ReviewMode.ALL
+    source = actor.source or Source()
     return Revision(
         agent_id=record.agent_id,
         surface=spec.key,
@@ -534,6 +536,12 @@ def build_revision(
         after_state=spec.snapshot(record) if after_state is None else after_state,
         review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,
         reverted_revision=reverted_revision,
+        source_conversation=source.conversation,
+        source_message=source.message,
+        source_platform=source.platform,
+        source_url=source.url,
+        source_excerpt=source.excerpt,
+        source_takeback=source.takeback,
     )
 
 

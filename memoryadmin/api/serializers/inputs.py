@@ -126,7 +126,8 @@ def param_field(param: Param) -> serializers.Field:
             return serializers.ChoiceField(choices=list(param.choices), **common)
         case Kind.TAGS:
             return serializers.ListField(child=StrictText(allow_blank=True), **common)
-        case Kind.OBJECT:
+        case Kind.OBJECT | Kind.SOURCE:
+            # A source's parts are checked by the write itself, which names the part at fault.
             return serializers.DictField(**common)
     raise ValueError(f"No request field for parameters of kind {param.kind}.")
 

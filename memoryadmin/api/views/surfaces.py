@@ -30,7 +30,7 @@ from stores.editing import Status
 from stores.ops.catalog import CATALOG, Op, Rest, Target, ops_of
 from stores.ops.names import OpName
 from stores.selectors.filters import MemoryFilters
-from stores.selectors.records import record_data, record_summary, records_for_agent
+from stores.selectors.records import record_read, record_summary, records_for_agent
 from stores.selectors.search import recall
 from stores.services import SurfaceSpec, find_record, surface
 from stores.surfaces import SURFACES
@@ -68,7 +68,7 @@ class SurfaceViewSet(AgentViewSet):
     def retrieve(self, request: Request, ref: str) -> Response:
         record = find_record(self.spec, agent=self.caller.agent, ref=ref, actor=self.caller.actor)
         return Response(
-            {"status": str(Status.OK), "record": record_data(record)},
+            {"status": str(Status.OK), "record": record_read(record)},
             headers={"ETag": etag(record.version)},
         )
 
