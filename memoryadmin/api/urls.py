@@ -13,6 +13,7 @@ from rest_framework.routers import DefaultRouter
 
 from memoryadmin.api.views.changes import ChangeViewSet
 from memoryadmin.api.views.revisions import RevisionViewSet
+from memoryadmin.api.views.sources import SourceViewSet
 from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.api.views.tools import ToolViewSet
 from memoryadmin.api.views.webhooks import WebhookViewSet
@@ -30,6 +31,7 @@ for spec in SURFACES.values():
     router.register(spec.api_path, SURFACE_VIEWSETS[spec.key], basename=spec.key)
 router.register("revisions", RevisionViewSet, basename="revision")
 router.register("webhooks", WebhookViewSet, basename="webhook")
+router.register("sources", SourceViewSet, basename="source")
 
 change_list = ChangeViewSet.as_view({"get": "list"})
 tool_list = ToolViewSet.as_view({"get": "list"})
@@ -62,6 +64,7 @@ def api_index(request: Request) -> Response:
                 **collections,
                 "revisions": at("/api/v1/revisions/"),
                 "webhooks": at("/api/v1/webhooks/"),
+                "sources": at("/api/v1/sources/"),
             },
             "changes": at("/api/v1/changes/"),
             "tools": at("/api/v1/tools/"),

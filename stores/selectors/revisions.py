@@ -54,12 +54,14 @@ def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
     return data
 
 
-def records_written_by(agent: Agent, surface_key: str, conversation: str) -> QuerySet[Revision]:
+def records_written_by(
+    agent: Agent, surface_key: str, conversation: str
+) -> QuerySet[Revision, int]:
     """The ids of `agent`'s records of a surface that `conversation` created or changed (a
     take-back's writes, which name the conversation they took back, are not its own)."""
     return Revision.objects.filter(
         agent=agent, surface=surface_key, source_conversation=conversation, source_takeback=False
-    ).values("record_id")
+    ).values_list("record_id", flat=True)
 
 
 def record_origin(surface_key: str, record_id: int) -> dict[str, Any]:

@@ -137,11 +137,13 @@ def conversation_takeback(
     if not written:
         raise NotFound(f"No conversation {conversation!r} wrote to this agent.")
     taker = replace(actor, source=Source(conversation=conversation, takeback=True))
-    taken_back = set(
-        Revision.objects.filter(
+    taken_back = {
+        pk
+        for pk in Revision.objects.filter(
             agent=agent, reverted_revision__in=[revision.pk for revision in written]
         ).values_list("reverted_revision", flat=True)
-    )
+        if pk is not None
+    }
     results = []
     with transaction.atomic():
         for (surface_key, record_id), revisions in _by_record(written).items():
@@ -150,6 +152,8 @@ def conversation_takeback(
             )
         if dry_run:
             transaction.set_rollback(True)
+            # The revisions it wrote are rolled back: none of them exists.
+            results = [replace(result, revision=None) for result in results]
     answer = Takeback(conversation=conversation, dry_run=dry_run, results=results)
     if not dry_run:
         for result in answer.results:
@@ -206,8 +210,12 @@ def _take_back_record(
     taken_back: set[int],
 ) -> RecordTakeback:
     spec = SURFACES[surface_key]
-    record = spec.model.objects.filter(pk=record_id, agent=agent).first()
+    records: Any = spec.model._default_manager
+    # Only whether it is still there, and its store (an episodic memory is only invalidated).
+    columns = ("pk", "store") if spec.store_policy else ("pk",)
+    record = records.filter(pk=record_id, agent=agent).only(*columns).first()
     created = next((r for r in revisions if r.version_before == 0), None)
+    steps: list[tuple[OpName, Revision | None]]
     if created is not None:
         op = _removal(record)
         steps = [] if record is None else [(op, None)]
