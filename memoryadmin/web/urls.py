@@ -12,6 +12,7 @@ from memoryadmin.web.views import (
     live,
     records,
     review,
+    sources,
     tokens,
     webhooks,
 )
@@ -29,6 +30,8 @@ urlpatterns = [
     path(agent + "changes/live/", live.changes_live, name="changes_live"),
     path(agent + "changes/<int:revision_id>/", history.change_detail, name="change_detail"),
     path(agent + "review/", review.review_queue, name="review"),
+    path(agent + "sources/", sources.sources_page, name="sources"),
+    path(agent + "sources/takeback/", sources.sources_takeback, name="sources_takeback"),
     path(agent + "review/act/", review.review_act, name="review_act"),
     path(agent + "review/mode/", review.review_mode, name="review_mode"),
     path(agent + "tokens/", tokens.token_list, name="tokens"),
