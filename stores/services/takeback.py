@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
+from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -92,9 +93,9 @@ class Takeback:
     def status(self) -> Status:
         if self.count:
             return Status.UPDATED
-        if any(result.refused for result in self.results):
-            return Status.CONFLICT
-        return Status.OK
+        # Nothing changed and something was refused: the first refusal says why.
+        refused = next((result for result in self.results if result.refused), None)
+        return refused.status if refused is not None else Status.OK
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -144,11 +145,16 @@ def conversation_takeback(
         ).values_list("reverted_revision", flat=True)
         if pk is not None
     }
+    by_record = _by_record(written)
+    stores = _stores_of(agent, by_record)
     results = []
     with transaction.atomic():
-        for (surface_key, record_id), revisions in _by_record(written).items():
+        for (surface_key, record_id), revisions in by_record.items():
+            store = stores.get((surface_key, record_id))
             results.append(
-                _take_back_record(agent, taker, surface_key, record_id, revisions, taken_back)
+                _take_back_record(
+                    agent, taker, surface_key, record_id, revisions, taken_back, store
+                )
             )
         if dry_run:
             transaction.set_rollback(True)
@@ -201,6 +207,26 @@ def _by_record(written: Iterable[Revision]) -> dict[tuple[str, int], list[Revisi
     return records
 
 
+def _stores_of(agent: Agent, records: Iterable[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """Which of `records` still exist, each with its store ("" on a surface without stores),
+    read in one query per surface."""
+    ids: dict[str, list[int]] = {}
+    for surface_key, record_id in records:
+        ids.setdefault(surface_key, []).append(record_id)
+    found: dict[tuple[str, int], str] = {}
+    for surface_key, wanted in ids.items():
+        spec = SURFACES[surface_key]
+        manager: Any = spec.model._default_manager
+        rows = manager.filter(agent=agent, pk__in=wanted)
+        if spec.store_policy:
+            found.update(
+                ((surface_key, pk), store) for pk, store in rows.values_list("pk", "store")
+            )
+        else:
+            found.update(((surface_key, pk), "") for pk in rows.values_list("pk", flat=True))
+    return found
+
+
 def _take_back_record(
     agent: Agent,
     actor: Actor,
@@ -208,25 +234,23 @@ def _take_back_record(
     record_id: int,
     revisions: list[Revision],
     taken_back: set[int],
+    store: str | None,
 ) -> RecordTakeback:
-    spec = SURFACES[surface_key]
-    records: Any = spec.model._default_manager
-    # Only whether it is still there, and its store (an episodic memory is only invalidated).
-    columns = ("pk", "store") if spec.store_policy else ("pk",)
-    record = records.filter(pk=record_id, agent=agent).only(*columns).first()
-    created = next((r for r in revisions if r.version_before == 0), None)
+    """Take back one record's changes (`store` None: the record is gone), all or none."""
     steps: list[tuple[OpName, Revision | None]]
-    if created is not None:
-        op = _removal(record)
-        steps = [] if record is None else [(op, None)]
+    if any(revision.version_before == 0 for revision in revisions):
+        op = _removal(store)
+        steps = [(op, None)]
     else:
         steps = [(_reversal(r), r) for r in revisions if r.pk not in taken_back]
         op = steps[0][0] if steps else OpName.UNDO
-    if record is None or not steps:
+    if store is None or not steps:
         return RecordTakeback(surface_key, record_id, op, Status.NO_CHANGE)
     last: WriteResult | None = None
+    # Several changes of one record go back together or not at all; one is one write already.
+    together = transaction.atomic() if len(steps) > 1 else nullcontext()
     try:
-        with transaction.atomic():
+        with together:
             for step, revision in steps:
                 last = _apply(step, agent, actor, surface_key, record_id, revision)
     except _Refused as refused:
@@ -239,12 +263,10 @@ def _take_back_record(
     return RecordTakeback(surface_key, record_id, steps[-1][0], last.status, last.revision)
 
 
-def _removal(record: Any) -> OpName:
+def _removal(store: str | None) -> OpName:
     """How a record the conversation created is taken back: forgotten, or invalidated where
     the store allows nothing else (an episodic memory)."""
-    if isinstance(record, Memory) and record.store == Memory.Store.EPISODIC:
-        return OpName.INVALIDATE
-    return OpName.FORGET
+    return OpName.INVALIDATE if store == Memory.Store.EPISODIC else OpName.FORGET
 
 
 def _reversal(revision: Revision) -> OpName:

@@ -54,7 +54,10 @@ class TakenBackSerializer(serializers.Serializer):
 
 
 class TakebackSerializer(serializers.Serializer):
-    status = serializers.CharField(help_text="updated, ok (nothing left to take back) or conflict.")
+    status = serializers.CharField(
+        help_text="updated (something changed), ok (nothing left to take back), or, when "
+        "nothing could change, the first record's refusal (conflict, forbidden, disabled, …)."
+    )
     conversation = serializers.CharField()
     dry_run = serializers.BooleanField()
     count = serializers.IntegerField(
@@ -90,6 +93,7 @@ class SourceViewSet(AgentViewSet):
                     (403, "forbidden (a read-only token)"),
                     (404, "this agent has no write from that conversation"),
                     (409, "conflict: later edits overlap every change left to take back"),
+                    (422, "not_editable: the store rules keep every record as it is"),
                 )
             },
         },
