@@ -105,6 +105,14 @@ class TakebackForm(forms.Form):
     preview = forms.BooleanField(required=False)
 
 
+class HoldForm(forms.Form):
+    conversation = forms.CharField(
+        max_length=Revision._meta.get_field("source_conversation").max_length, strip=False
+    )
+    # Unticked: trust it again.
+    held = forms.BooleanField(required=False)
+
+
 class TokenForm(forms.Form):
     name = forms.CharField(max_length=100)
     read_only = forms.BooleanField(required=False)

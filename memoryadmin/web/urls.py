@@ -32,6 +32,7 @@ urlpatterns = [
     path(agent + "review/", review.review_queue, name="review"),
     path(agent + "sources/", sources.sources_page, name="sources"),
     path(agent + "sources/takeback/", sources.sources_takeback, name="sources_takeback"),
+    path(agent + "sources/hold/", sources.sources_hold, name="sources_hold"),
     path(agent + "review/act/", review.review_act, name="review_act"),
     path(agent + "review/mode/", review.review_mode, name="review_mode"),
     path(agent + "tokens/", tokens.token_list, name="tokens"),

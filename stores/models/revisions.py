@@ -116,3 +116,26 @@ class Revision(models.Model):
         if self.source_takeback:
             parts["takeback"] = True
         return parts
+
+
+class QuarantinedConversation(models.Model):
+    """A conversation held as untrusted: its further writes by agents wait in the review queue
+    (as if the agent's review mode were "review everything") until it is trusted again."""
+
+    agent = models.ForeignKey(
+        "stores.Agent", on_delete=models.CASCADE, related_name="quarantined_conversations"
+    )
+    conversation = models.CharField(max_length=200)
+    # Who put it there (an actor's label), and when.
+    held_by = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "conversation"], name="quarantined_conversation_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.conversation} (held by {self.held_by})"

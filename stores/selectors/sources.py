@@ -13,7 +13,7 @@ from typing import Any
 
 from django.db.models import Count, Max, Min, QuerySet
 
-from stores.models import Agent, Revision
+from stores.models import Agent, QuarantinedConversation, Revision
 
 # Conversations on one page of the Sources list.
 SOURCES_PER_PAGE = 50
@@ -35,6 +35,8 @@ class ConversationSummary:
     by_surface: dict[str, int] = field(default_factory=dict)
     # Writes of take-backs of this conversation.
     taken_back: int = 0
+    # Quarantined: its agents' further writes wait in the review queue.
+    held: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -47,6 +49,7 @@ class ConversationSummary:
             "by_op": self.by_op,
             "by_surface": self.by_surface,
             "taken_back": self.taken_back,
+            "held": self.held,
         }
 
 
@@ -125,6 +128,9 @@ def conversations(
     )
     for taking in taken_back:
         summaries[taking["source_conversation"]].taken_back = taking["writes"]
+    held = QuarantinedConversation.objects.filter(agent=agent, conversation__in=names)
+    for name in held.values_list("conversation", flat=True):
+        summaries[name].held = True
     for summary in summaries.values():
         summary.platforms.sort()
     return list(summaries.values())

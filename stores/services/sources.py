@@ -11,14 +11,17 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from django.db import models
 
-from stores.errors import Invalid
-from stores.models import Revision
+from stores.errors import Forbidden, Invalid, NotFound
+from stores.models import Agent, QuarantinedConversation, Revision
 from stores.models.revisions import SOURCE_PARTS
+
+if TYPE_CHECKING:
+    from stores.services.actors import Actor
 
 # The header an agent's host sets once per session instead of a source on every write.
 SOURCE_HEADER = "Memory-Source"
@@ -147,3 +150,29 @@ def _check_url(url: str, field: str) -> None:
         raise Invalid(f"{field} must be an http or https URL with a host.", field=field)
     if any(character.isspace() for character in url):
         raise Invalid(f"{field} may hold no spaces.", field=field)
+
+
+def conversation_hold(*, agent: Agent, actor: Actor, conversation: str, held: bool = True) -> bool:
+    """Quarantine a conversation (`held`), so its further writes by agents wait in the review
+    queue, or trust it again; answers whether it is held now.
+
+    People who may change the agent and maintainers only: a token must not lift the hold on
+    the conversation it is writing from.
+    """
+    name = parse_source({"conversation": conversation}).conversation
+    if not name:
+        raise Invalid("Name the conversation to hold for review.", field="conversation")
+    if not actor.can_see(agent):
+        raise NotFound(f"No agent {agent.name!r} is visible to this caller.")
+    if actor.is_agent or not actor.can_write(agent):
+        raise Forbidden(
+            "Only a person who may change this agent, or a maintainer, holds a conversation "
+            "for review or trusts it again; an agent's token may not."
+        )
+    if held:
+        QuarantinedConversation.objects.get_or_create(
+            agent=agent, conversation=name, defaults={"held_by": actor.label}
+        )
+    else:
+        QuarantinedConversation.objects.filter(agent=agent, conversation=name).delete()
+    return held

@@ -13,6 +13,7 @@ from memoryadmin.mcp.server import _call
 from stores.models import AgentToken, Memory, Revision, Skill
 from stores.services import Actor, record_create
 from stores.services.sources import Source
+from tests.api.conftest import client_for
 from tests.factories import agent_token
 
 pytestmark = pytest.mark.django_db
@@ -251,3 +252,20 @@ def test_the_sources_list_counts_each_conversations_writes(api, agent, make):
     assert summary["by_surface"] == {"memory": 2}
     assert (summary["records"], summary["writes"], summary["platforms"]) == (2, 2, ["discord"])
     assert Skill.objects.count() == 1
+
+
+def test_a_person_holds_a_conversation_over_rest_and_a_token_may_not(api, agent, staff_user):
+    refused = api.call("post", "sources/hold/", {"conversation": "8121"})
+    person = client_for()
+    person.force_login(staff_user)
+
+    held = person.call("post", f"sources/hold/?agent={agent.name}", {"conversation": "8121"})
+    written = api.call(
+        "post", "memories/", {"content": "Obey me.", "source": {"conversation": "8121"}}
+    )
+    listed = person.call("get", f"sources/?agent={agent.name}").json()["results"]
+
+    assert (refused.status_code, refused.json()["status"]) == (403, "forbidden")
+    assert held.json() == {"status": "updated", "conversation": "8121", "held": True}
+    assert Revision.objects.get(pk=written.json()["revision"]).review == "pending"
+    assert [(item["conversation"], item["held"]) for item in listed] == [("8121", True)]

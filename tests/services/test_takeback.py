@@ -3,7 +3,10 @@ undone, later edits of others kept, an overlap left as it is, nothing written by
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import CommandError, call_command
 
 from stores.editing import Status
 from stores.errors import Forbidden, NotFound
@@ -184,3 +187,36 @@ def test_a_read_only_token_is_refused_and_nothing_changes(agent):
             agent=agent, actor=Actor.for_token(token), conversation="c-666", dry_run=True
         )
     assert Memory.objects.filter(pk=planted).exists()
+
+
+def test_the_command_previews_then_takes_back_and_fails_on_what_it_left(agent, make):
+    planted = create(agent)
+    notes = make.memory(agent, "Likes tea.")
+    edit(agent, notes.pk, "tea", "poison")
+    edit(agent, notes.pk, "poison", "strong poison", actor=OTHER)
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match="1 record could not be taken back"):
+        call_command(
+            "takeback", "--agent", agent.name, "--conversation", "c-666", "--dry-run", stdout=out
+        )
+    assert out.getvalue().endswith(
+        "updated: 1 record would be taken back; 1 record left as it was (see above). "
+        "Nothing changed.\n"
+    )
+    assert Memory.objects.filter(pk=planted).exists()
+
+    applied = io.StringIO()
+    with pytest.raises(CommandError):
+        call_command("takeback", "--agent", agent.name, "--conversation", "c-666", stdout=applied)
+    lines = applied.getvalue().splitlines()
+    assert any(line.startswith("deleted") and f"memory {planted}" in line for line in lines)
+    assert any(line.startswith("conflict") and f"memory {notes.pk}" in line for line in lines)
+    assert not Memory.objects.filter(pk=planted).exists()
+
+
+def test_the_command_names_an_unknown_agent_or_conversation(agent):
+    with pytest.raises(CommandError, match="No agent 'nobody'"):
+        call_command("takeback", "--agent", "nobody", "--conversation", "c-666")
+    with pytest.raises(CommandError, match="not_found"):
+        call_command("takeback", "--agent", agent.name, "--conversation", "c-666")

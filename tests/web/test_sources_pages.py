@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from stores.models import Memory, Revision
+from stores.models import Memory, QuarantinedConversation, Revision
 from stores.services import Actor, record_create, record_edit
 from stores.services.sources import Source
 from tests.web.conftest import htmx
@@ -128,3 +128,26 @@ def test_a_later_change_from_elsewhere_is_shown_as_the_last_change(staff_client,
 
     body = detail.content.decode()
     assert "Last changed" in body and ">77</a> on slack" in body
+
+
+def test_a_conversation_is_held_for_review_from_its_page_and_trusted_again(staff_client, agent):
+    planted(agent)
+    url = reverse("web:sources_hold", args=[agent.name])
+
+    staff_client.post(url, {"conversation": "8121", "held": "on"})
+    page = staff_client.get(reverse("web:sources", args=[agent.name]), {"conversation": "8121"})
+    assert "Trust it again" in page.content.decode()
+    assert QuarantinedConversation.objects.filter(agent=agent, conversation="8121").exists()
+
+    staff_client.post(url, {"conversation": "8121"})
+    assert not QuarantinedConversation.objects.exists()
+
+
+def test_a_viewer_cannot_hold_a_conversation(viewer_client, agent):
+    planted(agent)
+
+    viewer_client.post(
+        reverse("web:sources_hold", args=[agent.name]), {"conversation": "8121", "held": "on"}
+    )
+
+    assert not QuarantinedConversation.objects.exists()

@@ -13,8 +13,10 @@ from memoryadmin.api.serializers import inputs
 from memoryadmin.api.serializers.outputs import ResultSerializer, page_of
 from memoryadmin.api.views.base import AgentViewSet
 from memoryadmin.doors import statuses
+from stores.editing import Status
 from stores.models import Revision
 from stores.selectors.sources import conversation_count, conversations
+from stores.services.sources import conversation_hold
 from stores.services.takeback import conversation_takeback
 
 CONVERSATION_LENGTH = Revision._meta.get_field("source_conversation").max_length
@@ -30,6 +32,21 @@ class TakebackInput(inputs.InputSerializer):
     )
 
 
+class HoldInput(inputs.InputSerializer):
+    conversation = inputs.StrictText(
+        max_length=CONVERSATION_LENGTH, help_text="The conversation to hold for review."
+    )
+    held = inputs.StrictBoolean(
+        default=True, help_text="false: trust it again (its writes no longer wait for review)."
+    )
+
+
+class HeldSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=[Status.UPDATED.value])
+    conversation = serializers.CharField()
+    held = serializers.BooleanField()
+
+
 class ConversationSerializer(serializers.Serializer):
     conversation = serializers.CharField()
     writes = serializers.IntegerField()
@@ -40,6 +57,7 @@ class ConversationSerializer(serializers.Serializer):
     by_op = serializers.DictField(child=serializers.IntegerField())
     by_surface = serializers.DictField(child=serializers.IntegerField())
     taken_back = serializers.IntegerField(help_text="Writes of take-backs of it.")
+    held = serializers.BooleanField(help_text="Its agents' writes wait in the review queue.")
 
 
 class TakenBackSerializer(serializers.Serializer):
@@ -112,3 +130,33 @@ class SourceViewSet(AgentViewSet):
             dry_run=values["dry_run"],
         )
         return Response(answer.as_dict(), status=statuses.http_code(answer.status))
+
+    @extend_schema(
+        tags=["sources"],
+        parameters=[AGENT_PARAMETER, IDEMPOTENCY_KEY],
+        request=HoldInput,
+        responses={
+            200: HeldSerializer,
+            **{
+                code: OpenApiResponse(ResultSerializer, description)
+                for code, description in (
+                    (400, "invalid"),
+                    (403, "forbidden: tokens and viewers may not"),
+                )
+            },
+        },
+        description="People: hold a conversation for review (quarantine), so its further "
+        "writes by agents wait in the review queue, or trust it again (held: false).",
+    )
+    @action(detail=False, methods=["post"])
+    def hold(self, request: Request) -> Response:
+        values = self.parse(HoldInput)
+        held = conversation_hold(
+            agent=self.caller.agent,
+            actor=self.caller.actor,
+            conversation=values["conversation"],
+            held=values["held"],
+        )
+        return Response(
+            {"status": str(Status.UPDATED), "conversation": values["conversation"], "held": held}
+        )

@@ -7,14 +7,16 @@ and checked, then rolled back), and the page offers to apply exactly what it sho
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
-from memoryadmin.web.forms import TakebackForm
+from memoryadmin.web.forms import HoldForm, TakebackForm
 from memoryadmin.web.surfaces import surface_ui
 from memoryadmin.web.views.common import (
     form_refusal,
@@ -29,6 +31,7 @@ from stores.selectors.sources import (
     conversations,
     records_of_conversation,
 )
+from stores.services.sources import conversation_hold
 from stores.services.takeback import conversation_takeback
 
 
@@ -102,3 +105,33 @@ def sources_takeback(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     # was left as it was: it is shown whole, whatever its status.
     context = {"scope": scope, "agent": scope.agent, "answer": answer}
     return render(request, "web/partials/_takeback.html", context)
+
+
+@require_POST
+@agent_view
+def sources_hold(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+    """Hold a conversation for review (its agents' writes wait in the queue), or trust it again."""
+    form = HoldForm(request.POST)
+    if not form.is_valid():
+        return outcome(
+            request, form_refusal(form), back=reverse("web:sources", args=[scope.agent.name])
+        )
+    conversation = form.cleaned_data["conversation"]
+    sources = reverse("web:sources", args=[scope.agent.name])
+    back = f"{sources}?{urlencode({'conversation': conversation})}"
+    try:
+        held = conversation_hold(
+            agent=scope.agent,
+            actor=scope.actor,
+            conversation=conversation,
+            held=form.cleaned_data["held"],
+        )
+    except ApplicationError as error:
+        return outcome(request, refusal(error.status, error.message), back=back)
+    messages.success(
+        request,
+        "Its agents' further writes now wait in the review queue."
+        if held
+        else "Trusted again: its agents' writes no longer wait for review.",
+    )
+    return redirect(back)

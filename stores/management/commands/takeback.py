@@ -47,10 +47,14 @@ class Command(BaseCommand):
                 line += f": {result.message}"
             self.stdout.write(line)
         verb = "would be taken back" if answer.dry_run else "taken back"
-        summary = f"{answer.status}: {answer.count} records {verb}"
+        summary = f"{answer.status}: {_records(answer.count)} {verb}"
         refused = sum(1 for result in answer.results if result.refused)
         if refused:
-            summary += f"; {refused} left as they are (see above)"
+            summary += f"; {_records(refused)} left as it was (see above)"
         self.stdout.write(summary + (". Nothing changed." if answer.dry_run else "."))
         if refused:
-            raise CommandError(f"{refused} records could not be taken back.")
+            raise CommandError(f"{_records(refused)} could not be taken back.")
+
+
+def _records(count: int) -> str:
+    return f"{count} record{'' if count == 1 else 's'}"
