@@ -26,7 +26,7 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from stores import metrics
 from stores.editing import Status, TextEditError
-from stores.errors import ApplicationError, Conflict, Forbidden, NotFound
+from stores.errors import ApplicationError, Conflict, Forbidden, Invalid, NotFound
 from stores.models import Agent, Memory, Revision
 from stores.ops.catalog import CATALOG
 from stores.ops.names import OpName
@@ -127,7 +127,7 @@ def conversation_takeback(
     """
     conversation = parse_source({"conversation": conversation}).conversation
     if not conversation:
-        raise NotFound("Name the conversation to take back.")
+        raise Invalid("Name the conversation to take back.", field="conversation")
     if not actor.can_see(agent):
         raise NotFound(f"No conversation {conversation!r} wrote to this agent.")
     if not actor.can_write(agent):
@@ -138,13 +138,7 @@ def conversation_takeback(
     if not written:
         raise NotFound(f"No conversation {conversation!r} wrote to this agent.")
     taker = replace(actor, source=Source(conversation=conversation, takeback=True))
-    taken_back = {
-        pk
-        for pk in Revision.objects.filter(
-            agent=agent, reverted_revision__in=[revision.pk for revision in written]
-        ).values_list("reverted_revision", flat=True)
-        if pk is not None
-    }
+    taken_back = _taken_back(agent, conversation)
     by_record = _by_record(written)
     stores = _stores_of(agent, by_record)
     results = []
@@ -197,6 +191,19 @@ def _writes_of(agent: Agent, conversation: str) -> list[Revision]:
         .annotate(same_text=same_text)
         .order_by("-id")
     )
+
+
+def _taken_back(agent: Agent, conversation: str) -> set[int]:
+    """Which of the conversation's revisions were taken back already: by a take-back, or by
+    anyone's undo (a revert may have gone back to the version a revision made, so only a
+    take-back's revert counts)."""
+    own = Revision.objects.filter(
+        agent=agent, source_conversation=conversation, source_takeback=False
+    ).values("pk")
+    undone = Revision.objects.filter(agent=agent, reverted_revision__in=own).filter(
+        Q(op=OpName.UNDO) | Q(source_takeback=True)
+    )
+    return {pk for pk in undone.values_list("reverted_revision", flat=True) if pk is not None}
 
 
 def _by_record(written: Iterable[Revision]) -> dict[tuple[str, int], list[Revision]]:

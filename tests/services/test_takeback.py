@@ -16,6 +16,7 @@ from stores.services import (
     memory_set_importance,
     record_create,
     record_edit,
+    record_revert,
 )
 from stores.services.sources import Source
 from stores.services.takeback import conversation_takeback
@@ -220,3 +221,20 @@ def test_the_command_names_an_unknown_agent_or_conversation(agent):
         call_command("takeback", "--agent", "nobody", "--conversation", "c-666")
     with pytest.raises(CommandError, match="not_found"):
         call_command("takeback", "--agent", agent.name, "--conversation", "c-666")
+
+
+def test_a_revert_to_the_version_a_change_made_does_not_count_as_taking_it_back(agent, make):
+    notes = make.memory(agent, "Likes tea.\nLives in Lyon.\n")
+    hostile = edit(agent, notes.pk, "Likes tea.", "Likes poison.")
+    edit(agent, notes.pk, "Lyon", "Paris", actor=OTHER)
+    back = record_revert(
+        surface_key="memory", agent=agent, ref=notes.pk, actor=ME,
+        revision_id=hostile, to="after",
+    )  # fmt: skip
+    assert back.ok, back
+
+    answer = take_back(agent)
+
+    assert [(r.op, r.status) for r in answer.results] == [("undo", Status.UPDATED)]
+    notes.refresh_from_db()
+    assert notes.content == "Likes tea.\nLives in Lyon.\n"
