@@ -139,14 +139,10 @@ def test_bin_test_starts_postgresql_on_a_free_port_and_stops_when_sqlite_fails(c
     # Each pass: all but the browser tests in a worker per core, then the browser tests in a
     # process of their own; the asked-for arguments after bin/test's own.
     pytest_runs = [line for line in calls(checkout, ".venv/bin") if " -m pytest " in line]
-    assert (
-        pytest_runs
-        == [
-            "python -m pytest -n auto --dist loadgroup -m not browser -k x",
-            "python -m pytest -m browser -k x",
-        ]
-        * 2
-    )
+    assert pytest_runs == [
+        "python -m pytest -n auto --dist loadgroup -m not browser -k x",
+        "python -m pytest -m browser -k x",
+    ] * 2
 
     failed = run(checkout, "test", FAIL_PYTEST="1")
 

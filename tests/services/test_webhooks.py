@@ -710,8 +710,6 @@ def test_deliveries_and_failures_are_counted_for_the_metrics(agent):
 
     assert delivery_count("failed") - before["failed"] == 1
     assert delivery_count("delivered") - before["delivered"] == 1
-
-
 # --- secrets at rest --------------------------------------------------------------------
 
 
