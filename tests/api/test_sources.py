@@ -40,8 +40,21 @@ def test_a_source_in_the_body_is_kept_on_the_revision_and_shown_by_reads(api, ag
     assert record["last_changed_by"]["revision"] == edited.json()["revision"]
     listed = api.call("get", f"revisions/?record_id={memory.pk}").json()["results"]
     assert [item["source"] for item in listed] == [source, None]
+
+
+# The feed lists committed writes only (PostgreSQL hides a transaction's own until it commits).
+@pytest.mark.django_db(transaction=True)
+def test_the_feed_carries_each_writes_source(api, agent, make):
+    memory = make.memory(agent, "Likes tea.")
+    api.call(
+        "post",
+        f"memories/{memory.pk}/edit/",
+        {"old_string": "tea", "new_string": "coffee", "source": DISCORD},
+    )
+
     feed = api.call("get", "changes/").json()["results"]
-    assert feed[-1]["source"] == source
+
+    assert [item["source"] for item in feed] == [None, DISCORD]
 
 
 def test_the_header_names_the_session_and_the_body_wins_part_by_part(api, agent):
