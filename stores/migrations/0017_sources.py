@@ -6,63 +6,77 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0016_admin_names'),
+        ("stores", "0016_admin_names"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='QuarantinedConversation',
+            name="QuarantinedConversation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('conversation', models.CharField(max_length=200)),
-                ('held_by', models.CharField(max_length=255)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("conversation", models.CharField(max_length=200)),
+                ("held_by", models.CharField(max_length=255)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
         ),
         migrations.AddField(
-            model_name='revision',
-            name='source_conversation',
+            model_name="revision",
+            name="source_conversation",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddField(
-            model_name='revision',
-            name='source_excerpt',
+            model_name="revision",
+            name="source_excerpt",
             field=models.CharField(blank=True, max_length=1000),
         ),
         migrations.AddField(
-            model_name='revision',
-            name='source_message',
+            model_name="revision",
+            name="source_message",
             field=models.CharField(blank=True, max_length=200),
         ),
         migrations.AddField(
-            model_name='revision',
-            name='source_platform',
+            model_name="revision",
+            name="source_platform",
             field=models.CharField(blank=True, max_length=50),
         ),
         migrations.AddField(
-            model_name='revision',
-            name='source_takeback',
+            model_name="revision",
+            name="source_takeback",
             field=models.BooleanField(default=False),
         ),
         migrations.AddField(
-            model_name='revision',
-            name='source_url',
+            model_name="revision",
+            name="source_url",
             field=models.CharField(blank=True, max_length=2000),
         ),
         migrations.AddIndex(
-            model_name='revision',
-            index=models.Index(condition=models.Q(('source_conversation', ''), _negated=True), fields=['agent', 'source_conversation'], name='revision_source'),
+            model_name="revision",
+            index=models.Index(
+                condition=models.Q(("source_conversation", ""), _negated=True),
+                fields=["agent", "source_conversation"],
+                name="revision_source",
+            ),
         ),
         migrations.AddField(
-            model_name='quarantinedconversation',
-            name='agent',
-            field=models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='quarantined_conversations', to='stores.agent'),
+            model_name="quarantinedconversation",
+            name="agent",
+            field=models.ForeignKey(
+                on_delete=django.db.models.deletion.CASCADE,
+                related_name="quarantined_conversations",
+                to="stores.agent",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='quarantinedconversation',
-            constraint=models.UniqueConstraint(fields=('agent', 'conversation'), name='quarantined_conversation_unique'),
+            model_name="quarantinedconversation",
+            constraint=models.UniqueConstraint(
+                fields=("agent", "conversation"), name="quarantined_conversation_unique"
+            ),
         ),
     ]
