@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -262,21 +264,16 @@ def pam_steps(work: Path, count: int, env: dict[str, str]) -> tuple[int, list[di
     return size, results
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--memories", type=int, default=100_000)
-    parser.add_argument(
-        "--port", type=int, default=int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55472"))
-    )
-    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
-    parser.add_argument("--pam", action="store_true", help="PAM in and out instead of RockBot.")
-    options = parser.parse_args()
+@contextmanager
+def migrated_postgres(port: int) -> Iterator[tuple[Path, dict[str, str]]]:
+    """A PostgreSQL of its own (bin/postgres) in a temporary folder, migrated: the folder and
+    the environment a `manage.py` process runs on it with; stopped and removed afterwards."""
     with tempfile.TemporaryDirectory(prefix="memoryadmin-bench.") as temp:
         work = Path(temp)
         work.chmod(0o755)  # the server runs as the `postgres` user when we are root
         pg_dir = work / "postgres"
         url = subprocess.run(
-            ["bin/postgres", "start", str(pg_dir), str(options.port)],
+            ["bin/postgres", "start", str(pg_dir), str(port)],
             cwd=ROOT,
             check=True,
             capture_output=True,
@@ -293,31 +290,45 @@ def main() -> None:
             subprocess.run(
                 [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
             )
-            if options.pam:
-                size, results = pam_steps(work, options.memories, env)
-                if not options.no_record:
-                    write_pam_section(options.memories, size, results)
-                    print(f"recorded in {BENCHMARKS.relative_to(ROOT)}")
-                return
-            store = work / "rockbot"
-            started = time.perf_counter()
-            generate(store, options.memories)
-            print(f"generated {options.memories} files in {time.perf_counter() - started:.1f} s")
-            results = [
-                run_step("import", ["import_rockbot", str(store), "--agent", "bench"], env),
-                run_step("re-import", ["import_rockbot", str(store), "--agent", "bench"], env),
-                run_step("export_rockbot", ["export_rockbot", "bench", str(work / "out")], env),
-                run_step(
-                    "export_agent", ["export_agent", "bench", "--out", str(work / "a.jsonl")], env
-                ),
-            ]
-            if "left alone" not in results[1]["output"]:
-                raise SystemExit("re-import did not report its summary")
+            yield work, env
         finally:
             subprocess.run(["bin/postgres", "stop", str(pg_dir)], cwd=ROOT, check=False)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument(
+        "--port", type=int, default=int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55472"))
+    )
+    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
+    parser.add_argument("--pam", action="store_true", help="PAM in and out instead of RockBot.")
+    options = parser.parse_args()
+    if options.pam:
+        with migrated_postgres(options.port) as (work, env):
+            size, pam_results = pam_steps(work, options.memories, env)
         if not options.no_record:
-            write_section(options.memories, results)
+            write_pam_section(options.memories, size, pam_results)
             print(f"recorded in {BENCHMARKS.relative_to(ROOT)}")
+        return
+    with migrated_postgres(options.port) as (work, env):
+        store = work / "rockbot"
+        started = time.perf_counter()
+        generate(store, options.memories)
+        print(f"generated {options.memories} files in {time.perf_counter() - started:.1f} s")
+        results = [
+            run_step("import", ["import_rockbot", str(store), "--agent", "bench"], env),
+            run_step("re-import", ["import_rockbot", str(store), "--agent", "bench"], env),
+            run_step("export_rockbot", ["export_rockbot", "bench", str(work / "out")], env),
+            run_step(
+                "export_agent", ["export_agent", "bench", "--out", str(work / "a.jsonl")], env
+            ),
+        ]
+        if "left alone" not in results[1]["output"]:
+            raise SystemExit("re-import did not report its summary")
+    if not options.no_record:
+        write_section(options.memories, results)
+        print(f"recorded in {BENCHMARKS.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -75,7 +75,7 @@ def _sample(param: Param, record: VersionedRecord) -> Any:
             return [other.id]
         case Kind.TAGS:
             return ["sample"]
-        case Kind.OBJECT:
+        case Kind.OBJECT | Kind.SOURCE:
             return {}
         case Kind.EDITS:
             return [{"old_string": "sample", "new_string": "example"}]
@@ -175,6 +175,18 @@ def create_values(op: Op, key: str, record: VersionedRecord, door: str) -> dict[
     return values
 
 
+def source_for(op: Op, key: str, door: str) -> dict[str, str]:
+    return {"conversation": f"{door}-{op.name}-{key}", "platform": "catalog"}
+
+
+def assert_sourced(agent, op: Op, key: str, record_id: int, door: str) -> None:
+    """A write's revision carries the source the door was given."""
+    if not op.writes:
+        return
+    revision = last_revision(agent, key, record_id)
+    assert revision.source == source_for(op, key, door), (key, op.name, revision.source)
+
+
 def test_every_op_word_is_in_the_catalog_or_bookkeeping():
     walked = {op.name for op in OPS}
     for allowed in OPS_BY_STORE.values():
@@ -186,18 +198,22 @@ def test_every_pair_succeeds_over_rest(agent, op: Op, key: str):
     client = client_for(agent_token(agent)[1])
     spec, record = SURFACES[key], suitable_record(agent, op, key, "rest")
     base = f"/api/v1/{spec.api_path}/"
-    body = arguments(op, key, record)
+    source = source_for(op, key, "rest")
+    body = {**arguments(op, key, record), "source": source}
     match op.rest:
         case Rest.LIST:
             answer = client.get(base)
         case Rest.RETRIEVE:
             answer = client.get(f"{base}{record.pk}/")
         case Rest.CREATE:
-            answer = client.post(base, create_values(op, key, record, "rest"), format="json")
+            values = {**create_values(op, key, record, "rest"), "source": source}
+            answer = client.post(base, values, format="json")
         case Rest.PARTIAL_UPDATE:
             answer = client.patch(f"{base}{record.pk}/", body, format="json")
         case Rest.DESTROY:
-            answer = client.delete(f"{base}{record.pk}/")
+            # A delete has no body: its source comes in the session's header.
+            header = "; ".join(f"{name}={value}" for name, value in source.items())
+            answer = client.delete(f"{base}{record.pk}/", headers={"Memory-Source": header})
         case Rest.ACTION if not op.writes:
             answer = client.get(f"{base}{record.pk}/{op.name}/", body)
         case Rest.ACTION:
@@ -211,6 +227,7 @@ def test_every_pair_succeeds_over_rest(agent, op: Op, key: str):
     )
     assert data["status"] in STATUS_WORDS, (key, op.name, data)
     assert data["status"] in SUCCESS_WORDS, (key, op.name, data)
+    assert_sourced(agent, op, key, data.get("id") or record.pk, "rest")
 
 
 def _tool_for(op: Op, key: str) -> tuple[str, dict[str, Any]]:
@@ -238,14 +255,16 @@ def test_every_pair_succeeds_through_the_tools_endpoint(agent, op: Op, key: str)
     client = client_for(agent_token(agent)[1])
     name, extra = _tool_for(op, key)
     record = suitable_record(agent, op, key, "tools")
+    sourced = {"source": source_for(op, key, "tools")} if op.writes else {}
     answer = client.post(
         f"/api/v1/tools/{name}/",
-        {**extra, **_tool_arguments(op, key, record, "tools")},
+        {**extra, **_tool_arguments(op, key, record, "tools"), **sourced},
         format="json",
     )
     assert answer.status_code == 200, (key, op.name, answer.json())
     assert answer.json()["status"] in STATUS_WORDS, (key, op.name, answer.json())
     assert answer.json()["status"] in SUCCESS_WORDS, (key, op.name, answer.json())
+    assert_sourced(agent, op, key, answer.json().get("id") or record.pk, "tools")
 
 
 @pytest.mark.parametrize(("op", "key"), PAIRS, ids=PAIR_IDS)
@@ -256,10 +275,13 @@ def test_every_pair_succeeds_over_mcp(agent, op: Op, key: str):
     assert name in listed
     record = suitable_record(agent, op, key, "mcp")
     arguments_ = {**extra, **_tool_arguments(op, key, record, "mcp")}
+    if op.writes:
+        arguments_["source"] = source_for(op, key, "mcp")
     result = _call(lambda request: token, None, name, arguments_)
     answer = result.structured_content
     assert answer["status"] in STATUS_WORDS, (key, op.name, answer)
     assert answer["status"] in SUCCESS_WORDS, (key, op.name, answer)
+    assert_sourced(agent, op, key, answer.get("id") or record.pk, "mcp")
 
 
 @pytest.mark.parametrize(("op", "key"), PAIRS, ids=PAIR_IDS)

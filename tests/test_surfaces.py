@@ -14,7 +14,7 @@ from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.mcp.server import tool_definitions
 from memoryadmin.web.surfaces import SURFACE_UI
 from stores.models import Revision
-from stores.selectors.records import record_data, sha256_key
+from stores.selectors.records import record_read, sha256_key
 from stores.surfaces import SURFACES, surface_of
 from tests.api.conftest import client_for
 from tests.factories import agent_token
@@ -72,15 +72,18 @@ def test_a_record_reads_as_its_read_fields_over_api_and_tools(spec, agent, make)
     assert reverse(f"api:{spec.key}-list") == f"/api/v1/{spec.api_path}/"
     response = api.call("get", f"{spec.api_path}/{record.pk}/")
     assert response.status_code == 200
-    # A full read also proves itself: each text's SHA-256, sent back to replace it whole.
+    # A full read also proves itself: each text's SHA-256, sent back to replace it whole; and
+    # it names the writes that created and last changed the record.
     assert list(response.json()["record"]) == [
         *BASE_FIELDS,
         *spec.read_fields,
         *(sha256_key(name) for name in spec.text_fields),
+        "created_by",
+        "last_changed_by",
     ]
 
     response = api.call("post", "tools/read_record/", {"surface": spec.key, "id": record.pk})
-    assert response.json()["record"] == record_data(record)
+    assert response.json()["record"] == record_read(record)
 
     listed = api.call("get", f"{spec.api_path}/").json()
     assert [item["id"] for item in listed["results"]] == [record.pk]

@@ -10,6 +10,7 @@ from memoryadmin.api.exceptions import ApiError
 from stores.editing import Status
 from stores.models import Agent, AgentToken, Channel
 from stores.services import Actor
+from stores.services.sources import SOURCE_HEADER, Source, parse_source_header
 
 AGENT_PARAMETER = "agent"
 
@@ -30,10 +31,11 @@ def caller_for(request: Request) -> Caller:
         agent = token.agent
         if requested and requested not in (agent.name, str(agent.pk)):
             raise _unknown_agent(requested)
-        return Caller(agent=agent, actor=Actor.for_token(token), owner=f"token:{token.pk}")
+        actor = Actor.for_token(token).with_source(session_source(request))
+        return Caller(agent=agent, actor=actor, owner=f"token:{token.pk}")
 
     user = request.user
-    actor = Actor.for_user(user, channel=Channel.API)
+    actor = Actor.for_user(user, channel=Channel.API).with_source(session_source(request))
     visible = Agent.objects.all()
     if not user.is_staff:
         visible = visible.filter(grants__user=user)
@@ -52,6 +54,13 @@ def caller_for(request: Request) -> Caller:
             )
         agent = candidates[0]
     return Caller(agent=agent, actor=actor, owner=f"user:{user.pk}")
+
+
+def session_source(request: Request) -> Source | None:
+    """The source the `Memory-Source` header names for every write of the request (a body's
+    own `source` wins part by part); a malformed header is refused as invalid."""
+    header = request.headers.get(SOURCE_HEADER)
+    return None if header is None else parse_source_header(header)
 
 
 def _unknown_agent(requested: str) -> ApiError:

@@ -14,6 +14,7 @@ from rest_framework.routers import DefaultRouter
 from memoryadmin.api.views.changes import ChangeViewSet
 from memoryadmin.api.views.exports import ExportViewSet
 from memoryadmin.api.views.revisions import RevisionViewSet
+from memoryadmin.api.views.sources import SourceViewSet
 from memoryadmin.api.views.suggestions import SuggestionViewSet
 from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.api.views.tools import ToolViewSet
@@ -33,6 +34,7 @@ for spec in SURFACES.values():
 router.register("revisions", RevisionViewSet, basename="revision")
 router.register("webhooks", WebhookViewSet, basename="webhook")
 router.register("suggestions", SuggestionViewSet, basename="suggestion")
+router.register("sources", SourceViewSet, basename="source")
 
 change_list = ChangeViewSet.as_view({"get": "list"})
 export_pam = ExportViewSet.as_view({"get": "pam"})
@@ -67,6 +69,7 @@ def api_index(request: Request) -> Response:
                 "revisions": at("/api/v1/revisions/"),
                 "webhooks": at("/api/v1/webhooks/"),
                 "suggestions": at("/api/v1/suggestions/"),
+                "sources": at("/api/v1/sources/"),
             },
             "changes": at("/api/v1/changes/"),
             "export_pam": at("/api/v1/export/pam/"),

@@ -40,6 +40,7 @@ from stores.models import AgentToken
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.search import recall
 from stores.services import Actor
+from stores.services.sources import SOURCE_HEADER, parse_source_header
 from stores.tools import ToolArgumentError, ToolContext, all_tools, call_tool, get_tool
 from stores.tools.schema import REFUSAL_ADVICE
 
@@ -110,6 +111,11 @@ def _call(
     if context is None:
         return refusal(Status.FORBIDDEN, DEAD_TOKEN, code="authentication_failed")
     try:
+        # The session's source, as the REST door takes it (a call's own `source` wins).
+        header = request.headers.get(SOURCE_HEADER) if request is not None else None
+        if header is not None:
+            actor = context.actor.with_source(parse_source_header(header))
+            context = ToolContext(agent=context.agent, actor=actor)
         return tool_result(call_tool(name, arguments, context))
     except ToolArgumentError as error:
         return refusal(Status.INVALID, error.message)

@@ -141,3 +141,12 @@ def open_suggestions(agent: Agent) -> int:
 def get(mapping: dict[str, Any], key: str) -> Any:
     """`mapping[key]`, or None: a template's lookup by a name it holds in a variable."""
     return mapping.get(key)
+
+
+@register.filter
+def link_url(value: Any) -> str:
+    """`value` if it is an http or https URL a page may link to, else "" (a source's URL is
+    checked when written; a page links to nothing else, whatever a row holds)."""
+    text = "" if value is None else str(value)
+    scheme = text.split(":", 1)[0].lower() if ":" in text else ""
+    return text if scheme in ("http", "https") and text[len(scheme) :].startswith("://") else ""

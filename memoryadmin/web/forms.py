@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 
-from stores.models import Agent
+from stores.models import Agent, Revision
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 
 
@@ -95,6 +95,22 @@ class ReviewActionForm(forms.Form):
 
 class ReviewModeForm(forms.Form):
     review_mode = forms.ChoiceField(choices=Agent.ReviewMode.choices)
+
+
+class TakebackForm(forms.Form):
+    conversation = forms.CharField(
+        max_length=Revision._meta.get_field("source_conversation").max_length, strip=False
+    )
+    # Show what would be taken back, writing nothing.
+    preview = forms.BooleanField(required=False)
+
+
+class HoldForm(forms.Form):
+    conversation = forms.CharField(
+        max_length=Revision._meta.get_field("source_conversation").max_length, strip=False
+    )
+    # Unticked: trust it again.
+    held = forms.BooleanField(required=False)
 
 
 class TokenForm(forms.Form):

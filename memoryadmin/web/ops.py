@@ -50,7 +50,8 @@ def param_field(param: Param) -> forms.Field | None:
     label = param.label or param.name.replace("_", " ").capitalize()
     common: dict[str, Any] = {"required": param.required, "label": label}
     match param.kind:
-        case Kind.EDITS:
+        case Kind.EDITS | Kind.SOURCE:
+            # A person's write has no conversation behind it; a batch is an agent's.
             return None
         case Kind.TEXT:
             # A text may be empty, and a form always posts it: present, never "required".

@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("stores", "0016_admin_names"),
+        ("stores", "0017_sources"),
     ]
 
     operations = [

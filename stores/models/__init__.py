@@ -11,7 +11,7 @@ from stores.models.files import MemoryFile
 from stores.models.idempotency import IdempotentRequest
 from stores.models.imports import ImportedSource
 from stores.models.memories import SHARED_BANK, Memory, bank_label
-from stores.models.revisions import Channel, Revision
+from stores.models.revisions import Channel, QuarantinedConversation, Revision
 from stores.models.rules import RulesDocument
 from stores.models.skills import Skill
 from stores.models.suggestions import SuggestedRecord, Suggestion
@@ -33,6 +33,7 @@ __all__ = [
     "ImportedSource",
     "Memory",
     "MemoryFile",
+    "QuarantinedConversation",
     "Revision",
     "RulesDocument",
     "ScheduledTask",

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 
 from stores.models.base import text_fingerprint
 from stores.ops.names import OpName
+
+# The parts of a write's source, each kept in a `source_<part>` column of its revision.
+SOURCE_PARTS = ("conversation", "message", "platform", "url", "excerpt")
 
 # The op of a revision that deleted its record: it leaves no text, so no text hash.
 FORGET = OpName.FORGET
@@ -68,12 +73,27 @@ class Revision(models.Model):
     # The revision a revert went back to (after or before it) or an undo took back: the
     # history names it, and a reader sees which change was taken back without diffing texts.
     reverted_revision = models.BigIntegerField(null=True, blank=True)
+    # Where the write came from, as its author named it (checked by stores.services.sources):
+    # the conversation and message that led to it, the platform, a link, the words quoted.
+    source_conversation = models.CharField(max_length=200, blank=True)
+    source_message = models.CharField(max_length=200, blank=True)
+    source_platform = models.CharField(max_length=50, blank=True)
+    source_url = models.CharField(max_length=2000, blank=True)
+    source_excerpt = models.CharField(max_length=1000, blank=True)
+    # A take-back's write: it names the conversation it took back, and is not that
+    # conversation's own write.
+    source_takeback = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [
             models.Index(fields=["agent", "-created_at"], name="revision_recent"),
             models.Index(fields=["agent", "review"], name="revision_review"),
+            models.Index(
+                fields=["agent", "source_conversation"],
+                name="revision_source",
+                condition=~models.Q(source_conversation=""),
+            ),
         ]
         constraints = [
             # A gap-free chain: two writes can never both claim the same version.
@@ -85,3 +105,37 @@ class Revision(models.Model):
     def __str__(self) -> str:
         versions = f"v{self.version_before}→v{self.version_after}"
         return f"{self.surface} {self.record_id} {versions} {self.op}"
+
+    @property
+    def source(self) -> dict[str, Any]:
+        """Where the write came from: the parts its author named (empty: none), and
+        `takeback` on a take-back's write, which names the conversation it took back."""
+        parts: dict[str, Any] = {
+            part: value for part in SOURCE_PARTS if (value := getattr(self, f"source_{part}"))
+        }
+        if self.source_takeback:
+            parts["takeback"] = True
+        return parts
+
+
+class QuarantinedConversation(models.Model):
+    """A conversation held as untrusted: its further writes by agents wait in the review queue
+    (as if the agent's review mode were "review everything") until it is trusted again."""
+
+    agent = models.ForeignKey(
+        "stores.Agent", on_delete=models.CASCADE, related_name="quarantined_conversations"
+    )
+    conversation = models.CharField(max_length=200)
+    # Who put it there (an actor's label), and when.
+    held_by = models.CharField(max_length=255)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["agent", "conversation"], name="quarantined_conversation_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.conversation} (held by {self.held_by})"

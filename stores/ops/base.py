@@ -25,7 +25,7 @@ from django.db import models
 from stores.editing import Edited
 from stores.errors import Invalid, PreconditionRequired
 from stores.models import Agent, VersionedRecord
-from stores.ops.fields import DRY_RUN, EXPECTED_VERSION, FIELD_PARAMS
+from stores.ops.fields import DRY_RUN, EXPECTED_VERSION, FIELD_PARAMS, SOURCE
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param, given, phrase_edits
 from stores.services import validation
@@ -41,6 +41,7 @@ from stores.services.engine import (
 )
 from stores.services.fields import text_field_of
 from stores.services.results import WriteResult
+from stores.services.sources import Source, parse_source
 from stores.surfaces import SURFACES, SurfaceSpec, surface
 
 
@@ -125,7 +126,7 @@ class Op:
         result, logged under the service's name; a read's are raised for the door to word."""
         if not self.writes:
             return self.run
-        return returns_result(self.run, name=self.service)
+        return returns_result(functools.partial(_from_source, self.run), name=self.service)
 
     def applies_to(self, key: str) -> bool:
         return self.surfaces is None or key in self.surfaces
@@ -152,6 +153,8 @@ class Op:
             declared.append(replace(EXPECTED_VERSION, required=self.needs_version))
         if self.previews:
             declared.append(DRY_RUN)
+        if self.writes:
+            declared.append(SOURCE)
         return tuple(param.for_surfaces(specs) for param in declared)
 
     def _field_params(self, specs: list[SurfaceSpec]) -> list[Param]:
@@ -226,6 +229,16 @@ class Op:
         if self.target is Target.RECORD:
             kwargs["ref"] = ref
         return self.execute(**kwargs)
+
+
+def _from_source(run: Callable[..., Any], *, source: Any = None, **keywords: Any) -> Any:
+    """Run a write with its `source` (as a caller sent it) on the actor, who records it on
+    each revision the write makes; a malformed one is refused before anything is read."""
+    if source is not None:
+        keywords["actor"] = keywords["actor"].with_source(
+            source if isinstance(source, Source) else parse_source(source)
+        )
+    return run(**keywords)
 
 
 def _model_field(spec: SurfaceSpec, name: str) -> models.Field[Any, Any]:

@@ -34,6 +34,13 @@ DRY_RUN = Param(
     "would-be text, with dry_run: true), writing nothing.",
     default=False,
 )
+SOURCE = Param(
+    "source",
+    Kind.SOURCE,
+    "Where this write comes from, kept with it: conversation and message (ids, up to 200 "
+    "characters), platform (a name, up to 50), url (http or https), excerpt (the words that "
+    "led to the write, up to 1,000). The Memory-Source header sets it for a whole session.",
+)
 ALLOW_SHORTER = Param(
     "allow_shorter",
     Kind.BOOLEAN,

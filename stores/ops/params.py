@@ -13,6 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from stores.editing import MAX_BATCH_EDITS, PhraseEdit
+from stores.services.sources import SOURCE_LIMITS
 
 
 class Kind(StrEnum):
@@ -35,6 +36,8 @@ class Kind(StrEnum):
     OBJECT = "object"
     # A batch of phrase edits, applied all or nothing.
     EDITS = "edits"
+    # Where a write came from (stores.services.sources): kept on its revision.
+    SOURCE = "source"
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,13 @@ _JSON_TYPES: dict[Kind, dict[str, Any]] = {
     Kind.VERSION: {"type": "integer", "minimum": 1},
     Kind.TAGS: {"type": "array", "items": {"type": "string"}},
     Kind.OBJECT: {"type": "object"},
+    Kind.SOURCE: {
+        "type": "object",
+        "properties": {
+            name: {"type": "string", "maxLength": limit} for name, limit in SOURCE_LIMITS.items()
+        },
+        "additionalProperties": False,
+    },
 }
 
 # One phrase edit of a batch (`Kind.EDITS`): the one shape every door reads an item in.

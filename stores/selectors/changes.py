@@ -19,7 +19,7 @@ from django.db.models.functions import Substr
 
 from stores.editing import Status
 from stores.errors import Invalid
-from stores.models import Agent, Change
+from stores.models import Agent, Change, Revision
 from stores.models.revisions import FORGET
 from stores.ops.names import OpName
 from stores.surfaces import MEMORY
@@ -168,6 +168,7 @@ def change_data(change: Change) -> dict[str, Any]:
             "field": "importance",
             "hash": None,
             "preview": "",
+            "source": None,
             "memories": change.memories,
         }
     revision = change.revision
@@ -185,7 +186,12 @@ def change_data(change: Change) -> dict[str, Any]:
         "field": revision.field,
         "hash": revision.after_hash or None,
         "preview": getattr(change, "preview", "") or "",
+        "source": _source(revision),
     }
+
+
+def _source(revision: Revision | None) -> dict[str, Any] | None:
+    return (revision.source or None) if revision is not None else None
 
 
 def newest_changes(

@@ -23,7 +23,9 @@ from django.db import connection
 from django.db.models import BooleanField, Q, QuerySet
 from django.db.models.expressions import RawSQL
 
-from stores.models import SHARED_BANK, Agent, Memory, Subject
+from stores.models import SHARED_BANK, Agent, Memory, Revision, Subject
+from stores.selectors.revisions import records_written_by
+from stores.surfaces import MEMORY
 
 # The subject filter's word for the agent-wide bank (memories about nobody in particular):
 # the bank's own name, as recall shows it.
@@ -115,6 +117,12 @@ class MemoryFilters:
         maximum=1,
         description="Only memories at most this important (0..1).",
     )
+    source_conversation: str | None = _declare(
+        None,
+        label="Conversation",
+        max_length=Revision._meta.get_field("source_conversation").max_length,
+        description="Only memories this conversation (its source's id) created or changed.",
+    )
     include_invalidated: bool = _declare(
         False,
         label="Include invalidated",
@@ -194,6 +202,9 @@ def filtered_memories(*, agent: Agent, filters: MemoryFilters) -> QuerySet[Memor
         memories = memories.filter(importance__gte=filters.importance_min)
     if filters.importance_max is not None:
         memories = memories.filter(importance__lte=filters.importance_max)
+    if filters.source_conversation is not None:
+        written = records_written_by(agent, MEMORY.key, filters.source_conversation)
+        memories = memories.filter(pk__in=written)
     if not filters.include_invalidated:
         memories = memories.filter(still_true())
     return memories

@@ -19,6 +19,7 @@ from stores.models import (
     VersionedRecord,
     WorkingMemoryEntry,
 )
+from stores.selectors.revisions import record_origin
 from stores.surfaces import SurfaceSpec, surface_of
 
 # The furthest a page may start: the database's OFFSET is a 64-bit integer, and a larger
@@ -127,6 +128,12 @@ def record_data(record: VersionedRecord) -> dict[str, Any]:
     for name in spec.text_fields:
         data[sha256_key(name)] = text_sha256(getattr(record, name) or "")
     return data
+
+
+def record_read(record: VersionedRecord) -> dict[str, Any]:
+    """A full read: the record (`record_data`), and the writes that created and last changed
+    it, with where they came from."""
+    return {**record_data(record), **record_origin(surface_of(record).key, record.pk)}
 
 
 def record_summary(spec: SurfaceSpec, record: VersionedRecord) -> dict[str, Any]:

@@ -42,6 +42,7 @@ def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
         "channel": revision.channel,
         "created_at": _moment(revision.created_at),
         "review": revision.review,
+        "source": revision.source or None,
     }
     if full:
         data.update(
@@ -51,6 +52,39 @@ def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
             after_state=revision.after_state,
         )
     return data
+
+
+def records_written_by(
+    agent: Agent, surface_key: str, conversation: str
+) -> QuerySet[Revision, int]:
+    """The ids of `agent`'s records of a surface that `conversation` created or changed (a
+    take-back's writes, which name the conversation they took back, are not its own)."""
+    return Revision.objects.filter(
+        agent=agent, surface=surface_key, source_conversation=conversation, source_takeback=False
+    ).values_list("record_id", flat=True)
+
+
+def record_origin(surface_key: str, record_id: int) -> dict[str, Any]:
+    """Which write created a record and which last changed it, each with its actor, channel,
+    moment and source (two indexed reads, without the texts)."""
+    revisions = Revision.objects.filter(surface=surface_key, record_id=record_id).defer(*BODY)
+    return {
+        "created_by": _origin(revisions.order_by("version_after").first()),
+        "last_changed_by": _origin(revisions.order_by("-version_after").first()),
+    }
+
+
+def _origin(revision: Revision | None) -> dict[str, Any] | None:
+    if revision is None:
+        return None
+    return {
+        "revision": revision.pk,
+        "op": revision.op,
+        "actor": revision.actor,
+        "channel": revision.channel,
+        "at": _moment(revision.created_at),
+        "source": revision.source or None,
+    }
 
 
 # --- one revision ----------------------------------------------------------------------

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from stores.models import AgentAccess, Channel
+from stores.services.sources import Source
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
@@ -25,6 +26,8 @@ class Actor:
     user: AbstractBaseUser | None = None
     token: AgentToken | None = None
     may_bypass_store_rules: bool = False
+    # Where the writes come from (a conversation, a message): kept on each revision.
+    source: Source | None = None
 
     @classmethod
     def for_user(cls, user: AbstractBaseUser | AnonymousUser, channel: str = Channel.UI) -> Actor:
@@ -47,6 +50,13 @@ class Actor:
     @classmethod
     def background(cls, name: str) -> Actor:
         return cls("system", Channel.TASK, f"task:{name}")
+
+    def with_source(self, source: Source | None) -> Actor:
+        """This actor writing from `source`: its parts over the ones already set (a body's
+        source over the session's header)."""
+        if not source:
+            return self
+        return replace(self, source=source.merged_over(self.source))
 
     @property
     def is_agent(self) -> bool:

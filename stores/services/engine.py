@@ -27,6 +27,7 @@ from stores.models import (
     Agent,
     EmbeddedRecord,
     Memory,
+    QuarantinedConversation,
     Revision,
     VersionedRecord,
     text_fingerprint,
@@ -38,6 +39,7 @@ from stores.runtime.prepared import PreparedQuery
 from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
+from stores.services.sources import Source
 from stores.surfaces import SURFACES, SurfaceSpec
 
 logger = logging.getLogger("memoryadmin.writes")
@@ -536,7 +538,10 @@ def build_revision(
     review it are recorded the same way whatever the path.
     """
     agent: Agent = record.agent
-    needs_review = actor.is_agent and agent.review_mode == Agent.ReviewMode.ALL
+    source = actor.source or Source()
+    needs_review = actor.is_agent and (
+        agent.review_mode == Agent.ReviewMode.ALL or held_for_review(agent, source)
+    )
     return Revision(
         agent_id=record.agent_id,
         surface=spec.key,
@@ -556,6 +561,26 @@ def build_revision(
         after_state=spec.snapshot(record) if after_state is None else after_state,
         review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,
         reverted_revision=reverted_revision,
+        source_conversation=source.conversation,
+        source_message=source.message,
+        source_platform=source.platform,
+        source_url=source.url,
+        source_excerpt=source.excerpt,
+        source_takeback=source.takeback,
+    )
+
+
+def held_for_review(agent: Agent, source: Source) -> bool:
+    """Whether `source`'s conversation is quarantined on `agent`: its writes wait for review."""
+    # A take-back names the conversation it takes back; it is not that conversation's write.
+    return (
+        bool(source.conversation)
+        and not source.takeback
+        and (
+            QuarantinedConversation.objects.filter(
+                agent_id=agent.pk, conversation=source.conversation
+            ).exists()
+        )
     )
 
 

@@ -12,14 +12,17 @@ import datetime as dt
 import difflib
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
+from stores.errors import Invalid
 from stores.models import Agent
+from stores.ops.fields import SOURCE
 from stores.ops.params import under_declared_names
 from stores.services import Actor
+from stores.services.sources import parse_source
 from stores.services.validation import unstorable_string
 
 
@@ -107,6 +110,10 @@ StrictValidator = validators.extend(
 def register(tool: Tool) -> Tool:
     if tool.name in REGISTRY:
         raise ValueError(f"Tool {tool.name!r} is registered twice.")
+    if tool.writes and "source" not in tool.parameters.get("properties", {}):
+        # Every write takes where it came from, the reference tools' too.
+        properties = {**tool.parameters["properties"], SOURCE.name: SOURCE.json_schema()}
+        tool = replace(tool, parameters={**tool.parameters, "properties": properties})
     Draft202012Validator.check_schema(tool.parameters)
     REGISTRY[tool.name] = tool
     return tool
@@ -152,6 +159,15 @@ def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]
     if not isinstance(arguments, dict):
         raise ToolArgumentError("The arguments must be a JSON object.")
     arguments = under_declared_names(arguments, tool_.aliases)
+    if tool_.writes and SOURCE.name in arguments:
+        # The write's source goes on its actor, who records it on every revision the tool
+        # makes; checked here, before the rest, so a huge one costs nothing more.
+        arguments = dict(arguments)
+        try:
+            source = parse_source(arguments.pop(SOURCE.name))
+        except Invalid as refused:
+            raise ToolArgumentError(refused.message) from None
+        context = replace(context, actor=context.actor.with_source(source))
     unstorable = unstorable_string(arguments)
     if unstorable is not None:
         raise ToolArgumentError("{}: {}.".format(*unstorable))

@@ -59,6 +59,18 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _source_fields(source: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Where the change came from, as an embed field (none when it names no conversation)."""
+    if not source or not source.get("conversation"):
+        return []
+    words = f"conversation {source['conversation']}"
+    if source.get("message"):
+        words += f", message {source['message']}"
+    if source.get("platform"):
+        words += f" on {source['platform']}"
+    return [{"name": "From", "value": _clip(words, DISCORD_FIELD), "inline": False}]
+
+
 def discord(item: dict[str, Any], *, text: str, agent: str) -> Message:
     """One Discord embed for the change, with the text it wrote (or deleted)."""
     surface, status = item["surface"], item["status"]
@@ -74,6 +86,7 @@ def discord(item: dict[str, Any], *, text: str, agent: str) -> Message:
             {"name": "Record", "value": _clip(record, DISCORD_FIELD), "inline": True},
             {"name": "By", "value": _clip(item["actor"], DISCORD_FIELD), "inline": True},
             {"name": "Op", "value": _clip(item["op"], DISCORD_FIELD), "inline": True},
+            *_source_fields(item.get("source")),
         ],
         "footer": {"text": _clip(agent, DISCORD_FIELD)},
         "timestamp": item["at"],

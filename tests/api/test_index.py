@@ -23,6 +23,7 @@ def test_the_api_root_lists_every_collection_and_door():
         "revisions",
         "webhooks",
         "suggestions",
+        "sources",
     }
     base = "http://testserver"
     assert index["collections"]["revisions"] == f"{base}/api/v1/revisions/"

@@ -55,7 +55,7 @@ def test_an_unknown_argument_names_the_accepted_ones_and_the_closest(api, agent,
 
     assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
     assert answer.json()["message"] == (
-        "Unknown field 'new_str'; expected one of id, old_string, new_string, replace_all; "
+        "Unknown field 'new_str'; expected one of id, old_string, new_string, replace_all, source; "
         "did you mean 'new_string'?"
     )
 

@@ -20,7 +20,11 @@ After every step the whole agent is checked against what the service promises:
   answer the status a model of the rules predicts;
 - the timestamp contract: created_at, last_seen_at and reinforcement_count move only by
   reinforce, stored_at never, expires_at only by set_ttl;
-- the text hash is the fingerprint of the embedded text, and after commit no vector is stale.
+- the text hash is the fingerprint of the embedded text, and after commit no vector is stale;
+- the token and the editor write from a conversation their session switches between; a
+  take-back of one (by any actor) is previewed with nothing written, then applied to exactly
+  the records the preview named, each change a revision naming the conversation it took back,
+  and a second take-back finds nothing left.
 
 Size: MEMORYADMIN_STATEFUL_EXAMPLES (default 100) examples of MEMORYADMIN_STATEFUL_STEPS
 (default 40) steps, in four tests of a quarter each.
@@ -36,7 +40,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 from django.utils import timezone
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -47,6 +51,7 @@ from hypothesis.stateful import (
 )
 
 from stores.editing import Status
+from stores.errors import ApplicationError
 from stores.models import (
     Agent,
     AgentAccess,
@@ -84,7 +89,9 @@ from stores.services import (
 )
 from stores.services.memories import memory_merge
 from stores.services.records import record_undo
+from stores.services.sources import Source
 from stores.services.suggestions import suggestion_accept, suggestion_create, suggestion_dismiss
+from stores.services.takeback import conversation_takeback
 from tests.factories import AgentFactory, UserFactory, agent_token
 
 EXAMPLES = int(os.environ.get("MEMORYADMIN_STATEFUL_EXAMPLES", "100"))
@@ -98,6 +105,9 @@ NAMES = ["deploy", "patrol", "morning"]
 ALIASES = [None, None, "guid-1", "guid-2", "7"]
 HEADINGS = ["Steps", "Notes", "Missing"]
 RULES = ["Be kind.", "Never guess.", "Ask first."]
+CONVERSATIONS = ["c-1", "c-2"]
+# The actors whose sessions write from a conversation.
+SESSIONS = ("token", "editor")
 
 ACTORS = [
     "maintainer",
@@ -227,6 +237,7 @@ class EditServiceMachine(RuleBasedStateMachine):
             privacy_level="partial",
         ).record
         self.actors = self._cast()
+        self.sessionless = dict(self.actors)
         self.keys: list[Key] = []
         self.forgotten: set[Key] = set()
 
@@ -947,6 +958,73 @@ class EditServiceMachine(RuleBasedStateMachine):
     def switch_review(self, mode):
         Agent.objects.filter(pk=self.agent.pk).update(review_mode=mode)
         self.agent.review_mode = mode
+
+    @rule(conversation=st.sampled_from([None, *CONVERSATIONS]))
+    def switch_conversation(self, conversation):
+        """The agent's host and the editor start a new session, in a conversation or none."""
+        for name in SESSIONS:
+            source = Source(conversation=conversation, platform="machine") if conversation else None
+            self.actors[name] = self.sessionless[name].with_source(source)
+
+    @rule(actor=st.sampled_from(ACTORS), conversation=st.sampled_from(CONVERSATIONS))
+    def take_back(self, actor, conversation):
+        wrote = Revision.objects.filter(
+            agent=self.agent, source_conversation=conversation, source_takeback=False
+        ).exists()
+
+        def take(dry_run: bool):
+            with self.capture_on_commit(execute=True):
+                return conversation_takeback(
+                    agent=self.agent,
+                    actor=self.actors[actor],
+                    conversation=conversation,
+                    dry_run=dry_run,
+                )
+
+        before = world(self.agent)
+        try:
+            preview = take(dry_run=True)
+        except ApplicationError as refused:
+            if actor in ("stranger", "other_token"):
+                expected = Status.NOT_FOUND
+            elif actor in ("viewer", "read_only_token"):
+                expected = Status.FORBIDDEN
+            else:
+                assert not wrote, (actor, conversation, refused.message)
+                expected = Status.NOT_FOUND
+            assert refused.status == expected, (actor, refused.status, refused.message)
+            assert world(self.agent) == before, "a refused take-back changed rows"
+            return
+        assert wrote and actor not in ("stranger", "other_token", "viewer", "read_only_token")
+        assert world(self.agent) == before, "a take-back's dry run changed rows"
+        applied = take(dry_run=False)
+        after = world(self.agent)
+
+        def outline(answer):
+            return [(r.surface, r.id, r.op, r.status, r.changed) for r in answer.results]
+
+        assert outline(applied) == outline(preview)
+        event(f"take-back: {applied.status}")
+        touched = {Key(r.surface, r.id) for r in applied.results if r.changed}
+        for key in set(before) | set(after):
+            if key == "revisions" or before.get(key) == after.get(key) or key in touched:
+                continue
+            # Only a forget's unlinking of a memory that pointed at it.
+            assert before[key]["superseded_by_id"] in {k.id for k in touched}, key
+            assert after[key]["superseded_by_id"] is None, key
+        for result in applied.results:
+            if result.changed:
+                written = Revision.objects.get(pk=result.revision)
+                assert written.source == {"conversation": conversation, "takeback": True}
+                if result.status == Status.DELETED:
+                    self.forgotten.add(Key(result.surface, result.id))
+            else:
+                assert before.get(Key(result.surface, result.id)) == after.get(
+                    Key(result.surface, result.id)
+                ), result
+        again = take(dry_run=False)
+        assert again.count == 0, again.as_dict()
+        assert world(self.agent) == after, "a second take-back changed rows"
 
     @precondition(lambda self: self.keys)
     @rule(data=st.data(), actor=st.sampled_from(ACTORS))

@@ -8,6 +8,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from memoryadmin.api.serializers.inputs import QueryParameters, optional_text
+from memoryadmin.api.serializers.outputs import SourcedFields
 from stores.editing import Status
 from stores.selectors.changes import CURSOR_PATTERN, MAX_PAGE, NOW, PREVIEW_CHARS
 from stores.surfaces import SURFACES
@@ -46,7 +47,7 @@ class ChangeQuery(QueryParameters):
     )
 
 
-class ChangeSerializer(serializers.Serializer):
+class ChangeSerializer(SourcedFields):
     cursor = serializers.CharField(help_text="This change's place in the feed.")
     revision = serializers.IntegerField(
         allow_null=True, help_text="The revision (GET /api/v1/revisions/{id}/); null for decay."

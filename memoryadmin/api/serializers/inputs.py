@@ -11,6 +11,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from stores.editing import MAX_BATCH_EDITS
+from stores.models import Revision
 from stores.ops.catalog import Op
 from stores.ops.params import PHRASE_ITEM, Kind, Param, alias_names, under_declared_names
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
@@ -130,7 +131,8 @@ def param_field(param: Param) -> serializers.Field:
             return serializers.ChoiceField(choices=list(param.choices), **common)
         case Kind.TAGS:
             return serializers.ListField(child=StrictText(allow_blank=True), **common)
-        case Kind.OBJECT:
+        case Kind.OBJECT | Kind.SOURCE:
+            # A source's parts are checked by the write itself, which names the part at fault.
             return serializers.DictField(**common)
     raise ValueError(f"No request field for parameters of kind {param.kind}.")
 
@@ -207,6 +209,13 @@ class PageQuery(QueryParameters):
     agent = optional_text(help_text="Humans: the agent (name or id). Tokens: their own agent.")
     limit = QueryInteger(min_value=1, max_value=200, default=20)
     offset = QueryInteger(min_value=0, max_value=MAX_OFFSET, default=0)
+
+
+class RecordPageQuery(PageQuery):
+    source_conversation = optional_text(
+        max_length=Revision._meta.get_field("source_conversation").max_length,
+        help_text="Only records this conversation (its source's id) created or changed.",
+    )
 
 
 def filter_field(spec: FilterSpec) -> serializers.Field:

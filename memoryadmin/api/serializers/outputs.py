@@ -132,6 +132,38 @@ class RecordSerializer(serializers.Serializer):
     updated_at = serializers.DateTimeField()
 
 
+class SourceSerializer(serializers.Serializer):
+    conversation = serializers.CharField(required=False)
+    message = serializers.CharField(required=False)
+    platform = serializers.CharField(required=False)
+    url = serializers.CharField(required=False)
+    excerpt = serializers.CharField(required=False)
+    takeback = serializers.BooleanField(
+        required=False, help_text="A take-back's write, naming the conversation it took back."
+    )
+
+
+class SourcedFields(serializers.Serializer):
+    # DRF's fields have an attribute `source` of their own (where a field reads from); the
+    # metaclass takes declared fields out of the class, so this one shadows nothing.
+    source = SourceSerializer(  # type: ignore[assignment]
+        allow_null=True, help_text="Where the write came from (null: it named no source)."
+    )
+
+
+class OriginSerializer(SourcedFields):
+    revision = serializers.IntegerField()
+    op = serializers.CharField()
+    actor = serializers.CharField()
+    channel = serializers.CharField()
+    at = serializers.DateTimeField()
+
+
+class OriginFields(serializers.Serializer):
+    created_by = OriginSerializer(allow_null=True, help_text="The write that created the record.")
+    last_changed_by = OriginSerializer(allow_null=True, help_text="The latest write of it.")
+
+
 class PreviewFields(serializers.Serializer):
     preview = serializers.CharField(help_text="At most 500 characters; cut ones end in '…'.")
     truncated = serializers.BooleanField()
@@ -184,7 +216,8 @@ def record_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
 @cache
 def read_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
     """{status: ok, record: <record>} — the answer of a full read."""
-    return _read(record_output(spec), f"{_schema_name(spec)}Read")
+    full = type(f"{_schema_name(spec)}FullRecord", (record_output(spec), OriginFields), {})
+    return _read(full, f"{_schema_name(spec)}Read")
 
 
 @cache
@@ -244,7 +277,7 @@ class RecallResultSerializer(PreviewFields):
 RecallPage = page_of(RecallResultSerializer, "RecallPage")
 
 
-class RevisionSerializer(serializers.Serializer):
+class RevisionSerializer(SourcedFields):
     id = serializers.IntegerField()
     surface = serializers.CharField()
     record_id = serializers.IntegerField()

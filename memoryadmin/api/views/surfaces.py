@@ -30,7 +30,8 @@ from stores.editing import Status
 from stores.ops.catalog import CATALOG, Op, Rest, Target, ops_of
 from stores.ops.names import OpName
 from stores.selectors.filters import MemoryFilters
-from stores.selectors.records import record_data, record_summary, records_for_agent
+from stores.selectors.records import record_read, record_summary, records_for_agent
+from stores.selectors.revisions import records_written_by
 from stores.selectors.search import recall
 from stores.services import SurfaceSpec, find_record, surface
 from stores.surfaces import SURFACES
@@ -48,8 +49,13 @@ class SurfaceViewSet(AgentViewSet):
     def list(self, request: Request) -> Response:
         if CATALOG[OpName.RECALL].applies_to(self.surface_key):
             return self._recall(request)
-        query = self.parse(inputs.PageQuery, request.query_params)
+        query = self.parse(inputs.RecordPageQuery, request.query_params)
         records = records_for_agent(self.spec, self.caller.agent).order_by("-updated_at", "-id")
+        if query.get("source_conversation"):
+            written = records_written_by(
+                self.caller.agent, self.surface_key, query["source_conversation"]
+            )
+            records = records.filter(pk__in=written)
         limit, offset = query["limit"], query["offset"]
         items = [record_summary(self.spec, r) for r in records[offset : offset + limit]]
         return self.page(items, records.count(), limit, offset)
@@ -68,7 +74,7 @@ class SurfaceViewSet(AgentViewSet):
     def retrieve(self, request: Request, ref: str) -> Response:
         record = find_record(self.spec, agent=self.caller.agent, ref=ref, actor=self.caller.actor)
         return Response(
-            {"status": str(Status.OK), "record": record_data(record)},
+            {"status": str(Status.OK), "record": record_read(record)},
             headers={"ETag": etag(record.version)},
         )
 
@@ -149,7 +155,7 @@ def _document(viewset: type[SurfaceViewSet], spec: SurfaceSpec) -> None:
         "list": extend_schema(
             tags=[tag],
             summary=CATALOG[OpName.RECALL].summary if recalls else None,
-            parameters=[inputs.RecallQuery if recalls else inputs.PageQuery],
+            parameters=[inputs.RecallQuery if recalls else inputs.RecordPageQuery],
             responses=read_responses(outputs.RecallPage if recalls else outputs.page_output(spec)),
         ),
         "retrieve": extend_schema(

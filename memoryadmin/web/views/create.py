@@ -30,6 +30,7 @@ from memoryadmin.web.views.common import (
 from stores.models import Agent, Subject
 from stores.ops.catalog import CATALOG
 from stores.ops.names import OpName
+from stores.ops.params import Kind
 from stores.services import WriteResult
 from stores.surfaces import SurfaceSpec
 
@@ -116,7 +117,8 @@ def _field(spec: SurfaceSpec, name: str, agent: Agent) -> forms.Field:
 
 def create_form(spec: SurfaceSpec, agent: Agent) -> type[forms.Form]:
     """A form with one field per parameter the create op takes on `spec`, in its order."""
-    params = CATALOG[OpName.CREATE].params(spec.key)
+    # A person's write has no conversation behind it: the form asks no source.
+    params = [p for p in CATALOG[OpName.CREATE].params(spec.key) if p.kind is not Kind.SOURCE]
     fields = {param.name: _field(spec, param.name, agent) for param in params}
     return type(forms.Form)(f"{spec.key.title()}CreateForm", (forms.Form,), fields)
 

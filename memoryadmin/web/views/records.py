@@ -36,7 +36,12 @@ from memoryadmin.web.views.previews import conflict_response, op_url, preview_re
 from memoryadmin.web.views.review import queue_response
 from stores.editing import Status
 from stores.models import Memory, RulesDocument, VersionedRecord
-from stores.selectors.revisions import has_history, pending_count, revision_versions
+from stores.selectors.revisions import (
+    has_history,
+    pending_count,
+    record_origin,
+    revision_versions,
+)
 from stores.services import WriteResult
 from stores.services.policy import allowed_ops
 
@@ -101,6 +106,8 @@ def record_context(
         "op_fields": {entry.name: field_entries(entry.op, ui.key, record) for entry in field_ops},
         "pending": pending_count(scope.agent, ui.key, record.pk),
         "unwritten": record.pk == UNWRITTEN,
+        # The writes that created and last changed it, and where they came from.
+        "origin": record_origin(ui.key, record.pk) if record.pk != UNWRITTEN else {},
     }
     context.update(ui.text_context(text))
     return context

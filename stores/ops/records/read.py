@@ -10,7 +10,7 @@ from stores.errors import NotFound
 from stores.models import Agent
 from stores.ops.base import Op, Rest, ToolSpec
 from stores.ops.names import OpName
-from stores.selectors.records import only_record_id, record_data
+from stores.selectors.records import only_record_id, record_read
 from stores.services.actors import Actor
 from stores.services.engine import RecordRef, find_record
 from stores.surfaces import SurfaceSpec
@@ -35,7 +35,7 @@ class Read(Op):
                 raise NotFound(f"Give the id of the {spec.label.lower()} to read.")
             ref = document_ref(spec, agent)
         record = find_record(spec, agent=agent, ref=ref, actor=actor)
-        return {"status": str(Status.OK), "record": record_data(record)}
+        return {"status": str(Status.OK), "record": record_read(record)}
 
 
 OP = Read(

@@ -1,0 +1,162 @@
+"""Sources: the conversations that wrote to the agent, and taking one back."""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from memoryadmin.api.schema import AGENT_PARAMETER, IDEMPOTENCY_KEY, read_responses
+from memoryadmin.api.serializers import inputs
+from memoryadmin.api.serializers.outputs import ResultSerializer, page_of
+from memoryadmin.api.views.base import AgentViewSet
+from memoryadmin.doors import statuses
+from stores.editing import Status
+from stores.models import Revision
+from stores.selectors.sources import conversation_count, conversations
+from stores.services.sources import conversation_hold
+from stores.services.takeback import conversation_takeback
+
+CONVERSATION_LENGTH = Revision._meta.get_field("source_conversation").max_length
+
+
+class TakebackInput(inputs.InputSerializer):
+    conversation = inputs.StrictText(
+        max_length=CONVERSATION_LENGTH, help_text="The conversation whose writes to take back."
+    )
+    dry_run = inputs.StrictBoolean(
+        default=False,
+        help_text="true: answer what would be taken back (every check made), writing nothing.",
+    )
+
+
+class HoldInput(inputs.InputSerializer):
+    conversation = inputs.StrictText(
+        max_length=CONVERSATION_LENGTH, help_text="The conversation to hold for review."
+    )
+    held = inputs.StrictBoolean(
+        default=True, help_text="false: trust it again (its writes no longer wait for review)."
+    )
+
+
+class HeldSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=[Status.UPDATED.value])
+    conversation = serializers.CharField()
+    held = serializers.BooleanField()
+
+
+class ConversationSerializer(serializers.Serializer):
+    conversation = serializers.CharField()
+    writes = serializers.IntegerField()
+    records = serializers.IntegerField(help_text="Records it created or changed.")
+    first_at = serializers.DateTimeField()
+    last_at = serializers.DateTimeField()
+    platforms = serializers.ListField(child=serializers.CharField())
+    by_op = serializers.DictField(child=serializers.IntegerField())
+    by_surface = serializers.DictField(child=serializers.IntegerField())
+    taken_back = serializers.IntegerField(help_text="Writes of take-backs of it.")
+    held = serializers.BooleanField(help_text="Its agents' writes wait in the review queue.")
+
+
+class TakenBackSerializer(serializers.Serializer):
+    surface = serializers.CharField()
+    id = serializers.IntegerField()
+    op = serializers.CharField(
+        help_text="The op that took it back: forget, invalidate, undo, revert."
+    )
+    status = serializers.CharField()
+    revision = serializers.IntegerField(allow_null=True)
+    message = serializers.CharField(required=False)
+
+
+class TakebackSerializer(serializers.Serializer):
+    status = serializers.CharField(
+        help_text="updated (something changed), ok (nothing left to take back), or, when "
+        "nothing could change, the first record's refusal (conflict, forbidden, disabled, …)."
+    )
+    conversation = serializers.CharField()
+    dry_run = serializers.BooleanField()
+    count = serializers.IntegerField(
+        help_text="Records changed (with dry_run: records that would change)."
+    )
+    results = TakenBackSerializer(many=True)
+
+
+class SourceViewSet(AgentViewSet):
+    @extend_schema(
+        tags=["sources"],
+        parameters=[inputs.PageQuery],
+        responses=read_responses(page_of(ConversationSerializer, "ConversationPage")),
+        description="The conversations that wrote to the agent, the latest to write first.",
+    )
+    def list(self, request: Request) -> Response:
+        query = self.parse(inputs.PageQuery, request.query_params)
+        limit, offset = query["limit"], query["offset"]
+        found = conversations(self.caller.agent, limit=limit, offset=offset)
+        items = [summary.as_dict() for summary in found]
+        return self.page(items, conversation_count(self.caller.agent), limit, offset)
+
+    @extend_schema(
+        tags=["sources"],
+        parameters=[AGENT_PARAMETER, IDEMPOTENCY_KEY],
+        request=TakebackInput,
+        responses={
+            200: TakebackSerializer,
+            **{
+                code: OpenApiResponse(ResultSerializer, description)
+                for code, description in (
+                    (400, "invalid"),
+                    (403, "forbidden (a read-only token)"),
+                    (404, "this agent has no write from that conversation"),
+                    (409, "conflict: later edits overlap every change left to take back"),
+                    (422, "not_editable: the store rules keep every record as it is"),
+                )
+            },
+        },
+        description="Take back everything one conversation wrote, newest first, each record "
+        "as a write of its own: a record it created is forgotten (an episodic memory "
+        "invalidated), a change it made undone, keeping later edits; a record whose change "
+        "later edits overlap answers conflict and is left as it is.",
+    )
+    @action(detail=False, methods=["post"])
+    def takeback(self, request: Request) -> Response:
+        values = self.parse(TakebackInput)
+        answer = conversation_takeback(
+            agent=self.caller.agent,
+            actor=self.caller.actor,
+            conversation=values["conversation"],
+            dry_run=values["dry_run"],
+        )
+        return Response(answer.as_dict(), status=statuses.http_code(answer.status))
+
+    @extend_schema(
+        tags=["sources"],
+        parameters=[AGENT_PARAMETER, IDEMPOTENCY_KEY],
+        request=HoldInput,
+        responses={
+            200: HeldSerializer,
+            **{
+                code: OpenApiResponse(ResultSerializer, description)
+                for code, description in (
+                    (400, "invalid"),
+                    (403, "forbidden: tokens and viewers may not"),
+                )
+            },
+        },
+        description="People: hold a conversation for review (quarantine), so its further "
+        "writes by agents wait in the review queue, or trust it again (held: false).",
+    )
+    @action(detail=False, methods=["post"])
+    def hold(self, request: Request) -> Response:
+        values = self.parse(HoldInput)
+        held = conversation_hold(
+            agent=self.caller.agent,
+            actor=self.caller.actor,
+            conversation=values["conversation"],
+            held=values["held"],
+        )
+        return Response(
+            {"status": str(Status.UPDATED), "conversation": values["conversation"], "held": held}
+        )

@@ -1,0 +1,178 @@
+"""Where a write came from: the conversation, message, platform, URL and words behind it.
+
+An agent's host names its source in a write's `source` (every door), or once per session in
+the `Memory-Source` header; both are untrusted text and are checked here, the one path every
+door calls, before anything is read or written. The source rides on the `Actor`, so the engine
+records it on the revision of every write that actor makes.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from django.db import models
+
+from stores.errors import Forbidden, Invalid, NotFound
+from stores.models import Agent, QuarantinedConversation, Revision
+from stores.models.revisions import SOURCE_PARTS
+
+if TYPE_CHECKING:
+    from stores.services.actors import Actor
+
+# The header an agent's host sets once per session instead of a source on every write.
+SOURCE_HEADER = "Memory-Source"
+
+
+def _column_length(part: str) -> int:
+    column = Revision._meta.get_field(f"source_{part}")
+    assert isinstance(column, models.CharField) and column.max_length is not None
+    return column.max_length
+
+
+# The longest each part may be, in characters: what its column holds.
+SOURCE_LIMITS: dict[str, int] = {part: _column_length(part) for part in SOURCE_PARTS}
+# The words an excerpt quotes may run over lines; no other part holds a line break.
+_EXCERPT_WHITESPACE = frozenset("\n\r\t")
+
+
+@dataclass(frozen=True)
+class Source:
+    """The origin of a write; every part optional, an empty one absent.
+
+    `takeback` marks the writes of a take-back: they carry the source they took back (so the
+    history reads as what happened) but are not that source's own writes.
+    """
+
+    conversation: str = ""
+    message: str = ""
+    platform: str = ""
+    url: str = ""
+    excerpt: str = ""
+    takeback: bool = False
+
+    def __bool__(self) -> bool:
+        return any(getattr(self, name) for name in SOURCE_LIMITS)
+
+    def as_dict(self) -> dict[str, str]:
+        """The parts given, as every door shows them."""
+        return {name: getattr(self, name) for name in SOURCE_LIMITS if getattr(self, name)}
+
+    def merged_over(self, base: Source | None) -> Source:
+        """This source's parts, and `base`'s where this one has none (a body over a header)."""
+        if base is None:
+            return self
+        return replace(
+            base, **{name: getattr(self, name) for name in SOURCE_LIMITS if getattr(self, name)}
+        )
+
+
+def parse_source(value: Any, field: str = "source") -> Source:
+    """A source as a caller sent it (an object of the five parts), checked; Invalid names the
+    part at fault and nothing is written."""
+    if value is None:
+        return Source()
+    if not isinstance(value, Mapping):
+        raise Invalid(
+            f"{field} must be an object with any of: {', '.join(SOURCE_LIMITS)}.", field=field
+        )
+    unknown = sorted(str(name) for name in value if name not in SOURCE_LIMITS)
+    if unknown:
+        raise Invalid(
+            f"{field}: unknown part {', '.join(map(repr, unknown))}; the parts are "
+            f"{', '.join(SOURCE_LIMITS)}.",
+            field=field,
+        )
+    parts: dict[str, Any] = {
+        name: _part(name, part, f"{field}.{name}") for name, part in value.items()
+    }
+    return Source(**parts)
+
+
+def parse_source_header(header: str) -> Source:
+    """The `Memory-Source` header: `conversation=<id>; message=<id>; platform=<name>` (any of
+    the five parts, separated by semicolons)."""
+    field = SOURCE_HEADER
+    # Bounded before it is split: a header longer than every part together is refused.
+    if len(header) > sum(SOURCE_LIMITS.values()) + 100:
+        raise Invalid(f"The {field} header is too long.", field=field)
+    parts: dict[str, str] = {}
+    for item in header.split(";"):
+        if not item.strip():
+            continue
+        name, equals, part = item.partition("=")
+        name = name.strip().lower()
+        if not equals or name not in SOURCE_LIMITS:
+            raise Invalid(
+                f"The {field} header reads `conversation=<id>; message=<id>; platform=<name>` "
+                f"(parts: {', '.join(SOURCE_LIMITS)}); {item.strip()[:50]!r} is none of them.",
+                field=field,
+            )
+        if name in parts:
+            raise Invalid(f"The {field} header names {name} twice.", field=field)
+        parts[name] = part.strip()
+    return parse_source(parts, field)
+
+
+def _part(name: str, value: Any, field: str) -> str:
+    if not isinstance(value, str):
+        raise Invalid(f"{field} must be a string.", field=field)
+    limit = SOURCE_LIMITS[name]
+    # The length first: a megabyte-long value is refused before anything reads it through.
+    if len(value) > limit:
+        raise Invalid(
+            f"{field} is {len(value)} characters long; the limit is {limit}.",
+            field=field,
+            limit=limit,
+            length=len(value),
+        )
+    allowed = _EXCERPT_WHITESPACE if name == "excerpt" else frozenset()
+    for character in value:
+        if character not in allowed and unicodedata.category(character) in ("Cc", "Cs"):
+            raise Invalid(
+                f"{field} holds a control character (U+{ord(character):04X}).", field=field
+            )
+    value = value.strip()
+    if name == "url" and value:
+        _check_url(value, field)
+    return value
+
+
+def _check_url(url: str, field: str) -> None:
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        raise Invalid(f"{field} is not a URL.", field=field) from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        raise Invalid(f"{field} must be an http or https URL with a host.", field=field)
+    if any(character.isspace() for character in url):
+        raise Invalid(f"{field} may hold no spaces.", field=field)
+
+
+def conversation_hold(*, agent: Agent, actor: Actor, conversation: str, held: bool = True) -> bool:
+    """Quarantine a conversation (`held`), so its further writes by agents wait in the review
+    queue, or trust it again; answers whether it is held now.
+
+    People who may change the agent and maintainers only: a token must not lift the hold on
+    the conversation it is writing from.
+    """
+    name = parse_source({"conversation": conversation}).conversation
+    if not name:
+        raise Invalid("Name the conversation to hold for review.", field="conversation")
+    if not actor.can_see(agent):
+        raise NotFound(f"No agent {agent.name!r} is visible to this caller.")
+    if actor.is_agent or not actor.can_write(agent):
+        raise Forbidden(
+            "Only a person who may change this agent, or a maintainer, holds a conversation "
+            "for review or trusts it again; an agent's token may not."
+        )
+    if held:
+        QuarantinedConversation.objects.get_or_create(
+            agent=agent, conversation=name, defaults={"held_by": actor.label}
+        )
+    else:
+        QuarantinedConversation.objects.filter(agent=agent, conversation=name).delete()
+    return held

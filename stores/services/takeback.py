@@ -1,0 +1,330 @@
+"""Take back a conversation: every write it made, each undone by a write of its own.
+
+Not an op of its own: an op changes one record, and every door offers it on a surface's
+records. A take-back walks what one conversation wrote across all of an agent's records and
+applies the ops that already exist to each: a record the conversation created is forgotten
+(an episodic memory, which may only be invalidated, is invalidated), a change it made is
+undone with `undo` (or, for a change of fields only, reverted while nothing came after it).
+Each of those writes is a revision like any other, carrying the conversation it took back
+(`Source.takeback`), so the history reads as what happened and a second take-back finds
+nothing left to do.
+
+One record at a time, newest first: a record whose changes cannot all be taken back (a later
+edit by someone else overlaps one) answers that refusal and is left exactly as it was.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from contextlib import nullcontext
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from django.db import transaction
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
+
+from stores import metrics
+from stores.editing import Status, TextEditError
+from stores.errors import ApplicationError, Conflict, Forbidden, Invalid, NotFound
+from stores.models import Agent, Memory, Revision
+from stores.ops.catalog import CATALOG
+from stores.ops.names import OpName
+from stores.services.actors import Actor
+from stores.services.results import WriteResult
+from stores.services.sources import Source, parse_source
+from stores.surfaces import SURFACES
+
+logger = logging.getLogger("memoryadmin.writes")
+
+# The service's name in the write log and the metrics.
+SERVICE = "conversation_takeback"
+# A record is taken back or left as it was; these say it needed nothing (already gone, or
+# already taken back) rather than that it was refused.
+_NOTHING_LEFT = (Status.NOT_FOUND, Status.NO_CHANGE)
+
+
+@dataclass(frozen=True)
+class RecordTakeback:
+    """What taking back one record's writes did (or, in a dry run, would do)."""
+
+    surface: str
+    id: int
+    op: str
+    status: Status
+    # The last revision the take-back wrote for the record (None in a dry run or a refusal).
+    revision: int | None = None
+    message: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return self.status not in _NOTHING_LEFT and self.status.succeeded
+
+    @property
+    def refused(self) -> bool:
+        return self.status not in _NOTHING_LEFT and not self.status.succeeded
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "surface": self.surface,
+            "id": self.id,
+            "op": self.op,
+            "status": str(self.status),
+            "revision": self.revision,
+        }
+        if self.message:
+            data["message"] = self.message
+        return data
+
+
+@dataclass(frozen=True)
+class Takeback:
+    """A take-back's answer: `count` records changed (would change, with `dry_run`)."""
+
+    conversation: str
+    dry_run: bool
+    results: list[RecordTakeback] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return sum(1 for result in self.results if result.changed)
+
+    @property
+    def status(self) -> Status:
+        if self.count:
+            return Status.UPDATED
+        # Nothing changed and something was refused: the first refusal says why.
+        refused = next((result for result in self.results if result.refused), None)
+        return refused.status if refused is not None else Status.OK
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "status": str(self.status),
+            "conversation": self.conversation,
+            "dry_run": self.dry_run,
+            "count": self.count,
+            "results": [result.as_dict() for result in self.results],
+        }
+
+
+class _Refused(Exception):
+    """One record's take-back stopped at a refusal: its earlier steps roll back."""
+
+    def __init__(self, op: OpName, error: ApplicationError | TextEditError) -> None:
+        super().__init__(error.message)
+        self.op = op
+        self.error = error
+
+
+def conversation_takeback(
+    *, agent: Agent, actor: Actor, conversation: str, dry_run: bool = False
+) -> Takeback:
+    """Take back every write `conversation` made to `agent`'s records, newest first.
+
+    With `dry_run`, every write is made and checked as it would be, then rolled back: the
+    answer says what would change, and nothing is written. Refusals of the whole (an agent
+    the actor may not see or change, a conversation that wrote nothing here) are raised.
+    """
+    conversation = parse_source({"conversation": conversation}).conversation
+    if not conversation:
+        raise Invalid("Name the conversation to take back.", field="conversation")
+    if not actor.can_see(agent):
+        raise NotFound(f"No conversation {conversation!r} wrote to this agent.")
+    if not actor.can_write(agent):
+        raise Forbidden(
+            "This caller may read this agent but not change it: nothing was taken back."
+        )
+    written = _writes_of(agent, conversation)
+    if not written:
+        raise NotFound(f"No conversation {conversation!r} wrote to this agent.")
+    taker = replace(actor, source=Source(conversation=conversation, takeback=True))
+    taken_back = _taken_back(agent, conversation)
+    by_record = _by_record(written)
+    stores = _stores_of(agent, by_record)
+    results = []
+    with transaction.atomic():
+        for (surface_key, record_id), revisions in by_record.items():
+            store = stores.get((surface_key, record_id))
+            results.append(
+                _take_back_record(
+                    agent, taker, surface_key, record_id, revisions, taken_back, store
+                )
+            )
+        if dry_run:
+            transaction.set_rollback(True)
+            # The revisions it wrote are rolled back: none of them exists.
+            results = [replace(result, revision=None) for result in results]
+    answer = Takeback(conversation=conversation, dry_run=dry_run, results=results)
+    if not dry_run:
+        for result in answer.results:
+            if result.changed or result.refused:
+                metrics.count_write(
+                    SERVICE, actor.channel, str(result.status), refused=result.refused
+                )
+    logger.info(
+        "%s %s %s: %s records",
+        "preview" if dry_run else "write",
+        SERVICE,
+        answer.status,
+        answer.count,
+        extra={
+            "op": SERVICE,
+            "status": str(answer.status),
+            "agent": agent.name,
+            "actor": actor.label,
+            "channel": actor.channel,
+            "dry_run": dry_run,
+        },
+    )
+    return answer
+
+
+def _writes_of(agent: Agent, conversation: str) -> list[Revision]:
+    """The conversation's own revisions of `agent`'s records, newest first, without texts
+    (whether one changed its text is compared in the database)."""
+    same_text = ExpressionWrapper(Q(before_text=F("after_text")), output_field=BooleanField())
+    return list(
+        Revision.objects.filter(
+            agent=agent, source_conversation=conversation, source_takeback=False
+        )
+        .only("surface", "record_id", "op", "version_before", "version_after")
+        .annotate(same_text=same_text)
+        .order_by("-id")
+    )
+
+
+def _taken_back(agent: Agent, conversation: str) -> set[int]:
+    """Which of the conversation's revisions were taken back already: by a take-back, or by
+    anyone's undo (a revert may have gone back to the version a revision made, so only a
+    take-back's revert counts)."""
+    own = Revision.objects.filter(
+        agent=agent, source_conversation=conversation, source_takeback=False
+    ).values("pk")
+    undone = Revision.objects.filter(agent=agent, reverted_revision__in=own).filter(
+        Q(op=OpName.UNDO) | Q(source_takeback=True)
+    )
+    return {pk for pk in undone.values_list("reverted_revision", flat=True) if pk is not None}
+
+
+def _by_record(written: Iterable[Revision]) -> dict[tuple[str, int], list[Revision]]:
+    """The revisions per record, records in the order of their newest revision."""
+    records: dict[tuple[str, int], list[Revision]] = {}
+    for revision in written:
+        records.setdefault((revision.surface, revision.record_id), []).append(revision)
+    return records
+
+
+def _stores_of(agent: Agent, records: Iterable[tuple[str, int]]) -> dict[tuple[str, int], str]:
+    """Which of `records` still exist, each with its store ("" on a surface without stores),
+    read in one query per surface."""
+    ids: dict[str, list[int]] = {}
+    for surface_key, record_id in records:
+        ids.setdefault(surface_key, []).append(record_id)
+    found: dict[tuple[str, int], str] = {}
+    for surface_key, wanted in ids.items():
+        spec = SURFACES[surface_key]
+        manager: Any = spec.model._default_manager
+        rows = manager.filter(agent=agent, pk__in=wanted)
+        if spec.store_policy:
+            found.update(
+                ((surface_key, pk), store) for pk, store in rows.values_list("pk", "store")
+            )
+        else:
+            found.update(((surface_key, pk), "") for pk in rows.values_list("pk", flat=True))
+    return found
+
+
+def _take_back_record(
+    agent: Agent,
+    actor: Actor,
+    surface_key: str,
+    record_id: int,
+    revisions: list[Revision],
+    taken_back: set[int],
+    store: str | None,
+) -> RecordTakeback:
+    """Take back one record's changes (`store` None: the record is gone), all or none."""
+    steps: list[tuple[OpName, Revision | None]]
+    if any(revision.version_before == 0 for revision in revisions):
+        op = _removal(store)
+        steps = [(op, None)]
+    else:
+        steps = [(_reversal(r), r) for r in revisions if r.pk not in taken_back]
+        op = steps[0][0] if steps else OpName.UNDO
+    if store is None or not steps:
+        return RecordTakeback(surface_key, record_id, op, Status.NO_CHANGE)
+    last: WriteResult | None = None
+    # Several changes of one record go back together or not at all; one is one write already.
+    together = transaction.atomic() if len(steps) > 1 else nullcontext()
+    try:
+        with together:
+            for step, revision in steps:
+                last = _apply(step, agent, actor, surface_key, record_id, revision)
+    except _Refused as refused:
+        if refused.error.status in _NOTHING_LEFT:
+            return RecordTakeback(surface_key, record_id, refused.op, refused.error.status)
+        return RecordTakeback(
+            surface_key, record_id, refused.op, refused.error.status, message=refused.error.message
+        )
+    assert last is not None
+    return RecordTakeback(surface_key, record_id, steps[-1][0], last.status, last.revision)
+
+
+def _removal(store: str | None) -> OpName:
+    """How a record the conversation created is taken back: forgotten, or invalidated where
+    the store allows nothing else (an episodic memory)."""
+    return OpName.INVALIDATE if store == Memory.Store.EPISODIC else OpName.FORGET
+
+
+def _reversal(revision: Revision) -> OpName:
+    """How a change is taken back: its text change undone (later edits kept), or, for a
+    change of fields only, the fields it set brought back by a revert to before it."""
+    return OpName.REVERT if getattr(revision, "same_text", False) else OpName.UNDO
+
+
+def _apply(
+    step: OpName,
+    agent: Agent,
+    actor: Actor,
+    surface_key: str,
+    record_id: int,
+    revision: Revision | None,
+) -> WriteResult:
+    """One write of the take-back, through the op's own path; a refusal raises `_Refused`."""
+    op = CATALOG[step]
+    where: dict[str, Any] = {"agent": agent, "actor": actor, "ref": record_id}
+    try:
+        if step is OpName.INVALIDATE:
+            return op.run(**where)
+        if step is OpName.FORGET:
+            return op.run(surface_key=surface_key, **where)
+        assert revision is not None
+        if step is OpName.REVERT:
+            _nothing_after(revision, actor)
+            return op.run(surface_key=surface_key, revision_id=revision.pk, to="before", **where)
+        return op.run(surface_key=surface_key, revision_id=revision.pk, **where)
+    except (ApplicationError, TextEditError) as error:
+        raise _Refused(step, error) from None
+
+
+def _nothing_after(revision: Revision, actor: Actor) -> None:
+    """A revert to before a change brings back the whole record as it stood: only while every
+    later write of it is the conversation's own (or this take-back's)."""
+    conversation = actor.source.conversation if actor.source else ""
+    later = (
+        Revision.objects.filter(
+            surface=revision.surface,
+            record_id=revision.record_id,
+            version_after__gt=revision.version_after,
+        )
+        .exclude(source_conversation=conversation)
+        .values_list("pk", flat=True)
+    )
+    others = list(later[:10])
+    if others:
+        named = ", ".join(map(str, others))
+        raise Conflict(
+            f"Revision {revision.pk} changed fields that later writes (revisions {named}) "
+            "came after; bringing them back would undo those too. Change them by hand.",
+            revisions=others,
+        )
