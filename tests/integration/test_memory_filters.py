@@ -15,7 +15,8 @@ from django.urls import reverse
 
 from stores.models import Memory
 from stores.selectors.filters import MEMORY_FILTERS
-from stores.services import Actor, memory_invalidate
+from stores.services import Actor, memory_invalidate, record_edit
+from stores.services.sources import Source
 from tests.api.conftest import client_for
 from tests.factories import SubjectFactory, UserFactory, agent_token
 
@@ -41,6 +42,8 @@ CASES: list[tuple[dict[str, Any], set[str]]] = [
     ({"query": "address", "include_invalidated": True}, {"old", "new"}),
     ({"query": "likes", "category": "taste", "importance_min": 0.5}, {"jazz"}),
     ({"store": "working", "tag": "music", "subject": "shared"}, {"jazz"}),
+    ({"source_conversation": "c-9"}, {"rock"}),
+    ({"source_conversation": "c-1"}, set()),
 ]
 
 
@@ -67,6 +70,16 @@ def memories(agent, other_agent, make) -> dict[str, Memory]:
     }
     make.memory(other_agent, "Likes jazz too.", category="taste", tags=["music"])
     memory_invalidate(agent=agent, ref=made["old"].pk, actor=Actor.maintainer("tests"))
+    in_conversation = Actor.maintainer("tests").with_source(Source(conversation="c-9"))
+    edited = record_edit(
+        surface_key="memory",
+        agent=agent,
+        ref=made["rock"].pk,
+        actor=in_conversation,
+        old_string="rock",
+        new_string="hard rock",
+    )
+    assert edited.ok, edited
     # An import links a successor without an invalidation time: superseded all the same.
     Memory.objects.filter(pk=made["moved"].pk).update(superseded_by=made["new"])
     return made

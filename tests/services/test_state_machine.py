@@ -353,7 +353,8 @@ class EditServiceMachine(RuleBasedStateMachine):
         assert len(after["revisions"]) == len(before["revisions"]) + revisions_written + len(
             unlinked
         )
-        if target not in self.keys:
+        # A settled suggestion names no one record: its records are in `also`.
+        if target.surface is not None and target not in self.keys:
             self.keys.append(target)
         if result.status == Status.DELETED:
             self.forgotten.add(target)
