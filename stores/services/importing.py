@@ -50,6 +50,7 @@ from stores.services.engine import (
 )
 from stores.services.records import record_update
 from stores.services.results import WriteResult
+from stores.services.sources import Source
 from stores.surfaces import MEMORY, SURFACES, SurfaceSpec
 
 BATCH_SIZE = 2000
@@ -132,6 +133,9 @@ class Incoming:
     # A native export of a record without alias names it by its id; it is the same record
     # only if id and creation time both match (ids of another database mean nothing here).
     same_record_if: tuple[int, dt.datetime] | None = None
+    # Where the record was first written, as the file says (a conversation, a message): the
+    # source of its first revision here.
+    provenance: Source | None = None
 
     @property
     def natural_key(self) -> tuple[Any, ...] | None:
@@ -666,7 +670,7 @@ def _create_batch(
                 build_revision(
                     spec,
                     record,
-                    actor=actor,
+                    actor=actor.with_source(entry.provenance),
                     op=OpName.IMPORT,
                     text_field=text_field,
                     version_before=0,

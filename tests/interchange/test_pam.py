@@ -19,8 +19,9 @@ from portable_ai_memory.core.integrity import compute_integrity_checksum
 
 from stores.interchange import pam, rockbot
 from stores.models import Agent, Memory, Revision, Subject, Suggestion
-from stores.services import Actor, memory_invalidate, record_edit, subject_create
+from stores.services import Actor, memory_invalidate, record_create, record_edit, subject_create
 from stores.services.importing import import_records
+from stores.services.sources import Source
 from tests.factories import AgentFactory
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rockbot"
@@ -484,3 +485,43 @@ def test_a_contradicts_relation_opens_a_conflict_for_a_person_once(agent):
     assert "0 conflict suggestion(s) opened" in " ".join(again.notes)
     # The relation itself stays, and an export writes it back.
     assert [relation["type"] for relation in export(agent)["relations"]] == ["contradicts"]
+
+
+def test_provenance_becomes_the_first_revisions_source_and_a_source_goes_out_as_provenance(agent):
+    document = a_store(
+        a_memory(
+            "m-1",
+            "The user's sister is called Ada.",
+            provenance={"platform": "chatgpt", "conversation_ref": "conv-7", "message_ref": "m-44"},
+        ),
+        a_memory("m-2", "No conversation behind this one, a platform only."),
+    )
+    assert import_document(agent, document).report.ok
+    first = Revision.objects.get(record_id=Memory.objects.get(alias="m-1").pk, version_before=0)
+    assert first.source == {"conversation": "conv-7", "message": "m-44", "platform": "chatgpt"}
+    plain = Revision.objects.get(record_id=Memory.objects.get(alias="m-2").pk, version_before=0)
+    assert plain.source == {"platform": "claude"}
+
+    told = me.with_source(Source(conversation="8121", message="44", platform="Discord DM"))
+    made = record_create(
+        surface_key="memory", agent=agent, actor=told, values={"content": "Prefers mornings."}
+    )
+    out = export(agent)
+
+    assert sdk_errors(out) == []
+    provenance = memories_by_id(out)[str(made.record.pk)]["provenance"]
+    assert provenance == {"platform": "discord-dm", "conversation_ref": "8121", "message_ref": "44"}
+    assert memories_by_id(out)["m-1"]["provenance"]["conversation_ref"] == "conv-7"
+    index = {entry["id"]: entry["derived_memories"] for entry in out["conversations_index"]}
+    assert index == {"conv-7": ["m-1"], "8121": [str(made.record.pk)]}
+
+
+def test_a_provenance_memoryadmin_cannot_hold_refuses_the_file(agent):
+    document = a_store(
+        a_memory("m-1", "Fine.", provenance={"platform": "chatgpt", "conversation_ref": "c" * 201})
+    )
+
+    error = refused(agent, document)
+
+    assert "'m-1'" in str(error) and "provenance.conversation" in str(error)
+    assert not Memory.objects.filter(agent=agent).exists()

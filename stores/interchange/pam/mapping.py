@@ -10,6 +10,7 @@ from typing import Any
 
 from portable_ai_memory import MemoryObject, compute_content_hash
 from portable_ai_memory.models.enums import MemoryStatus, MemoryType
+from portable_ai_memory.models.memory_store import ProvenanceBlock
 
 from stores.models import Memory
 
@@ -67,11 +68,40 @@ def _type(category: str) -> dict[str, str]:
     return {"type": MemoryType.CUSTOM.value, "custom_type": category}
 
 
+def provenance_of(source: dict[str, str] | None) -> dict[str, Any]:
+    """PAM's provenance of a memory created here: the source of the write that created it
+    (platform, conversation, message), or memoryadmin itself when it named none. PAM spells
+    a platform in lower case letters, digits, `-` and `_`; a name it cannot spell stays ours."""
+    provenance = dict(DERIVED_VERBATIM["provenance"])
+    if not source:
+        return provenance
+    platform = re.sub(r"[^a-z0-9_-]+", "-", source["source_platform"].lower()).strip("-")[:32]
+    if len(platform) >= 2:
+        provenance["platform"] = platform
+    if source["source_conversation"]:
+        provenance["conversation_ref"] = source["source_conversation"]
+    if source["source_message"]:
+        provenance["message_ref"] = source["source_message"]
+    return provenance
+
+
+def source_of(provenance: ProvenanceBlock) -> dict[str, str]:
+    """The source a PAM memory's provenance names, as a write's `source` (checked by the
+    caller like any other): its platform, conversation and message."""
+    parts = {
+        "platform": provenance.platform if provenance.platform != PLATFORM else "",
+        "conversation": provenance.conversation_ref or "",
+        "message": provenance.message_ref or "",
+    }
+    return {name: part for name, part in parts.items() if part}
+
+
 def pam_object(fields: dict[str, Any]) -> dict[str, Any]:
     """The PAM memory object of a memory, before the SDK's model checks and spells it.
 
     `fields` are the memory's own fields, with `ref`, `subject` as the subject's fields (or
-    None) and `superseded_by` as the successor's ref (or None).
+    None), `superseded_by` as the successor's ref (or None) and `source` as the source of the
+    write that created it (its `source_*` revision columns, or None).
     """
     metadata = dict(fields["metadata"] or {})
     residue = metadata.pop(RESIDUE, None) or {}
@@ -122,7 +152,7 @@ def pam_object(fields: dict[str, Any]) -> dict[str, Any]:
         "tags": spelled_tags,
         "confidence": confidence,
         "temporal": temporal,
-        "provenance": dict(DERIVED_VERBATIM["provenance"]),
+        "provenance": provenance_of(fields.get("source")),
         "metadata": {**(residue.get("metadata") or {}), EXTENSION: extension},
     }
     for name in VERBATIM:

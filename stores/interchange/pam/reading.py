@@ -20,6 +20,7 @@ from portable_ai_memory import (
     validate_memory_store,
 )
 from portable_ai_memory.models.enums import RelationType
+from portable_ai_memory.models.memory_store import ProvenanceBlock
 from pydantic import ValidationError
 
 from stores.errors import ApplicationError
@@ -32,10 +33,12 @@ from stores.interchange.pam.mapping import (
     Parsed,
     Refused,
     memory_fields,
+    source_of,
 )
 from stores.models import Agent, Subject, Suggestion
 from stores.services import Actor, subject_create
 from stores.services.importing import ImportReport, Incoming, clean_values, import_records
+from stores.services.sources import parse_source
 from stores.services.suggestions import suggestion_create
 from stores.surfaces import MEMORY
 
@@ -195,7 +198,7 @@ def read_store(
                 }
             if residue:
                 parsed.values["metadata"][RESIDUE] = residue
-            yield _incoming(parsed, subjects, times_stated)
+            yield _incoming(parsed, subjects, times_stated, memory.provenance)
 
     reading = Reading(incoming=incoming())
     named = sum(1 for memory in store.memories if memory.embedding_ref)
@@ -222,9 +225,18 @@ def _derived_relation(relation: dict[str, Any], successors: dict[str, str | None
     )
 
 
-def _incoming(parsed: Parsed, subjects: dict[str, Subject], times_stated: bool) -> Incoming:
+def _incoming(
+    parsed: Parsed,
+    subjects: dict[str, Subject],
+    times_stated: bool,
+    provenance: ProvenanceBlock,
+) -> Incoming:
     values = dict(parsed.values)
     where = f"memory {parsed.ref!r}"
+    try:
+        written_from = parse_source(source_of(provenance), field="provenance")
+    except ApplicationError as error:
+        raise Refused("memoryadmin", f"{where}: {error.message}") from None
     if parsed.subject is not None:
         external_id = parsed.subject.get("external_id")
         if external_id not in subjects:
@@ -247,6 +259,7 @@ def _incoming(parsed: Parsed, subjects: dict[str, Subject], times_stated: bool) 
         superseded_by=parsed.superseded_by,
         successor_stated=True,
         same_record_if=(int(parsed.ref), created_at) if parsed.ref.isdecimal() else None,
+        provenance=written_from or None,
     )
 
 

@@ -25,12 +25,14 @@ from stores.interchange.pam.mapping import (
     dump,
     pam_object,
 )
-from stores.models import Agent, Memory, Subject
+from stores.models import Agent, Memory, Revision, Subject
 from stores.surfaces import MEMORY
 
 # Every stored field of a memory (as native exports write them), the vector aside.
 MEMORY_COLUMNS = ("pk", "alias", *(field.attname for field in record_fields(MEMORY)))
 CHUNK = 2000
+# The parts of the source of the write that created a memory that PAM's provenance carries.
+CREATING_SOURCE = ("source_platform", "source_conversation", "source_message")
 
 
 def _ref(pk: int, alias: str | None) -> str:
@@ -91,6 +93,12 @@ def write_memory_store(
         rows = {
             row["pk"]: row for row in Memory.objects.filter(pk__in=chunk).values(*MEMORY_COLUMNS)
         }
+        created_from = {
+            row["record_id"]: row
+            for row in Revision.objects.filter(
+                agent=agent, surface=MEMORY.key, record_id__in=chunk, version_before=0
+            ).values("record_id", *CREATING_SOURCE)
+        }
         for position, pk in enumerate(chunk):
             row = rows[pk]
             fields = {
@@ -98,6 +106,7 @@ def write_memory_store(
                 "ref": refs[pk],
                 "subject": subjects.get(row["subject_id"]),
                 "superseded_by": refs.get(row["superseded_by_id"]),
+                "source": created_from.get(pk),
             }
             memory = dump(pam_object(fields))
             separator = b"," if start + position else b""
