@@ -150,7 +150,7 @@ def test_the_navigation_fits_a_laptop_and_the_admin_names_read_right(
         "nav.agent-nav a",
         "links => links.map(link => Math.round(link.getBoundingClientRect().top))",
     )
-    assert len(tops) == 11 and len(set(tops)) == 1, tops  # Webhooks too, on the one line
+    assert len(tops) == 13 and len(set(tops)) == 1, tops  # Webhooks too, on the one line
 
     page.goto(f"{live_server.url}/admin/")
     admin_index = page.inner_text("#content-main")
