@@ -163,3 +163,25 @@ def test_undo_after_a_later_change_is_refused_with_nothing_written(agent, three)
     assert undone.status == Status.CONFLICT
     second.refresh_from_db()
     assert second.superseded_by_id == kept.pk
+
+
+@pytest.mark.parametrize("which", ["kept", "merged"])
+def test_a_merge_into_a_superseded_memory_is_undone_from_either_side(agent, make, three, which):
+    kept, second, _ = three
+    newer = make.memory(agent, content="The user moved to Hamburg.")
+    aged(kept, superseded_by=newer)
+    merged = memory_merge(agent=agent, actor=ME, ref=kept.pk, merge_from=[second.pk])
+    assert merged.ok, merged
+    target = kept if which == "kept" else second
+    revision = Revision.objects.get(agent=agent, op="merge", record_id=target.pk)
+
+    undone = record_undo(
+        surface_key="memory", agent=agent, ref=target.pk, actor=ME, revision_id=revision.pk
+    )
+
+    assert undone.ok, undone
+    kept.refresh_from_db()
+    second.refresh_from_db()
+    # The kept memory stays superseded as it was; the merged-away one is back.
+    assert kept.superseded_by_id == newer.pk and kept.reinforcement_count == 2
+    assert second.superseded_by_id is None and second.invalidated_at is None

@@ -237,11 +237,16 @@ def merge_revisions(agent: Agent, revision: Revision) -> list[Revision]:
 
     They are found from any of them: the merged-away revisions' state names the kept memory,
     and the merge wrote them in its transaction just before the kept one's, after the kept
-    memory's previous revision (its row lock kept any other merge into it out).
+    memory's previous revision (its row lock kept any other merge into it out). A merged-away
+    revision is told by what the merge changed on it (its successor, its invalidation): the
+    kept memory may itself be superseded, and its revision leaves that as it was.
     """
     superseded_by = revision.after_state.get("superseded_by")
     kept = revision
-    if superseded_by is not None:
+    if any(
+        revision.after_state.get(name) != revision.before_state.get(name)
+        for name in ("superseded_by", "invalidated_at")
+    ):
         found = (
             Revision.objects.filter(
                 agent=agent,
