@@ -64,6 +64,24 @@ class SyntheticBackend:
         return self.queries[text]
 
 
+def insert_staged_memories(conn, agent_id: int) -> None:
+    """The memories in the `staging` table (content, text hash, vector) as the agent's fresh
+    working memories: vectors of MODEL_NAME, importance at random."""
+    conn.execute(
+        """
+        INSERT INTO stores_memory (
+            agent_id, content, text_hash, embedding, embedding_hash, embedding_model,
+            version, created_at, updated_at, last_seen_at, store, category, tags,
+            metadata, importance, importance_floor, pinned, reinforcement_count)
+        SELECT %s, content, text_hash, embedding, text_hash, %s,
+            1, now(), now(), now(), 'working', 'general', '[]'::jsonb,
+            '{}'::jsonb, random(), 0, false, 1
+        FROM staging
+        """,
+        [agent_id, MODEL_NAME],
+    )
+
+
 def log(message: str) -> None:
     print(message, flush=True)
 
@@ -155,19 +173,7 @@ def seed_search_memories(url: str, agent_id: int, rng) -> tuple[list[str], np.nd
                 # What Memory.embedding_text() reads: content, tags (none), category.
                 text_hash = hashlib.sha256(f"{content}\ngeneral".encode()).hexdigest()
                 copy.write_row((content, text_hash, vector))
-        conn.execute(
-            """
-            INSERT INTO stores_memory (
-                agent_id, content, text_hash, embedding, embedding_hash, embedding_model,
-                version, created_at, updated_at, last_seen_at, store, category, tags,
-                metadata, importance, importance_floor, pinned, reinforcement_count)
-            SELECT %s, content, text_hash, embedding, text_hash, %s,
-                1, now(), now(), now(), 'working', 'general', '[]'::jsonb,
-                '{}'::jsonb, random(), 0, false, 1
-            FROM staging
-            """,
-            [agent_id, MODEL_NAME],
-        )
+        insert_staged_memories(conn, agent_id)
         conn.execute("VACUUM ANALYZE stores_memory")
         started = time.perf_counter()
         conn.execute("SET maintenance_work_mem = '1GB'")

@@ -31,8 +31,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from background import (  # noqa: E402
-    MODEL_NAME,
     clustered,
+    insert_staged_memories,
     start_postgres,
     stop_postgres,
     synthetic_corpus,
@@ -69,19 +69,7 @@ def seed(url: str, agent_id: int, count: int) -> None:
                     vector = vectors[number - 1]
                 text_hash = hashlib.sha256(f"{content}\ngeneral".encode()).hexdigest()
                 copy.write_row((content, text_hash, vector))
-        conn.execute(
-            """
-            INSERT INTO stores_memory (
-                agent_id, content, text_hash, embedding, embedding_hash, embedding_model,
-                version, created_at, updated_at, last_seen_at, store, category, tags,
-                metadata, importance, importance_floor, pinned, reinforcement_count)
-            SELECT %s, content, text_hash, embedding, text_hash, %s,
-                1, now(), now(), now(), 'working', 'general', '[]'::jsonb,
-                '{}'::jsonb, random(), 0, false, 1
-            FROM staging
-            """,
-            [agent_id, MODEL_NAME],
-        )
+        insert_staged_memories(conn, agent_id)
         conn.execute("VACUUM ANALYZE stores_memory")
         conn.execute("SET maintenance_work_mem = '1GB'")
         conn.execute(
