@@ -369,3 +369,36 @@ def test_an_answer_sharing_no_word_stays_listed_beside_a_hit_that_stands_out(age
     assert [hit.lexical_rank for hit in hits] == [None, None]  # no word in common
     assert hits[1].score < min_score() <= hits[0].score
     assert recall_page(agent=agent, filters=query).total == 2
+
+
+TEA_STORE = [
+    "She takes her tea without sugar.",
+    "The Wi-Fi password is on the fridge.",
+    "Her brother lives in Porto.",
+    "The car is due for its MOT in March.",
+]
+
+
+@pytest.mark.parametrize("query", ["hot drink preference", "Lyon", "quarterly tax filing"])
+def test_a_small_store_is_judged_against_its_own_handful(local_model, agent, make, query):
+    """The documented decision for a handful of memories: no similarity threshold tells the
+    answer sharing no word from a stray match there, so a query lists at most the one memory
+    that stands out from the others, never the whole store. (With the local model "hot drink
+    preference" is one of those: the tea and the Wi-Fi memories score alike.)"""
+    for text in TEA_STORE:
+        make.memory(agent, text)
+    reembed_sweep()
+
+    page = recall_page(agent=agent, filters=MemoryFilters(query=query))
+
+    assert page.total <= 1
+
+
+def test_a_small_store_finds_the_answer_that_stands_out(local_model, agent, make):
+    for text in TEA_STORE:
+        make.memory(agent, text)
+    reembed_sweep()
+
+    page = recall_page(agent=agent, filters=MemoryFilters(query="where does her brother live"))
+
+    assert [hit.memory.content for hit in page.hits][:1] == [TEA_STORE[2]]
