@@ -142,3 +142,18 @@ def test_tomori_refuses_a_truncated_preview_in_its_own_words(api, agent, make):
         {"memory_id": memory.pk, "memory_content": preview},
     ).json()
     assert answer["status"] == "memory_update_failed_precondition_required"
+
+
+def test_a_surface_text_goes_under_one_name_in_create_and_replace(api, agent):
+    created = api.call("post", "working-memory/", {"key": "route", "value": "North gate."})
+    assert created.status_code == 201, created.json()
+    entry = created.json()
+
+    replaced = api.call(
+        "post",
+        f"working-memory/{entry['id']}/replace/",
+        {"value": "South gate.", "expected_version": entry["version"]},
+    )
+
+    assert (replaced.status_code, replaced.json()["status"]) == (200, "updated")
+    assert WorkingMemoryEntry.objects.get(pk=entry["id"]).value == "South gate."

@@ -15,7 +15,11 @@ from stores.services import validation
 from stores.services.actors import Actor
 from stores.services.engine import Change
 from stores.services.fields import check_replacement, text_field_of
-from stores.surfaces import SurfaceSpec
+from stores.surfaces import SURFACES, SurfaceSpec
+
+OTHER_TEXT_NAMES = tuple(
+    sorted({spec.primary_text_field for spec in SURFACES.values()} - {"content"})
+)
 
 
 @dataclass(frozen=True)
@@ -58,14 +62,16 @@ OP = Replace(
     "Full replacement of a text field; needs expected_version or If-Match.",
     "record_replace",
     (
-        # `content`, as create names a record's text; `text` is what it was called first.
+        # `content`, as create names a record's text; `text` is what it was called first, and
+        # a surface whose text create names otherwise (a working entry's `value`) is replaced
+        # under that name too.
         Param(
             "content",
             Kind.TEXT,
             "The complete new text, merged from a full read (never a preview).",
             required=True,
             argument="text",
-            aliases=("text",),
+            aliases=("text", *OTHER_TEXT_NAMES),
         ),
         TEXT_FIELD,
         EXPECTED_SHA256,
