@@ -19,7 +19,9 @@ from tests.ports import beside_postgres
 
 
 def _ports() -> tuple[int, int, int]:
-    base = beside_postgres(3000)
+    # Below the kernel's ephemeral range (32768 up): while a fault test has Redis or the
+    # database stopped, any process's outgoing connection could otherwise take the port.
+    base = beside_postgres(-30000)
     return base, base + 1, base + 2
 
 
@@ -33,6 +35,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
             # One pytest-xdist worker runs them all: the stack starts once per run.
             item.add_marker(pytest.mark.xdist_group("e2e"))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
+    report = yield
+    running = getattr(item, "funcargs", {}).get("stack")
+    if report.failed and isinstance(running, Stack):
+        report.sections.append(("what the stack's processes logged last", running.log_tails()))
+    return report
 
 
 @pytest.fixture(scope="session")

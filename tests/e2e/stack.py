@@ -212,15 +212,31 @@ class Stack:
         )  # fmt: skip
 
     def restore(self) -> None:
-        """Bring back whatever a fault test left stopped or slowed."""
+        """Bring back whatever a fault test left stopped, slowed or dead, so that one
+        failure is not repeated by every test after it."""
         if not self._postgres_answers():
             self.postgres("resume")
-        if "redis" not in self.processes:
+        if not self.running("redis"):
             self.start_redis()
         if self.worker_slowed:
             self.stop("worker")
-        if "worker" not in self.processes:
-            self.start_worker()
+        for name, start in (("worker", self.start_worker), ("beat", self.start_beat)):
+            if not self.running(name):
+                self.stop(name)
+                start()
+
+    def running(self, name: str) -> bool:
+        process = self.processes.get(name)
+        return process is not None and process.poll() is None
+
+    def log_tails(self, lines: int = 15, width: int = 240) -> str:
+        """The last lines each process logged: what a failed wait needs to be understood in a
+        CI report, where the log folder is gone."""
+        parts = []
+        for log in sorted(self.log_dir.glob("*.log")):
+            tail = log.read_text(errors="replace").splitlines()[-lines:]
+            parts.append(f"--- {log.name}\n" + "\n".join(line[:width] for line in tail))
+        return "\n".join(parts)
 
     def _postgres_answers(self) -> bool:
         try:

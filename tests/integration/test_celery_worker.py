@@ -161,7 +161,10 @@ def switch_celery(**conf: object) -> None:
     # The result backend, cached from the result URL on first use.
     app._backend_cache = None
     vars(app._local).pop("backend", None)
-    app.conf.update(conf)
+    # The app reads Django's settings under the CELERY_ prefix, and a lookup tries the
+    # prefixed name first (Celery before 5.7 found the setting's value there over a change
+    # made under the bare name): the change goes under that name.
+    app.conf.update({f"CELERY_{key.upper()}": value for key, value in conf.items()})
 
 
 def wait_for(
