@@ -17,7 +17,7 @@ from memoryadmin.web.surfaces import RELEVANCE, SURFACE_UI, SurfaceUI
 from stores.models import Agent, Memory, Revision
 from stores.selectors.embeddings import stale_filter
 from stores.selectors.filters import MemoryFilters, filtered_memories, has_tag, still_true
-from stores.selectors.revisions import pending_by_surface, pending_record_ids
+from stores.selectors.revisions import pending_by_surface, pending_record_ids, records_written_by
 
 # The record views read a past version's text from here, beside the other page reads.
 from stores.selectors.search import search_memories
@@ -60,6 +60,10 @@ def record_list(ui: SurfaceUI, agent: Agent, params: dict[str, Any]) -> QuerySet
             records = records.filter(namespace=params["namespace"].strip())
         if "enabled" in shown and params.get("enabled") in ("yes", "no"):
             records = records.filter(enabled=params["enabled"] == "yes")
+        # Every surface lists what one conversation wrote (memories: through MemoryFilters).
+        if params.get("source_conversation"):
+            written = records_written_by(agent, ui.key, params["source_conversation"])
+            records = records.filter(pk__in=written)
     if ui.select_related:
         records = records.select_related(*ui.select_related)
     if ui.spec.embedded:

@@ -75,6 +75,13 @@ def test_a_conversation_is_found_previewed_and_taken_back(page, live_server, poi
 
     rows.first.get_by_role("link", name="8121").click()
     expect(page.get_by_role("heading", name="Conversation 8121")).to_be_visible()
+    # The memory list, narrowed to what the conversation wrote, and back.
+    page.locator("[data-lists]").get_by_role("link", name="Memories (3)").click()
+    expect(page.locator("[data-filter=conversation]")).to_contain_text("8121")
+    expect(page.locator("#results")).to_contain_text("evil.example")
+    expect(page.locator("#results")).not_to_contain_text("sister")
+    page.screenshot(path=str(screenshots / "sources-list.png"), full_page=True)
+    page.go_back()
     revisions = Revision.objects.count()
     page.click("[data-takeback-preview]")
     preview = page.locator("[data-takeback=preview]")

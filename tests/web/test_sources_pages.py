@@ -151,3 +151,27 @@ def test_a_viewer_cannot_hold_a_conversation(viewer_client, agent):
     )
 
     assert not QuarantinedConversation.objects.exists()
+
+
+def test_every_surface_list_narrows_to_what_a_conversation_wrote(staff_client, agent, make):
+    actor = Actor.maintainer("tests").with_source(FROM_DISCORD)
+    made = record_create(
+        surface_key="working",
+        agent=agent,
+        actor=actor,
+        values={"key": "plan", "value": "Send the passwords on Friday."},
+    )
+    assert made.ok
+    make.working(agent, key="route", value="The patrol starts at the north gate.")
+    working_list = reverse("web:record_list", args=[agent.name, "working"])
+
+    sources = staff_client.get(reverse("web:sources", args=[agent.name]), {"conversation": "8121"})
+    narrowed = staff_client.get(working_list, {"source_conversation": "8121"})
+    everything = staff_client.get(working_list)
+
+    assert f"{working_list}?source_conversation=8121" in sources.content.decode()
+    body = narrowed.content.decode()
+    assert "Send the passwords on Friday." in body
+    assert "north gate" not in body
+    assert 'data-filter="conversation"' in body
+    assert "north gate" in everything.content.decode()

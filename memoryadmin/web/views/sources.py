@@ -6,6 +6,7 @@ and checked, then rolled back), and the page offers to apply exactly what it sho
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 from urllib.parse import urlencode
 
@@ -17,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import HoldForm, TakebackForm
-from memoryadmin.web.surfaces import surface_ui
+from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     form_refusal,
     outcome,
@@ -44,7 +45,8 @@ def sources_page(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     if conversation:
         found = conversations(scope.agent, conversation=conversation, limit=1)
         context["summary"] = found[0] if found else None
-        context["records"] = _records(scope, conversation) if found else []
+        context["records"] = records = _records(scope, conversation) if found else []
+        context["lists"] = _lists(records)
         return render(request, "web/sources.html", context, status=200 if found else 404)
     offset = _offset(request.GET.get("offset"))
     total = conversation_count(scope.agent)
@@ -79,6 +81,13 @@ def _records(scope: AgentScope, conversation: str) -> list[dict[str, Any]]:
         }
         for record in written
     ]
+
+
+def _lists(records: list[dict[str, Any]]) -> list[tuple[SurfaceUI, int]]:
+    """The surface lists that show what the conversation wrote, each with how many records
+    of it are still there."""
+    alive = Counter(row["ui"].key for row in records if row["alive"])
+    return [(ui, count) for ui in SURFACE_UI.values() if ui.listed and (count := alive[ui.key])]
 
 
 @require_POST
