@@ -831,12 +831,17 @@ def ten_edit_batch(b: Bench) -> Outcome:
 
 def _full_replace(b: Bench, seed: int) -> Outcome:
     record_id = b.data["ids"]["diffs"]
-    version = b.record("diffs", record_id)["version"]
+    current = b.record("diffs", record_id)
+    # As an agent replaces a long text: with the version and the SHA-256 its full read gave.
     reply = b.http(
         b.agent("diffs"),
         "POST",
         f"/api/v1/memories/{record_id}/replace/",
-        json={"text": random_words(seed, 74_000, line_words=40), "expected_version": version},
+        json={
+            "text": random_words(seed, 74_000, line_words=40),
+            "expected_version": current["version"],
+            "expected_sha256": current["content_sha256"],
+        },
     )
     return Outcome(reply.answer, reply.code == 200 and reply.word == "updated", reply.seconds)
 
