@@ -4,8 +4,9 @@ Not an op of its own: an op changes one record, and every door offers it on a su
 records. A take-back walks what one conversation wrote across all of an agent's records and
 applies the ops that already exist to each: a record the conversation created is forgotten
 (an episodic memory, which may only be invalidated, is invalidated), a change it made is
-undone with `undo` (or, for a change of fields only, reverted while nothing came after it).
-Each of those writes is a revision like any other, carrying the conversation it took back
+undone with `undo` (or, for a change of fields only, reverted while nothing came after it),
+and a record it deleted is restored by a revert to before its deletion. Each of those
+writes is a revision like any other, carrying the conversation it took back
 (`Source.takeback`), so the history reads as what happened and a second take-back finds
 nothing left to do.
 
@@ -243,7 +244,8 @@ def _take_back_record(
     taken_back: set[int],
     store: str | None,
 ) -> RecordTakeback:
-    """Take back one record's changes (`store` None: the record is gone), all or none."""
+    """Take back one record's changes (`store` None: the record is gone), all or none: a
+    record the conversation deleted is brought back first, then its edits are undone."""
     steps: list[tuple[OpName, Revision | None]]
     if any(revision.version_before == 0 for revision in revisions):
         op = _removal(store)
@@ -251,7 +253,8 @@ def _take_back_record(
     else:
         steps = [(_reversal(r), r) for r in revisions if r.pk not in taken_back]
         op = steps[0][0] if steps else OpName.UNDO
-    if store is None or not steps:
+    deleted_by_it = bool(steps) and _deleted(steps[0][1])
+    if not steps or (store is None and not deleted_by_it):
         return RecordTakeback(surface_key, record_id, op, Status.NO_CHANGE)
     last: WriteResult | None = None
     # Several changes of one record go back together or not at all; one is one write already.
@@ -278,8 +281,14 @@ def _removal(store: str | None) -> OpName:
 
 def _reversal(revision: Revision) -> OpName:
     """How a change is taken back: its text change undone (later edits kept), or, for a
-    change of fields only, the fields it set brought back by a revert to before it."""
-    return OpName.REVERT if getattr(revision, "same_text", False) else OpName.UNDO
+    change of fields only or a deletion, the record brought back by a revert to before it."""
+    if getattr(revision, "same_text", False) or _deleted(revision):
+        return OpName.REVERT
+    return OpName.UNDO
+
+
+def _deleted(revision: Revision | None) -> bool:
+    return revision is not None and revision.op == OpName.FORGET
 
 
 def _apply(

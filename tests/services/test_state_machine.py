@@ -1019,6 +1019,9 @@ class EditServiceMachine(RuleBasedStateMachine):
                 assert written.source == {"conversation": conversation, "takeback": True}
                 if result.status == Status.DELETED:
                     self.forgotten.add(Key(result.surface, result.id))
+                else:
+                    # A record the conversation deleted comes back.
+                    self.forgotten.discard(Key(result.surface, result.id))
             else:
                 assert before.get(Key(result.surface, result.id)) == after.get(
                     Key(result.surface, result.id)

@@ -16,6 +16,7 @@ from stores.services import (
     memory_set_importance,
     record_create,
     record_edit,
+    record_forget,
     record_revert,
 )
 from stores.services.sources import Source
@@ -238,3 +239,22 @@ def test_a_revert_to_the_version_a_change_made_does_not_count_as_taking_it_back(
     assert [(r.op, r.status) for r in answer.results] == [("undo", Status.UPDATED)]
     notes.refresh_from_db()
     assert notes.content == "Likes tea.\nLives in Lyon.\n"
+
+
+def test_a_record_it_deleted_is_restored_with_its_earlier_edits_undone(agent, make):
+    kept = make.memory(agent, "The user takes the 07:40 train to work.")
+    edit(agent, kept.pk, "07:40", "07:10")
+    forgot = record_forget(surface_key="memory", agent=agent, ref=kept.pk, actor=HOSTILE)
+    assert forgot.ok, forgot
+    deleted_by_someone_else = make.memory(agent, "An old note.")
+    assert record_forget(
+        surface_key="memory", agent=agent, ref=deleted_by_someone_else.pk, actor=OTHER
+    ).ok
+
+    answer = take_back(agent)
+
+    assert answer.status == Status.UPDATED and answer.count == 1
+    restored = Memory.objects.get(pk=kept.pk)
+    assert restored.content == "The user takes the 07:40 train to work."
+    assert not Memory.objects.filter(pk=deleted_by_someone_else.pk).exists()
+    assert take_back(agent).count == 0

@@ -117,7 +117,8 @@ class SourceViewSet(AgentViewSet):
         },
         description="Take back everything one conversation wrote, newest first, each record "
         "as a write of its own: a record it created is forgotten (an episodic memory "
-        "invalidated), a change it made undone, keeping later edits; a record whose change "
+        "invalidated), a change it made undone, keeping later edits, a record it deleted "
+        "restored; a record whose change "
         "later edits overlap answers conflict and is left as it is.",
     )
     @action(detail=False, methods=["post"])
