@@ -272,6 +272,9 @@ $$;
 """
 
 
+POSTGRES_FEED_TRIGGER = "stores_revision_feed"
+
+
 def postgres_feed_trigger() -> PostgresOnlySQL:
     """The transaction id column of revisions, its index, and the commit trigger."""
     return PostgresOnlySQL(
@@ -282,9 +285,9 @@ def postgres_feed_trigger() -> PostgresOnlySQL:
         "SET DEFAULT (pg_current_xact_id()::text::bigint);"
         "CREATE INDEX stores_revision_txid ON stores_revision (txid, agent_id, id);"
         + _POSTGRES_FEED_FUNCTION
-        + "CREATE CONSTRAINT TRIGGER stores_revision_feed AFTER INSERT ON stores_revision "
+        + f"CREATE CONSTRAINT TRIGGER {POSTGRES_FEED_TRIGGER} AFTER INSERT ON stores_revision "
         "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION stores_feed_commit();",
-        "DROP TRIGGER IF EXISTS stores_revision_feed ON stores_revision;"
+        f"DROP TRIGGER IF EXISTS {POSTGRES_FEED_TRIGGER} ON stores_revision;"
         "DROP FUNCTION IF EXISTS stores_feed_commit();"
         "DROP INDEX IF EXISTS stores_revision_txid;"
         "ALTER TABLE stores_revision DROP COLUMN IF EXISTS txid;",
@@ -323,13 +326,17 @@ def ensure_sqlite_feed_trigger(connection) -> bool:
 def lock_feed(connection, agent_ids: list[int]) -> None:
     """Take the feed's commit locks of `agent_ids` (PostgreSQL), in the trigger's order.
 
-    For change rows Python writes (a decay pass's): inserted while the locks are held to the
-    commit, their ids fall among each agent's commits as the trigger's rows do; the agents'
-    listeners are notified when the transaction commits.
+    For change rows Python writes (a decay pass's, a suggestion's): inserted while the locks
+    are held to the commit, their ids fall among each agent's commits as the trigger's rows
+    do; the agents' listeners are notified when the transaction commits. The revisions the
+    transaction wrote so far are given their rows first (the deferred trigger fires now), so a
+    row added after those writes comes after them in the feed, as it did in the transaction.
     """
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
+        cursor.execute(f"SET CONSTRAINTS {POSTGRES_FEED_TRIGGER} IMMEDIATE")
+        cursor.execute(f"SET CONSTRAINTS {POSTGRES_FEED_TRIGGER} DEFERRED")
         for agent_id in sorted(set(agent_ids)):
             cursor.execute(FEED_LOCK_SQL, [FEED_LOCK_CLASS, agent_id])
             cursor.execute("SELECT pg_notify(%s, %s)", [CHANGES_CHANNEL, str(agent_id)])

@@ -1,5 +1,8 @@
 """The change feed: an agent's committed changes in the order they committed, a page at a time.
 
+A change is a write (one revision), a suggestion's event (found or proposed, accepted,
+dismissed) or, when asked for, an importance decay pass.
+
 A position is a `Change` id. The database gives those out as each write commits (see
 stores.dbops), so reading `id > position` never skips a change that committed late, and a
 client that keeps its cursor (`encode_cursor`) across restarts of either side misses nothing.
@@ -19,7 +22,7 @@ from django.db.models.functions import Substr
 
 from stores.editing import Status
 from stores.errors import Invalid
-from stores.models import Agent, Change, Revision
+from stores.models import Agent, Change, Revision, Suggestion
 from stores.models.revisions import FORGET
 from stores.ops.names import OpName
 from stores.surfaces import MEMORY
@@ -77,8 +80,8 @@ def change_head_of(agent_id: int) -> int:
 
 
 def first_change_time(agent_id: int, after: int) -> dt.datetime | None:
-    """When the agent's first change past position `after` was written (its revision's time;
-    a decay pass has none), None when there is no such change."""
+    """When the agent's first write past position `after` was written (its revision's time),
+    None when there is no such write."""
     return (
         Change.objects.filter(agent_id=agent_id, id__gt=after, revision__isnull=False)
         .order_by("id")
@@ -108,16 +111,18 @@ def changes_after(
     include_decay: bool = False,
     surface: str | None = None,
 ) -> FeedPage:
-    """The agent's changes after position `after`, oldest first (two indexed queries)."""
+    """The agent's changes after position `after`, oldest first (two indexed queries, and one
+    for the records of the suggestions on the page)."""
     head = change_head(agent)
     rows = Change.objects.filter(agent=agent, id__gt=after, id__lte=head)
     if not include_decay:
-        rows = rows.filter(kind=Change.Kind.WRITE)
+        rows = rows.exclude(kind=Change.Kind.DECAY)
     if surface is not None:
-        # A decay pass lowers memories: it belongs to the memory surface's changes.
+        # A decay pass lowers memories, a suggestion is about memories: both belong to the
+        # memory surface's changes.
         wanted = Q(revision__surface=surface)
         if surface == MEMORY.key:
-            wanted |= Q(kind=Change.Kind.DECAY)
+            wanted |= Q(kind__in=[Change.Kind.DECAY, Change.Kind.SUGGESTION])
         rows = rows.filter(wanted)
     # A delete's preview is the text it deleted: what a person confirming it needs to see.
     shown = Case(
@@ -125,7 +130,8 @@ def changes_after(
         default=F("revision__after_text"),
     )
     page = list(
-        rows.select_related("revision", "decay_pass")
+        rows.select_related("revision", "decay_pass", "suggestion")
+        .prefetch_related("suggestion__records")
         .defer(
             "revision__before_text",
             "revision__after_text",
@@ -171,6 +177,8 @@ def change_data(change: Change) -> dict[str, Any]:
             "source": None,
             "memories": change.memories,
         }
+    if change.kind == Change.Kind.SUGGESTION:
+        return _suggestion_change(change, cursor)
     revision = change.revision
     return {
         "cursor": cursor,
@@ -187,6 +195,58 @@ def change_data(change: Change) -> dict[str, Any]:
         "hash": revision.after_hash or None,
         "preview": getattr(change, "preview", "") or "",
         "source": _source(revision),
+    }
+
+
+# A suggestion's change: its op, and the key of what it names.
+SUGGESTION = "suggestion"
+# The events of a suggestion (`suggestion.<event>`): the statuses it takes, and `created`
+# when it is found or proposed (open).
+SUGGESTION_EVENTS = (
+    Status.CREATED.value,
+    Suggestion.State.ACCEPTED.value,
+    Suggestion.State.DISMISSED.value,
+)
+
+
+def suggestion_event(status: str) -> str:
+    return Status.CREATED.value if status == Suggestion.State.OPEN else status
+
+
+def _suggestion_change(change: Change, cursor: str) -> dict[str, Any]:
+    """A suggestion found or proposed (`created`), accepted or dismissed: no revision and no
+    record of its own; `suggestion` names it, its kind, the status it took and its records at
+    the versions it pinned (and, accepted, the revisions that settled it, earlier in the feed)."""
+    suggestion = change.suggestion
+    assert suggestion is not None  # the row goes with its suggestion (CASCADE)
+    status = change.suggestion_status
+    created = status == Suggestion.State.OPEN
+    return {
+        "cursor": cursor,
+        "revision": None,
+        "surface": MEMORY.key,
+        "id": None,
+        "op": SUGGESTION,
+        "status": str(Status.CREATED if created else Status.UPDATED),
+        "version": None,
+        "actor": suggestion.found_by if created else suggestion.settled_by,
+        "channel": change.channel,
+        "at": _moment(suggestion.created_at if created else suggestion.settled_at),
+        "field": "",
+        "hash": None,
+        "preview": suggestion.reason[:PREVIEW_CHARS],
+        "source": None,
+        SUGGESTION: {
+            "id": suggestion.pk,
+            "event": suggestion_event(status),
+            "kind": suggestion.kind,
+            "status": status,
+            "records": [
+                {"id": record.memory_id, "version": record.version}
+                for record in suggestion.records.all()
+            ],
+            "revisions": suggestion.revisions if status == Suggestion.State.ACCEPTED else [],
+        },
     }
 
 

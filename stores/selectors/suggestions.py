@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Count, Prefetch, QuerySet
 
 from stores.editing import cut_preview
 from stores.models import Agent, Memory, SuggestedRecord, Suggestion
@@ -123,6 +123,18 @@ def open_touching(memory_ids: list[int]) -> QuerySet[Suggestion]:
 
 def count_open(agent: Agent) -> int:
     return Suggestion.objects.filter(agent=agent, status=Suggestion.State.OPEN).count()
+
+
+def open_by_kind(agent: Agent) -> list[tuple[str, str, int]]:
+    """(kind, label, how many are open) for each kind of suggestion, in one query."""
+    counts = dict(
+        Suggestion.objects.filter(agent=agent, status=Suggestion.State.OPEN)
+        .values_list("kind")
+        .annotate(open=Count("id"))
+        .values_list("kind", "open")
+        .order_by()
+    )
+    return [(kind, label, counts.get(kind, 0)) for kind, label in Suggestion.Kind.choices]
 
 
 def open_memory_ids(agent: Agent) -> list[int]:

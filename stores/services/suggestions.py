@@ -9,7 +9,9 @@ since makes the suggestion stale, and accepting it then is refused as a conflict
 Settling (`suggestion_accept`, `suggestion_dismiss`) writes through the ops like every other
 write: a merge, an invalidation superseded by the kept memory, a replacement of its text.
 Code that knows of a pair from elsewhere (an import's `contradicts` relation) records it with
-`suggestion_create`.
+`suggestion_create`. A suggestion found, proposed, accepted or dismissed is a change in its
+agent's feed (`suggestion.created`, `.accepted`, `.dismissed`), written in the transaction
+that changed it, after the revisions an accept wrote, and sent to the agent's webhooks.
 """
 
 from __future__ import annotations
@@ -19,16 +21,26 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from stores.dbops import lock_feed
 from stores.editing import Status
 from stores.editing.likeness import compare, read
 from stores.errors import Conflict, Forbidden, Invalid, NotFound
-from stores.models import Agent, Memory, SuggestedRecord, Suggestion, text_fingerprint
+from stores.models import (
+    Agent,
+    Change,
+    Channel,
+    Memory,
+    SuggestedRecord,
+    Suggestion,
+    text_fingerprint,
+)
 from stores.ops.memory import invalidate, merge
 from stores.ops.records import replace
 from stores.selectors import suggestions as found
+from stores.services import webhooks
 from stores.services.actors import Actor
 from stores.services.engine import returns_result
 from stores.services.results import WriteResult
@@ -54,6 +66,7 @@ def suggestion_create(
     memories: Sequence[Memory],
     reason: str,
     found_by: str = PASS,
+    channel: str = Channel.TASK,
     score: float = 0.0,
     proposal: dict[str, Any] | None = None,
 ) -> Suggestion | None:
@@ -94,7 +107,23 @@ def suggestion_create(
             )
             for memory in distinct.values()
         )
+        _announce(suggestion, channel)
     return suggestion
+
+
+def _announce(suggestion: Suggestion, channel: str) -> None:
+    """The suggestion's new status as a change in its agent's feed, in the transaction that
+    set it: after the revisions that transaction wrote, before any later commit of the agent.
+    Its webhooks hear of it once that commits."""
+    lock_feed(connection, [suggestion.agent_id])
+    Change.objects.create(
+        agent_id=suggestion.agent_id,
+        kind=Change.Kind.SUGGESTION,
+        suggestion=suggestion,
+        suggestion_status=suggestion.status,
+        channel=channel,
+    )
+    webhooks.after_commit(suggestion.agent_id)
 
 
 # --- finding ---------------------------------------------------------------------------
@@ -297,6 +326,8 @@ def _accept(
                 settled_by=actor.label,
                 revisions=result.details.get("revisions", []),
             )
+            suggestion.status = Suggestion.State.ACCEPTED
+            _announce(suggestion, actor.channel)
     except _Preview as preview:
         result = preview.result
         result.details["dry_run"] = True
@@ -351,11 +382,14 @@ def _dismiss(*, agent: Agent, actor: Actor, suggestion_id: Any) -> WriteResult:
     suggestion = suggestion_of(agent, actor, suggestion_id)
     _check_may_settle(agent, actor)
     _check_open(suggestion)
-    settled = Suggestion.objects.filter(pk=suggestion.pk, status=Suggestion.State.OPEN).update(
-        status=Suggestion.State.DISMISSED, settled_at=timezone.now(), settled_by=actor.label
-    )
-    if not settled:
-        raise Conflict(f"Suggestion {suggestion.pk} was settled at the same moment.")
+    with transaction.atomic():
+        settled = Suggestion.objects.filter(pk=suggestion.pk, status=Suggestion.State.OPEN).update(
+            status=Suggestion.State.DISMISSED, settled_at=timezone.now(), settled_by=actor.label
+        )
+        if not settled:
+            raise Conflict(f"Suggestion {suggestion.pk} was settled at the same moment.")
+        suggestion.status = Suggestion.State.DISMISSED
+        _announce(suggestion, actor.channel)
     return WriteResult(
         status=Status.UPDATED,
         message="Dismissed: the memories stay as they are.",
@@ -396,6 +430,7 @@ def _propose(
         memories=memories,
         reason=reason or f"proposed by {actor.label}",
         found_by=actor.label,
+        channel=actor.channel,
         score=1.0,
         proposal=proposal,
     )

@@ -32,7 +32,7 @@ from stores import metrics
 from stores.editing import Status
 from stores.models import Agent, Revision, Webhook, WebhookDelivery
 from stores.runtime.handoff import Handoff
-from stores.selectors.changes import change_head, changes_after
+from stores.selectors.changes import SUGGESTION, SUGGESTION_EVENTS, change_head, changes_after
 from stores.selectors.webhooks import agent_webhook, due_webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
@@ -87,8 +87,16 @@ def _invalid(message: str) -> WriteResult:
     return WriteResult(status=Status.INVALID, message=message)
 
 
+def _known(surface: str, status: str) -> bool:
+    """Whether `<surface>.<status>` names events there are (either may be `*`)."""
+    if surface == SUGGESTION:
+        return status in (*SUGGESTION_EVENTS, ALL_EVENTS)
+    return surface in (*SURFACES, ALL_EVENTS) and status in (*EVENT_STATUSES, ALL_EVENTS)
+
+
 def clean_events(events: list[str] | None) -> list[str]:
-    """The event patterns, checked: `*`, or `<surface>.<status>` where either may be `*`."""
+    """The event patterns, checked: `*`, or `<surface>.<status>` where either may be `*`, or
+    `suggestion.<event>`."""
     if not events:
         return [ALL_EVENTS]
     if not isinstance(events, list) or len(events) > MAX_EVENTS:
@@ -99,14 +107,13 @@ def clean_events(events: list[str] | None) -> list[str]:
             raise ValueError("Each event pattern is a string such as memory.* or *.deleted.")
         pattern = pattern.strip()
         surface, _dot, status = pattern.partition(".")
-        valid = pattern == ALL_EVENTS or (
-            _dot and surface in (*SURFACES, ALL_EVENTS) and status in (*EVENT_STATUSES, ALL_EVENTS)
-        )
+        valid = pattern == ALL_EVENTS or (_dot and _known(surface, status))
         if not valid:
             raise ValueError(
                 f"{pattern!r} is not an event pattern: use *, or <surface>.<status> with "
                 f"surface one of {', '.join(SURFACES)} and status one of "
-                f"{', '.join(EVENT_STATUSES)} (either may be *), e.g. memory.* or *.deleted."
+                f"{', '.join(EVENT_STATUSES)} (either may be *), e.g. memory.* or *.deleted, "
+                f"or suggestion.<event> with event one of {', '.join(SUGGESTION_EVENTS)} or *."
             )
         if pattern not in cleaned:
             cleaned.append(pattern)
@@ -469,7 +476,7 @@ def _attempt(
             enabled=False,
             disabled_at=now,
             disabled_reason=f"Disabled after {failures} changes in a row could not be "
-            f"delivered; the last ({payloads.event_type(item)}, revision {item['revision']}, "
+            f"delivered; the last ({payloads.event_type(item)}, {payloads.named(item)}, "
             f"attempt {attempt}): {answer.error or f'HTTP {answer.status}'}",
         )
         logger.warning("webhook %s disabled: %s", webhook.pk, values["disabled_reason"])
@@ -504,7 +511,7 @@ def _log(
 def _message(webhook: Webhook, item: dict[str, Any], now: dt.datetime) -> payloads.Message:
     if webhook.format == Webhook.Format.DISCORD:
         texts = Revision.objects.filter(pk=item["revision"]).only("before_text", "after_text")
-        revision = texts.first()
+        revision = texts.first() if item["revision"] is not None else None
         text = ""
         if revision is not None:
             deleted = item["status"] == Status.DELETED

@@ -2,7 +2,9 @@
 
 Both are built from the change feed's item (stores.selectors.changes.change_data), so a
 receiver of either learns exactly what a feed reader learns; Discord also shows the text,
-as Tomori's notice does: the new text of an update, the deleted text of a delete.
+as Tomori's notice does: the new text of an update, the deleted text of a delete. A
+suggestion's event (`suggestion.created`, `.accepted`, `.dismissed`) is no write: it has no
+revision, and is told by its suggestion.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from standardwebhooks import Webhook as Signer
+
+from stores.selectors.changes import SUGGESTION
 
 # Discord's limits on one embed (https://discord.com/developers/docs/resources/message).
 DISCORD_DESCRIPTION = 4096
@@ -32,8 +36,26 @@ class Message:
 
 
 def event_type(item: dict[str, Any]) -> str:
-    """`<surface>.<status>`, e.g. memory.updated: what webhooks filter on."""
+    """`<surface>.<status>`, e.g. memory.updated, or `suggestion.<event>`: what webhooks
+    filter on."""
+    if item.get(SUGGESTION):
+        return f"{SUGGESTION}.{item[SUGGESTION]['event']}"
     return f"{item['surface']}.{item['status']}"
+
+
+def named(item: dict[str, Any]) -> str:
+    """The change as a person reads it in a log: `revision 881`, `suggestion 7`."""
+    if item.get(SUGGESTION):
+        return f"{SUGGESTION} {item[SUGGESTION]['id']}"
+    return f"revision {item['revision']}"
+
+
+def message_id(item: dict[str, Any]) -> str:
+    """The idempotency key of the change, the same on every attempt: a write's revision id;
+    a suggestion's event is named by its suggestion, never by a number a revision could have."""
+    if item.get(SUGGESTION):
+        return f"{SUGGESTION}-{item[SUGGESTION]['id']}-{item[SUGGESTION]['event']}"
+    return str(item["revision"])
 
 
 def _json(value: Any) -> str:
@@ -41,14 +63,14 @@ def _json(value: Any) -> str:
 
 
 def standard(item: dict[str, Any], *, secret: str, now: dt.datetime) -> Message:
-    """A Standard Webhooks message: the revision id is its idempotency key (webhook-id)."""
+    """A Standard Webhooks message; `message_id` is its idempotency key (webhook-id)."""
     body = _json({"type": event_type(item), "timestamp": item["at"], "data": item})
-    message_id = str(item["revision"])
-    signature = Signer(secret).sign(message_id, now, body)
+    key = message_id(item)
+    signature = Signer(secret).sign(key, now, body)
     return Message(
         body=body.encode("utf-8", "surrogatepass"),
         headers={
-            "webhook-id": message_id,
+            "webhook-id": key,
             "webhook-timestamp": str(int(now.timestamp())),
             "webhook-signature": signature,
         },
@@ -72,20 +94,35 @@ def _source_fields(source: dict[str, Any] | None) -> list[dict[str, Any]]:
 
 
 def discord(item: dict[str, Any], *, text: str, agent: str) -> Message:
-    """One Discord embed for the change, with the text it wrote (or deleted)."""
+    """One Discord embed for the change, with the text it wrote (or deleted); for a
+    suggestion's event, its reason and the memories it is about."""
     surface, status = item["surface"], item["status"]
-    noun = surface.capitalize()
-    record = f"{surface} {item['id']}" + (
-        f" · version {item['version']}" if item["version"] else ""
-    )
+    suggestion = item.get(SUGGESTION)
+    if suggestion:
+        title = f"{suggestion['kind'].capitalize()} suggestion {suggestion['event']}"
+        record = ", ".join(
+            f"{surface} {shown['id']} · version {shown['version']}"
+            for shown in suggestion["records"]
+        )
+        text, operation = item["preview"], f"{SUGGESTION} {suggestion['id']}"
+    else:
+        title = f"{surface.capitalize()} {status}"
+        record = f"{surface} {item['id']}" + (
+            f" · version {item['version']}" if item["version"] else ""
+        )
+        operation = item["op"]
     embed = {
-        "title": _clip(f"{noun} {status}", DISCORD_TITLE),
+        "title": _clip(title, DISCORD_TITLE),
         "description": _clip(text, DISCORD_DESCRIPTION) if text else "*(empty)*",
         "color": COLOURS.get(status, AMBER),
         "fields": [
-            {"name": "Record", "value": _clip(record, DISCORD_FIELD), "inline": True},
+            {
+                "name": "Records" if suggestion else "Record",
+                "value": _clip(record, DISCORD_FIELD),
+                "inline": True,
+            },
             {"name": "By", "value": _clip(item["actor"], DISCORD_FIELD), "inline": True},
-            {"name": "Op", "value": _clip(item["op"], DISCORD_FIELD), "inline": True},
+            {"name": "Op", "value": _clip(operation, DISCORD_FIELD), "inline": True},
             *_source_fields(item.get("source")),
         ],
         "footer": {"text": _clip(agent, DISCORD_FIELD)},

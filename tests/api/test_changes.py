@@ -6,15 +6,20 @@ import datetime as dt
 import hashlib
 
 import pytest
+import schemathesis
+from django.core.wsgi import get_wsgi_application
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
+from schemathesis.specs.openapi.checks import response_schema_conformance
 
+from stores.models import Memory, Suggestion
 from stores.services import Actor, record_forget, record_revert
 from stores.services.decay import decay_importance
 from stores.services.expiry import working_purge_expired
+from stores.services.suggestions import suggest_for_agent
 from tests.api.conftest import client_for
-from tests.factories import UserFactory
+from tests.factories import UserFactory, agent_token
 
 # Changes exist once their write commits: every test here commits (on SQLite too, alike).
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -89,7 +94,10 @@ def test_a_page_carries_a_preview_never_the_whole_text(api, agent, make):
     assert "content" not in item and "after_text" not in item
 
 
-def test_pages_follow_each_other_without_gaps_or_repeats(api, agent, make):
+def test_pages_follow_each_other_without_gaps_or_repeats(api, agent, make, settings):
+    # Only writes here: the suggestion pass would put its finds (these differ only in a
+    # number) between them; suggestions in the feed are tested below.
+    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "SUGGEST_AFTER_WRITE": False}
     records = [make.memory(agent, f"Memory number {n}.") for n in range(7)]
 
     items = read_all(api, limit=2)
@@ -187,6 +195,115 @@ def test_a_person_reads_the_feed_of_an_agent_they_may_see(agent, other_agent, ma
 def test_a_read_only_token_reads_the_feed(read_only_api, agent, make):
     make.memory(agent)
     assert len(feed(read_only_api)["results"]) == 1
+
+
+# --- suggestions ------------------------------------------------------------------------
+
+
+def found_conflict(agent, make) -> tuple[Suggestion, Memory, Memory]:
+    """Two memories that contradict each other, and the suggestion the pass found about them."""
+    paris = make.memory(agent, "The user lives in Paris.")
+    lyon = make.memory(agent, "The user lives in Lyon.")
+    suggest_for_agent(agent)  # finds nothing more when the pass after the writes found it
+    (suggestion,) = Suggestion.objects.filter(agent=agent)
+    assert suggestion.kind == "conflict" and suggestion.found_by == "pass:suggestions"
+    return suggestion, paris, lyon
+
+
+def test_a_suggestion_found_then_accepted_follows_the_revisions_of_its_accepting(api, agent, make):
+    suggestion, paris, lyon = found_conflict(agent, make)
+    accepted = api.call("post", f"suggestions/{suggestion.pk}/accept/", {"keep": lyon.pk})
+    assert accepted.status_code == 200, accepted.json()
+
+    items = read_all(api, limit=2)
+
+    assert [(i["op"], i["id"], i["revision"] is None) for i in items] == [
+        ("create", paris.pk, False),
+        ("create", lyon.pk, False),
+        ("suggestion", None, True),
+        ("invalidate", paris.pk, False),
+        ("suggestion", None, True),
+    ]
+    created, invalidated, settled = items[2], items[3], items[4]
+    records = [{"id": paris.pk, "version": 1}, {"id": lyon.pk, "version": 1}]
+    assert created["suggestion"] == {
+        "id": suggestion.pk,
+        "event": "created",
+        "kind": "conflict",
+        "status": "open",
+        "records": records,
+        "revisions": [],
+    }
+    assert created["status"] == "created" and created["actor"] == "pass:suggestions"
+    assert created["channel"] == "task" and created["preview"] == suggestion.reason
+    assert settled["suggestion"] == {
+        **created["suggestion"],
+        "event": "accepted",
+        "status": "accepted",
+        "revisions": [invalidated["revision"]],
+    }
+    assert settled["status"] == "updated" and settled["actor"].startswith("agent:")
+    assert settled["channel"] == "api" and settled["version"] is None
+    assert dt.datetime.fromisoformat(created["at"]) <= dt.datetime.fromisoformat(settled["at"])
+    # Suggestions are about memories: they are among the memory surface's changes.
+    assert [i["op"] for i in feed(api, "?surface=memory")["results"]] == [i["op"] for i in items]
+    assert feed(api, "?surface=skill")["results"] == []
+
+
+def test_a_proposed_then_dismissed_suggestion_is_in_the_feed_a_dry_run_is_not(api, agent, make):
+    tea = make.memory(agent, "The user drinks green tea every morning.")
+    walk = make.memory(agent, "The user walks the dog after lunch.")
+    start = feed(api)["next"]
+    proposed = api.call(
+        "post", "suggestions/", {"kind": "merge", "records": [tea.pk, walk.pk], "content": "x"}
+    )
+    assert proposed.status_code == 201, proposed.json()
+    suggestion = proposed.json()["suggestion"]
+    preview = api.call(
+        "post", f"suggestions/{suggestion}/accept/", {"keep": tea.pk, "dry_run": True}
+    )
+    assert preview.status_code == 200 and preview.json()["dry_run"] is True
+    assert api.call("post", f"suggestions/{suggestion}/dismiss/").status_code == 200
+
+    items = feed(api, f"?after={start}")["results"]
+
+    assert [(i["suggestion"]["id"], i["suggestion"]["event"]) for i in items] == [
+        (suggestion, "created"),
+        (suggestion, "dismissed"),
+    ]
+    created, dismissed = items
+    assert created["actor"].startswith("agent:") and created["channel"] == "api"
+    assert created["suggestion"]["kind"] == "merge"
+    assert dismissed["suggestion"]["status"] == "dismissed"
+    assert dismissed["suggestion"]["records"] == [
+        {"id": tea.pk, "version": 1},
+        {"id": walk.pk, "version": 1},
+    ]
+
+
+def test_a_suggestions_change_is_what_the_schema_says(agent, make):
+    found_conflict(agent, make)
+    operation = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())[
+        "/api/v1/changes/"
+    ]["GET"]
+    case = operation.Case(headers={"Authorization": f"Bearer {agent_token(agent)[1]}"})
+
+    answer = case.call()
+
+    assert [i["op"] for i in answer.json()["results"]] == ["create", "create", "suggestion"]
+    case.validate_response(answer, checks=[response_schema_conformance])
+
+
+def test_another_agents_feed_never_shows_a_suggestion(api, other_api, agent, other_agent, make):
+    suggestion, _paris, _lyon = found_conflict(agent, make)
+    assert api.call("post", f"suggestions/{suggestion.pk}/dismiss/").status_code == 200
+    theirs = make.memory(other_agent, "Theirs.")
+
+    assert [(i["id"], i.get("suggestion")) for i in feed(other_api)["results"]] == [
+        (theirs.pk, None)
+    ]
+    events = [i["suggestion"]["event"] for i in feed(api)["results"] if i.get("suggestion")]
+    assert events == ["created", "dismissed"]
 
 
 @pytest.mark.parametrize(

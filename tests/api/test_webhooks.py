@@ -39,6 +39,13 @@ def test_a_write_token_adds_lists_reads_switches_and_deletes_a_webhook(api, agen
     assert not Webhook.objects.filter(pk=webhook_id).exists()
 
 
+def test_a_webhook_may_hear_of_suggestions_only(api):
+    events = ["suggestion.accepted", "suggestion.dismissed"]
+    added = api.call("post", "webhooks/", {"url": URL, "events": events})
+    assert added.status_code == 201, added.content
+    assert added.json()["webhook"]["events"] == events
+
+
 def test_a_discord_webhook_has_no_secret(api):
     added = api.call("post", "webhooks/", {"url": URL, "format": "discord"}).json()
     assert added["status"] == "created" and "secret" not in added
@@ -86,6 +93,7 @@ def test_people_with_write_access_manage_and_viewers_do_not(agent):
         {"url": "ftp://example.com/"},
         {"url": "http://127.0.0.1:8000/hook"},
         {"url": URL, "events": ["memory"]},
+        {"url": URL, "events": ["suggestion.updated"]},
         {"url": URL, "format": "slack"},
         {},
     ],

@@ -21,9 +21,14 @@ from prometheus_client import REGISTRY
 from standardwebhooks import Webhook as Verifier
 
 from stores import tasks
-from stores.models import AgentAccess, Webhook, WebhookDelivery
+from stores.models import AgentAccess, Suggestion, Webhook, WebhookDelivery
 from stores.selectors.changes import changes_after
 from stores.services import Actor, record_edit, record_forget, token_authenticate
+from stores.services.suggestions import (
+    suggest_for_agent,
+    suggestion_accept,
+    suggestion_dismiss,
+)
 from stores.services.webhooks import (
     backoff,
     deliver_agent_changes,
@@ -240,6 +245,101 @@ def test_the_discord_format_is_one_embed_per_change_as_tomoris_notice(agent):
     assert gone["title"] == "Memory deleted" and gone["color"] == 0xE74C3C
     assert gone["description"] == "The garage code is 4321. @everyone"
     assert "webhook-signature" not in deleted.headers
+
+
+def found_and_accepted(agent) -> tuple[Suggestion, list[int]]:
+    """A conflict the pass finds and a person accepts, in one commit; the memories' ids."""
+    maker = RecordMaker()
+    with together():
+        paris = maker.memory(agent, "The user lives in Paris.")
+        lyon = maker.memory(agent, "The user lives in Lyon.")
+        suggest_for_agent(agent)
+        (suggestion,) = Suggestion.objects.filter(agent=agent)
+        accepted = suggestion_accept(
+            agent=agent, actor=MAINTAINER, suggestion_id=suggestion.pk, keep=lyon.pk
+        )
+    assert accepted.ok, accepted.message
+    return suggestion, [paris.pk, lyon.pk]
+
+
+def test_a_suggestion_found_and_accepted_goes_out_signed_named_by_the_suggestion(agent):
+    with receiver() as hook:
+        webhook, secret = add_webhook(agent, hook.url)
+        suggestion, (paris, lyon) = found_and_accepted(agent)
+        settle()
+        arrived = hook.wait_for(5)
+
+    payloads = [Verifier(secret).verify(r.body, r.headers) for r in arrived]
+    assert [payload["type"] for payload in payloads] == [
+        "memory.created",
+        "memory.created",
+        "suggestion.created",
+        "memory.invalidated",
+        "suggestion.accepted",
+    ]
+    found, settled = payloads[2]["data"], payloads[4]["data"]
+    assert found == changes_after(agent, after=0, limit=10).items[2]
+    assert settled["suggestion"]["id"] == found["suggestion"]["id"] == suggestion.pk
+    assert settled["suggestion"]["kind"] == "conflict"
+    assert settled["suggestion"]["status"] == "accepted"
+    assert settled["suggestion"]["records"] == [
+        {"id": paris, "version": 1},
+        {"id": lyon, "version": 1},
+    ]
+    assert settled["suggestion"]["revisions"] == [payloads[3]["data"]["revision"]]
+    # Its idempotency key names the suggestion and the event, never a revision's number.
+    assert [r.headers["webhook-id"] for r in arrived[2::2]] == [
+        f"suggestion-{suggestion.pk}-created",
+        f"suggestion-{suggestion.pk}-accepted",
+    ]
+    assert [(revision is None, outcome) for revision, _attempt, outcome in log_of(webhook)] == [
+        (False, "delivered"),
+        (False, "delivered"),
+        (True, "delivered"),
+        (False, "delivered"),
+        (True, "delivered"),
+    ]
+
+
+def test_a_webhook_for_suggestions_hears_only_of_them_a_dismissal_too(agent):
+    with receiver() as hook:
+        add_webhook(agent, hook.url, events=["suggestion.*"])
+        discord, _ = add_webhook(agent, hook.url, format="discord", events=["suggestion.dismissed"])
+        maker = RecordMaker()
+        with together():
+            maker.memory(agent, "The user lives in Paris.")
+            maker.memory(agent, "The user lives in Lyon.")
+            suggest_for_agent(agent)
+            (suggestion,) = Suggestion.objects.filter(agent=agent)
+            assert suggestion_dismiss(agent=agent, actor=MAINTAINER, suggestion_id=suggestion.pk).ok
+        settle()
+        arrived = hook.wait_for(3)
+
+    standard = [json.loads(r.body) for r in arrived if "webhook-signature" in r.headers]
+    assert [payload["type"] for payload in standard] == [
+        "suggestion.created",
+        "suggestion.dismissed",
+    ]
+    assert standard[1]["data"]["suggestion"]["status"] == "dismissed"
+    (notice,) = [json.loads(r.body) for r in arrived if "webhook-signature" not in r.headers]
+    (embed,) = notice["embeds"]
+    assert embed["title"] == "Conflict suggestion dismissed"
+    assert embed["description"] == suggestion.reason
+    fields = {field["name"]: field["value"] for field in embed["fields"]}
+    assert fields["Op"] == f"suggestion {suggestion.pk}" and fields["By"] == "shell:tests"
+    assert fields["Records"].count("· version 1") == 2
+    assert log_of(discord) == [(None, 1, "delivered")]
+
+
+def test_another_agents_webhook_never_hears_of_a_suggestion(agent, other_agent):
+    with receiver() as hook:
+        add_webhook(other_agent, hook.url)
+        found_and_accepted(agent)
+        RecordMaker().memory(other_agent, "Theirs.")
+        settle()
+        (only,) = hook.wait_for(1)
+        assert len(hook.received) == 1  # every delivery has been made (settle)
+    assert json.loads(only.body)["type"] == "memory.created"
 
 
 def test_a_long_text_is_cut_to_what_one_discord_embed_holds(agent):
@@ -609,13 +709,30 @@ def test_a_write_token_or_a_person_with_write_access_manages_webhooks(agent, oth
 
 @pytest.mark.parametrize(
     "events",
-    [["memory"], ["memory.changed"], ["brain.*"], "memory.*", [1], ["*.*", "x.y"]],
+    [
+        ["memory"],
+        ["memory.changed"],
+        ["brain.*"],
+        "memory.*",
+        [1],
+        ["*.*", "x.y"],
+        ["suggestion.updated"],
+        ["memory.accepted"],
+    ],
 )
 def test_event_patterns_are_checked(agent, events):
     result = webhook_create(
         actor=MAINTAINER, agent=agent, url="https://hooks.example.com/", events=events
     )
     assert result.status == "invalid"
+
+
+def test_suggestion_event_patterns_are_taken(agent):
+    patterns = ["suggestion.*", "suggestion.accepted", "suggestion.dismissed", "*.created"]
+    result = webhook_create(
+        actor=MAINTAINER, agent=agent, url="https://hooks.example.com/", events=patterns
+    )
+    assert result.ok and result.record.events == patterns
 
 
 # --- the shell ----------------------------------------------------------------------------
@@ -710,6 +827,8 @@ def test_deliveries_and_failures_are_counted_for_the_metrics(agent):
 
     assert delivery_count("failed") - before["failed"] == 1
     assert delivery_count("delivered") - before["delivered"] == 1
+
+
 # --- secrets at rest --------------------------------------------------------------------
 
 

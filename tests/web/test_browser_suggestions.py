@@ -75,3 +75,23 @@ def test_a_person_settles_a_conflict_and_a_merge(page, live_server, screenshots,
     assert kept.reinforcement_count == 2
     assert Memory.objects.filter(superseded_by=kept).count() == 1
     assert csp_violations(page) == []
+
+
+def test_the_dashboard_counts_what_waits_and_leads_to_it(page, live_server, tmp_path, suspects):
+    signed_in(page, live_server)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.goto(f"{live_server.url}/a/rockbot/")
+    card = page.locator("[data-status='suggestions']")
+    expect(card.locator("h2 .badge")).to_have_text("2")
+    expect(card.locator("li")).to_have_text(["1 duplicate", "1 conflict"])
+    expect(page.locator("[data-suggestions-count]")).to_have_text("2")
+    card.scroll_into_view_if_needed()
+    page.screenshot(path=str(tmp_path / "dashboard-1280.png"), full_page=True)
+
+    card.locator("a:has-text('1 conflict')").click()
+    expect(page.locator("li.suggestion")).to_have_count(1)
+    expect(page.locator("li.suggestion")).to_have_attribute("data-kind", "conflict")
+    page.go_back()
+    card.locator("a.button:has-text('Open the suggestions')").click()
+    expect(page.locator("li.suggestion")).to_have_count(2)
+    assert csp_violations(page) == []

@@ -229,9 +229,9 @@ def test_dashboard_and_changes_query_counts(
         memory = make.memory(agent, f"memory {n}")
         if n % 3 == 0:
             record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
-    # Two more than the counts and snippets: the feed position the live notice polls from, and
-    # the open suggestions the navigation counts.
-    with django_assert_max_num_queries(18):
+    # Three more than the counts and snippets: the feed position the live notice polls from,
+    # the open suggestions the navigation counts, and the same by kind for their card.
+    with django_assert_max_num_queries(19):
         assert staff_client.get(url("dashboard", agent.name)).status_code == 200
     with django_assert_max_num_queries(10):
         assert staff_client.get(url("changes", agent.name)).status_code == 200

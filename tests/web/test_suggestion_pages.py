@@ -33,6 +33,29 @@ def test_the_page_shows_both_texts_their_diff_and_the_count_in_the_nav(
     assert "Keep this one" in page and "Keep both" in page
 
 
+def test_the_dashboard_counts_the_open_ones_by_kind_and_links_to_them(
+    client, staff_user, agent, make, pair
+):
+    client.force_login(staff_user)
+    dashboard = reverse("web:dashboard", args=[agent.name])
+    inbox = reverse("web:suggestions", args=[agent.name])
+    page = client.get(dashboard).content.decode()
+    assert 'Suggestions to settle <span class="badge warn">1</span>' in page
+    assert f'<a href="{inbox}?kind=conflict">1 conflict</a>' in page
+    assert "duplicate</a>" not in page
+    assert f'class="button" href="{inbox}">Open the suggestions' in page
+
+    suggestion, _paris, _lyon = pair
+    client.post(
+        reverse("web:suggestion_settle", args=[agent.name, suggestion.pk]),
+        {"action": "dismiss"},
+        headers={"HX-Request": "true"},
+    )
+    settled = client.get(dashboard).content.decode()
+    assert "No duplicates or contradictions wait to be settled." in settled
+    assert "data-suggestions-count" not in settled
+
+
 def test_keep_one_supersedes_the_other_and_keep_both_dismisses(
     client, staff_user, agent, make, pair
 ):

@@ -10,7 +10,15 @@ from rest_framework import serializers
 from memoryadmin.api.serializers.inputs import QueryParameters, optional_text
 from memoryadmin.api.serializers.outputs import SourcedFields
 from stores.editing import Status
-from stores.selectors.changes import CURSOR_PATTERN, MAX_PAGE, NOW, PREVIEW_CHARS
+from stores.models import Suggestion
+from stores.selectors.changes import (
+    CURSOR_PATTERN,
+    MAX_PAGE,
+    NOW,
+    PREVIEW_CHARS,
+    SUGGESTION,
+    SUGGESTION_EVENTS,
+)
 from stores.surfaces import SURFACES
 
 INCLUDE_DECAY = "decay"
@@ -47,22 +55,53 @@ class ChangeQuery(QueryParameters):
     )
 
 
+class SuggestedVersionSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The memory.")
+    version = serializers.IntegerField(help_text="The version the suggestion pinned it at.")
+
+
+class SuggestionEventSerializer(serializers.Serializer):
+    id = serializers.IntegerField(help_text="The suggestion (GET /api/v1/suggestions/{id}/).")
+    event = serializers.ChoiceField(
+        choices=list(SUGGESTION_EVENTS),
+        help_text="created (found by the pass or proposed), accepted or dismissed; the "
+        "webhook event is suggestion.<event>.",
+    )
+    kind = serializers.ChoiceField(choices=Suggestion.Kind.values)
+    status = serializers.ChoiceField(
+        choices=Suggestion.State.values, help_text="The status it took: open when created."
+    )
+    records = SuggestedVersionSerializer(many=True)
+    revisions = serializers.ListField(
+        child=serializers.IntegerField(),
+        help_text="Accepted: the revisions that settled it (earlier in the feed).",
+    )
+
+
 class ChangeSerializer(SourcedFields):
     cursor = serializers.CharField(help_text="This change's place in the feed.")
     revision = serializers.IntegerField(
-        allow_null=True, help_text="The revision (GET /api/v1/revisions/{id}/); null for decay."
+        allow_null=True,
+        help_text="The revision (GET /api/v1/revisions/{id}/); null for decay and suggestions.",
     )
     surface = serializers.ChoiceField(choices=list(SURFACES))
-    id = serializers.IntegerField(allow_null=True, help_text="The record; null for decay.")
-    op = serializers.CharField(help_text="The service op: edit, replace, forget, import, …")
+    id = serializers.IntegerField(
+        allow_null=True, help_text="The record; null for decay and suggestions."
+    )
+    op = serializers.CharField(
+        help_text="The service op: edit, replace, forget, import, …; decay for a decay pass, "
+        f"{SUGGESTION} for a suggestion's event."
+    )
     status = serializers.ChoiceField(
+        help_text="What the write answered; for a suggestion, created when it is found or "
+        "proposed, updated when it is accepted or dismissed.",
         choices=[
             Status.CREATED.value,
             Status.UPDATED.value,
             Status.DELETED.value,
             Status.INVALIDATED.value,
             Status.REVERTED.value,
-        ]
+        ],
     )
     version = serializers.IntegerField(
         allow_null=True, help_text="The record's version after the change."
@@ -78,10 +117,14 @@ class ChangeSerializer(SourcedFields):
     preview = serializers.CharField(
         allow_blank=True,
         help_text=f"The first {PREVIEW_CHARS} characters of the new text (of the deleted text "
-        "for a delete). Read the record for the whole text.",
+        "for a delete; of its reason for a suggestion). Read the record for the whole text.",
     )
     memories = serializers.IntegerField(
         required=False, help_text="Decay: how many memories the pass lowered."
+    )
+    suggestion = SuggestionEventSerializer(
+        required=False,
+        help_text="A suggestion's event: the suggestion, what happened to it and its records.",
     )
 
 

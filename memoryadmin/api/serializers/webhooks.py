@@ -9,6 +9,7 @@ from rest_framework import serializers
 from memoryadmin.api.serializers.inputs import StrictText
 from stores.editing import Status
 from stores.models import Webhook, WebhookDelivery
+from stores.selectors.changes import SUGGESTION, SUGGESTION_EVENTS
 from stores.services.webhooks import EVENT_STATUSES, MAX_EVENTS, MAX_NAME, MAX_URL
 from stores.surfaces import SURFACES
 
@@ -19,17 +20,21 @@ URL_PATTERN = (
     r"([/?#]\S*)?$"
 )
 
-# The events a webhook may hear, as `clean_events` takes them: *, or <surface>.<status>.
+# The events a webhook may hear, as `clean_events` takes them: *, <surface>.<status>, or
+# suggestion.<event>.
 _ANY = r"\*"
-EVENT_PATTERN = "^({any}|({surfaces})\\.({statuses}))$".format(
+EVENT_PATTERN = "^({any}|({surfaces})\\.({statuses})|{suggestion}\\.({events}))$".format(
     any=_ANY,
     surfaces="|".join([*SURFACES, _ANY]),
     statuses="|".join([*EVENT_STATUSES, _ANY]),
+    suggestion=SUGGESTION,
+    events="|".join([*SUGGESTION_EVENTS, _ANY]),
 )
 
 EVENTS_HELP = (
     "Which changes go out: '*' (all), or '<surface>.<status>' patterns where either part may "
-    "be '*', e.g. ['memory.*', 'skill.updated', '*.deleted']. Default: all."
+    "be '*', e.g. ['memory.*', 'skill.updated', '*.deleted'], or a suggestion's events "
+    "('suggestion.created', '.accepted', '.dismissed', 'suggestion.*'). Default: all."
 )
 
 

@@ -1,4 +1,4 @@
-"""The change feed: GET /api/v1/changes/, every committed write of the agent in commit order."""
+"""The change feed: GET /api/v1/changes/, every committed change of the agent in commit order."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from stores.editing import Status
 from stores.selectors.changes import changes_after, decode_cursor
 
 DESCRIPTION = """Every committed write of the agent (creates, edits, deletes, reverts, imports,
-expiry and other background writes) in the order the writes committed, oldest first; `next` is
+expiry and other background writes), and each suggestion found, proposed, accepted or
+dismissed (`suggestion`: no revision), in the order they committed, oldest first; `next` is
 the cursor of the following page. A cursor never skips or repeats a change, also when writers'
 transactions commit in another order than they began, and it stays valid across restarts.
 

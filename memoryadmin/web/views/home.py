@@ -21,6 +21,7 @@ from stores.selectors.revisions import (
     pending_revisions,
     with_pending_counts,
 )
+from stores.selectors.suggestions import open_by_kind
 from stores.services import Actor, agent_create
 
 RECENT_CHANGES = 15
@@ -71,6 +72,7 @@ def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     pending = list(with_snippets(pending_revisions(agent, with_body=False))[:REVIEW_PREVIEW])
     alive = live_refs(agent, [*recent, *pending])
     counts = dashboard_counts(agent)
+    suggestions = open_by_kind(agent)
     context = {
         "scope": scope,
         "agent": agent,
@@ -78,6 +80,8 @@ def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         "stores": memory_store_counts(agent),
         "stale_total": sum(count.stale or 0 for count in counts),
         "pending_total": sum(count.pending for count in counts),
+        "suggestions": suggestions,
+        "suggestions_total": sum(count for _kind, _label, count in suggestions),
         "recent": [(row, (row.surface, row.record_id) in alive) for row in recent],
         "pending": [(row, (row.surface, row.record_id) in alive) for row in pending],
         "mode_form": ReviewModeForm(initial={"review_mode": agent.review_mode}),

@@ -353,6 +353,7 @@ def _conflicts_opened(agent: Agent, pairs: list[tuple[str, str]], actor: Actor) 
             memories=[memories[first], memories[second]],
             reason=f"the imported file says {first!r} contradicts {second!r}",
             found_by=actor.label,
+            channel=actor.channel,
         )
         opened += suggestion is not None
     return opened
