@@ -40,11 +40,12 @@ _EXCERPT_WHITESPACE = frozenset("\n\r\t")
 
 # What each part may hold, as regular expressions (ECMA and Python alike) the schemas state
 # and `parse_source` holds a part to, as Python's validators read them (`re.search`): no
-# control character (Unicode's Cc, and the lone surrogates of Cs; a last line break is
-# trimmed with the spaces around a part, as `$` allows), and a url is http or https with a
-# host and no space.
-_CONTROL = "\\u0000-\\u001f\\u007f-\\u009f\\ud800-\\udfff"
-_EXCERPT_CONTROL = "\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f\\ud800-\\udfff"
+# control character (Unicode's Cc; a last line break is trimmed with the spaces around a
+# part, as `$` allows), and a url is http or https with a host and no space. A lone
+# surrogate (Cs), which no Unicode text holds, is refused too, outside the patterns: a
+# surrogate range makes a pattern that generators of test data cannot use.
+_CONTROL = "\\u0000-\\u001f\\u007f-\\u009f"
+_EXCERPT_CONTROL = "\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f"
 _SPACE = f"[^\\S{_CONTROL}]"
 _URL = f"[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#{_CONTROL}]+([/?#][^\\s{_CONTROL}]*)?"
 SOURCE_PATTERNS: dict[str, str] = {
@@ -142,7 +143,7 @@ def _part(name: str, value: Any, field: str) -> str:
             limit=limit,
             length=len(value),
         )
-    if not re.search(SOURCE_PATTERNS[name], value):
+    if not re.search(SOURCE_PATTERNS[name], value) or _holds_surrogate(value):
         allowed = _EXCERPT_WHITESPACE if name == "excerpt" else frozenset()
         for character in value:
             if character not in allowed and unicodedata.category(character) in ("Cc", "Cs"):
@@ -153,6 +154,10 @@ def _part(name: str, value: Any, field: str) -> str:
             f"{field} must be an http or https URL with a host, without spaces.", field=field
         )
     return value.strip()
+
+
+def _holds_surrogate(value: str) -> bool:
+    return any("\ud800" <= character <= "\udfff" for character in value)
 
 
 def conversation_hold(*, agent: Agent, actor: Actor, conversation: str, held: bool = True) -> bool:

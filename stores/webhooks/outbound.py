@@ -159,8 +159,10 @@ _OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
 _LABEL = "[A-Za-z0-9_~!$&'()*+,;=%-]{1,63}"
 _HOST = f"({_LABEL}\\.)*{_LABEL}\\.?"
 _PORT = "(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
-# The path, query and fragment: anything but spaces, NUL and lone surrogates (no text holds them).
-_REST = "([/?#][^\\s\\u0000\\ud800-\\udfff]*)?"
+# The path, query and fragment: anything but spaces and NUL (no text holds one; nor a lone
+# surrogate, which every door refuses in any string, left out here as no generator of test
+# data can use a pattern naming them).
+_REST = "([/?#][^\\s\\u0000]*)?"
 
 
 def _network_pattern(network: ipaddress.IPv4Network) -> str:
