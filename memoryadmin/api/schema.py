@@ -247,3 +247,20 @@ def require_constrained_bodies(
             if schema.get("required") or schema.get("oneOf") or schema.get("anyOf"):
                 body["required"] = True
     return result
+
+
+_BLANK = {"type": "string", "maxLength": 0}
+
+
+def blank_as_any_of(result: Any, generator: Any = None, request: Any = None, public: Any = None):
+    """A text that may also be left blank as `anyOf`, not drf-spectacular's `oneOf`: the blank
+    value often fits the text's own form too (a text holding no NUL may be empty), and
+    `oneOf` would then refuse the one value both alternatives take."""
+    if isinstance(result, list):
+        return [blank_as_any_of(item) for item in result]
+    if not isinstance(result, dict):
+        return result
+    converted = {key: blank_as_any_of(value) for key, value in result.items()}
+    if _BLANK in converted.get("oneOf", []):
+        converted["anyOf"] = converted.pop("oneOf")
+    return converted

@@ -43,5 +43,6 @@ SPECTACULAR_SETTINGS = {
         "memoryadmin.api.schema.add_record_links",
         "memoryadmin.api.schema.tool_call_paths",
         "memoryadmin.api.schema.require_constrained_bodies",
+        "memoryadmin.api.schema.blank_as_any_of",
     ],
 }

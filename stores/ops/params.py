@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from stores.editing import MAX_BATCH_EDITS, PhraseEdit
-from stores.services.sources import SOURCE_LIMITS
+from stores.services.sources import SOURCE_LIMITS, SOURCE_PATTERNS
 
 
 class Kind(StrEnum):
@@ -113,14 +113,17 @@ _JSON_TYPES: dict[Kind, dict[str, Any]] = {
     Kind.VERSION: {"type": "integer", "minimum": 1},
     Kind.TAGS: {"type": "array", "items": {"type": "string"}},
     Kind.OBJECT: {"type": "object"},
-    Kind.SOURCE: {
-        "type": "object",
-        "properties": {
-            name: {"type": "string", "maxLength": limit} for name, limit in SOURCE_LIMITS.items()
-        },
-        "additionalProperties": False,
-    },
 }
+# A write's source as every door takes it: the parts `parse_source` knows, each in its form.
+SOURCE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        name: {"type": "string", "maxLength": limit, "pattern": SOURCE_PATTERNS[name]}
+        for name, limit in SOURCE_LIMITS.items()
+    },
+    "additionalProperties": False,
+}
+_JSON_TYPES[Kind.SOURCE] = SOURCE_SCHEMA
 
 # One phrase edit of a batch (`Kind.EDITS`): the one shape every door reads an item in.
 PHRASE_ITEM: tuple[Param, ...] = (

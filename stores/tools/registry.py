@@ -159,9 +159,10 @@ def call_tool(name: str, arguments: Any, context: ToolContext) -> dict[str, Any]
     if not isinstance(arguments, dict):
         raise ToolArgumentError("The arguments must be a JSON object.")
     arguments = under_declared_names(arguments, tool_.aliases)
-    if tool_.writes and SOURCE.name in arguments:
+    if tool_.writes and arguments.get(SOURCE.name) is not None:
         # The write's source goes on its actor, who records it on every revision the tool
-        # makes; checked here, before the rest, so a huge one costs nothing more.
+        # makes; checked here, before the rest, so a huge one costs nothing more. A null one
+        # is left to the schema, which takes an object.
         arguments = dict(arguments)
         try:
             source = parse_source(arguments.pop(SOURCE.name))

@@ -124,7 +124,71 @@ def public_address(address: str) -> bool:
 
 
 def _public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv4Address) and any(ip in net for net in NON_PUBLIC_IPV4):
+        return False
     return ip.is_global and not ip.is_multicast
+
+
+# The IPv4 networks no webhook reaches, named so that a URL's form can state them (`url_pattern`):
+# those Python's `ipaddress` does not call global (its list grew over versions: the union is
+# here), shared address space and multicast.
+NON_PUBLIC_IPV4 = tuple(
+    ipaddress.IPv4Network(network)
+    for network in (
+        "0.0.0.0/8",
+        "10.0.0.0/8",
+        "100.64.0.0/10",
+        "127.0.0.0/8",
+        "169.254.0.0/16",
+        "172.16.0.0/12",
+        "192.0.0.0/24",
+        "192.0.2.0/24",
+        "192.168.0.0/16",
+        "198.18.0.0/15",
+        "198.51.100.0/24",
+        "203.0.113.0/24",
+        "224.0.0.0/4",
+        "240.0.0.0/4",
+    )
+)
+# A decimal octet as `ipaddress` reads one (no leading zero).
+_OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])"
+# A host `check_url` takes: labels of a domain name's characters (RFC 3986's reg-name, in
+# ASCII: an international name goes in its xn-- form), none empty or longer than 63, as IDNA
+# has them; a trailing dot is allowed.
+_LABEL = "[A-Za-z0-9_~!$&'()*+,;=%-]{1,63}"
+_HOST = f"({_LABEL}\\.)*{_LABEL}\\.?"
+_PORT = "(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
+# The path, query and fragment: anything but spaces and NUL (no text holds one; nor a lone
+# surrogate, which every door refuses in any string, left out here as no generator of test
+# data can use a pattern naming them).
+_REST = "([/?#][^\\s\\u0000]*)?"
+
+
+def _network_pattern(network: ipaddress.IPv4Network) -> str:
+    """The dotted-decimal addresses of `network`, as a regular expression."""
+    whole, bits = divmod(network.prefixlen, 8)
+    octets = []
+    for index, first in enumerate(network.network_address.packed):
+        if index < whole:
+            octets.append(str(first))
+        elif index == whole and bits:
+            values = range(first, first + 2 ** (8 - bits))
+            octets.append("(" + "|".join(str(value) for value in values) + ")")
+        else:
+            octets.append(_OCTET)
+    return "\\.".join(octets)
+
+
+def url_pattern(*, allow_private: bool) -> str:
+    """The URLs a webhook may be given, as a regular expression (ECMA and Python alike):
+    http or https, a host and port `check_url` takes, and, unless private addresses are
+    allowed, no IPv4 address of `NON_PUBLIC_IPV4` (a name is checked when it resolves)."""
+    refused = ""
+    if not allow_private:
+        networks = "|".join(_network_pattern(network) for network in NON_PUBLIC_IPV4)
+        refused = f"(?!({networks})([:/?#]|$))"
+    return f"^https?://{refused}{_HOST}{_PORT}{_REST}$"
 
 
 def resolve(host: str, port: int, *, allow_private: bool) -> str:

@@ -5,8 +5,11 @@ data-acceptance checks hold it (schemathesis.toml)."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import pytest
+from jsonschema import Draft4Validator
+from schemathesis.specs.openapi.warnings import enforced_pattern
 
 from stores.services import Actor, rules_add
 from tests.api.conftest import client_for
@@ -51,3 +54,136 @@ def test_an_empty_old_string_the_schema_allows_is_an_answer_about_the_text(api, 
     answer = api.call("post", f"skills/{skill.pk}/edit/", {"old_string": "", "new_string": "x"})
     assert (answer.status_code, answer.json()["status"]) == (422, "no_match")
     assert "only fills an empty text" in answer.json()["message"]
+
+
+@cache
+def _served_schema() -> dict:
+    # Built from the code alone (no database, no setting a test changes): once is enough.
+    return client_for().get("/api/schema/?format=json").json()
+
+
+def _query_parameter(schema: dict, path: str, name: str) -> dict:
+    (declared,) = [p for p in schema["paths"][path]["get"]["parameters"] if p["name"] == name]
+    return declared["schema"]
+
+
+def _valid(declared: dict, value: object) -> bool:
+    return Draft4Validator(declared).is_valid(value)
+
+
+def test_an_empty_agent_parameter_is_in_the_schema_and_taken_as_no_choice(api, agent, db):
+    # A token reads its own agent's feed: `?agent=` left empty, or naming that agent, is
+    # taken; another agent's name is answered as one this token cannot see.
+    schema = _served_schema()
+    for path in ("/api/v1/changes/", "/api/v1/memories/", "/api/v1/revisions/"):
+        declared = _query_parameter(schema, path, "agent")
+        assert _valid(declared, "") and _valid(declared, agent.name)
+        assert not _valid(declared, "a\x00b")
+    for query, status in (("", 200), (agent.name, 200), (str(agent.pk), 200), ("nobody", 404)):
+        assert api.call("get", f"changes/?agent={query}").status_code == status, query
+
+
+# Refused by the service (a loopback, private or reserved address; an empty or overlong
+# label), or taken; each URL must fall on the same side of the schema's pattern.
+WEBHOOK_URLS = {
+    "https://hooks.example.com/memoryadmin/abc": True,
+    "http://xn--bcher-kva.example:8443/h?x=1#f": True,
+    "https://8.8.8.8/hook": True,
+    "https://100.63.255.255/": True,
+    "https://100.128.0.0/": True,
+    "https://10.0.0.1.example/": True,
+    "https://example.com./": True,
+    "https://0.0.0.0/": False,
+    "https://10.1.2.3:443/": False,
+    "https://100.64.0.0/": False,
+    "https://100.127.255.255/": False,
+    "https://127.0.0.1/": False,
+    "https://169.254.169.254/latest": False,
+    "https://172.31.255.255/": False,
+    "https://192.0.0.8/": False,
+    "https://192.168.1.1/": False,
+    "https://198.19.0.1/": False,
+    "https://224.0.0.1/": False,
+    "https://255.255.255.255/": False,
+    "https://a..example/": False,
+    "https://.example/": False,
+    "https://" + "a" * 64 + ".example/": False,
+    "https://\u00ce\u0081/hook": False,
+    "https://b\u00fccher.example/": False,
+    "https://[::1]/": False,
+    "https://user:pw@example.com/": False,
+    "ftp://example.com/": False,
+}
+
+
+@pytest.mark.parametrize("url", WEBHOOK_URLS)
+def test_a_webhook_url_the_schema_allows_is_taken_and_one_it_refuses_is_refused(api, url, db):
+    schema = _served_schema()
+    body = schema["components"]["schemas"]["WebhookInputRequest"]
+    declared = body["properties"]["url"]
+    answer = api.call("post", "webhooks/", {"url": url})
+    assert _valid(declared, url) is WEBHOOK_URLS[url]
+    assert (answer.status_code, answer.json()["status"]) == (
+        (201, "created") if WEBHOOK_URLS[url] else (400, "invalid")
+    ), answer.content
+
+
+# Sources a write is given: taken (True) or refused as invalid, by every door alike.
+SOURCES = [
+    ({"conversation": "c-1", "platform": "discord", "excerpt": "I said:\n\ttea"}, True),
+    ({"url": "https://discord.com/channels/1/2/3"}, True),
+    ({"url": " HTTP://example.org/a?b#c "}, True),
+    ({"url": ""}, True),
+    ({"url": "http://[::1]:8/"}, True),
+    ({"x-extra": "1"}, False),
+    ({"platform": "dis\x07cord"}, False),
+    ({"conversation": "c\u0085"}, False),
+    ({"message": "m\n"}, True),
+    ({"message": "m\n\n"}, False),
+    ({"message": "\nm"}, False),
+    ({"excerpt": "a\x00b"}, False),
+    ({"url": "https://example.org/a b"}, False),
+    ({"url": "https://"}, False),
+    ({"url": "https:///path"}, False),
+    ({"url": "javascript:alert(1)"}, False),
+    ({"url": "https://example.org/\u2028"}, True),
+    ({"url": "https://example.org/\u2028a"}, False),
+    ({"url": 5}, False),
+]
+
+
+@pytest.mark.parametrize(("source", "taken"), SOURCES)
+def test_a_source_the_schemas_allow_is_taken_and_one_they_refuse_is_refused(
+    api, agent, make, source, taken
+):
+    schema = _served_schema()
+    body = schema["components"]["schemas"]["PatchedMemoryUpdateInputRequest"]
+    tool = api.call("get", "tools/reinforce_memory/").json()["tool"]["function"]["parameters"]
+    memory = make.memory(agent, "Likes tea.")
+    assert _valid(body["properties"]["source"], source) is taken
+    assert _valid(tool["properties"]["source"], source) is taken
+    for method, path, arguments in (
+        ("patch", f"memories/{memory.pk}/", {"importance": 0.25}),
+        ("post", "tools/reinforce_memory/", {"id": memory.pk}),
+    ):
+        answer = api.call(method, path, {**arguments, "source": source})
+        refused = (answer.status_code, answer.json()["status"]) == (400, "invalid")
+        assert refused is not taken, (path, answer.content)
+
+
+def _patterns(schema: object):
+    if isinstance(schema, dict):
+        if isinstance(schema.get("pattern"), str):
+            yield schema["pattern"]
+        for value in schema.values():
+            yield from _patterns(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _patterns(item)
+
+
+def test_every_pattern_of_the_schema_is_one_a_test_data_generator_can_use():
+    # A pattern schemathesis cannot use is dropped: it then sends values outside it, and the
+    # refusals read as a schema that says less than the server takes.
+    unusable = {p for p in _patterns(_served_schema()) if enforced_pattern(p) is None}
+    assert unusable == set()

@@ -367,3 +367,31 @@ def test_rockbot_add_rule_goes_after_the_last_rule_and_skips_a_case_duplicate(ap
     assert RulesDocument.objects.get(agent=agent).content == document.replace(
         "- Be brief.\n", "- Be brief.\n- Cite sources.\n"
     )
+
+
+def test_the_ttl_tool_refuses_a_float_id_as_any_other_wrong_type(api, agent, make):
+    entry = make.working(agent)
+    declared = api.call("get", "tools/set_working_memory_ttl/").json()["tool"]["function"]
+    id_schema = declared["parameters"]["properties"]["id"]
+    assert id_schema["type"] == ["integer", "string"]
+    for wrong in (float(entry.pk), entry.pk + 0.5, 1e300, True, None, [entry.pk]):
+        answer = api.call("post", "tools/set_working_memory_ttl/", {"id": wrong, "ttl": 60})
+        assert (answer.status_code, answer.json()["status"]) == (400, "invalid"), wrong
+        assert answer.json()["message"].startswith("id: ")
+    taken = api.call("post", "tools/set_working_memory_ttl/", {"id": entry.pk, "ttl": 60})
+    assert taken.json()["status"] == "updated"
+
+
+def test_a_null_source_is_refused_as_its_schema_says(api, agent, make):
+    # The source is an object or left out, in a tool's schema as in a REST body's.
+    memory = make.memory(agent, "Likes tea.")
+    tool = api.call("get", "tools/reinforce_memory/").json()["tool"]["function"]
+    assert tool["parameters"]["properties"]["source"]["type"] == "object"
+    for path, body in (
+        ("tools/reinforce_memory/", {"id": memory.pk, "source": None}),
+        (f"memories/{memory.pk}/", {"importance": 0.5, "source": None}),
+    ):
+        answer = api.call("post" if path.startswith("tools") else "patch", path, body)
+        assert (answer.status_code, answer.json()["status"]) == (400, "invalid"), path
+        assert "source" in answer.json()["message"]
+    assert Memory.objects.get(pk=memory.pk).version == memory.version

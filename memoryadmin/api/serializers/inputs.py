@@ -13,7 +13,14 @@ from rest_framework import serializers
 from stores.editing import MAX_BATCH_EDITS
 from stores.models import Revision
 from stores.ops.catalog import Op
-from stores.ops.params import PHRASE_ITEM, Kind, Param, alias_names, under_declared_names
+from stores.ops.params import (
+    PHRASE_ITEM,
+    SOURCE_SCHEMA,
+    Kind,
+    Param,
+    alias_names,
+    under_declared_names,
+)
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 from stores.selectors.records import MAX_OFFSET
 from stores.surfaces import SURFACES
@@ -85,6 +92,12 @@ class Reference(serializers.Field):
         return data
 
 
+@extend_schema_field(SOURCE_SCHEMA)
+class SourceInput(serializers.DictField):
+    """A write's source: its parts are checked by the write itself, which names the part at
+    fault; the schema states what it takes."""
+
+
 def param_field(param: Param) -> serializers.Field:
     """One op parameter as a field of a request body, from its one declaration."""
     common: dict[str, Any] = {"required": param.required, "help_text": param.description}
@@ -131,9 +144,10 @@ def param_field(param: Param) -> serializers.Field:
             return serializers.ChoiceField(choices=list(param.choices), **common)
         case Kind.TAGS:
             return serializers.ListField(child=StrictText(allow_blank=True), **common)
-        case Kind.OBJECT | Kind.SOURCE:
-            # A source's parts are checked by the write itself, which names the part at fault.
+        case Kind.OBJECT:
             return serializers.DictField(**common)
+        case Kind.SOURCE:
+            return SourceInput(**common)
     raise ValueError(f"No request field for parameters of kind {param.kind}.")
 
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+
+from django.conf import settings
 from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
@@ -12,13 +15,30 @@ from stores.models import Webhook, WebhookDelivery
 from stores.selectors.changes import SUGGESTION, SUGGESTION_EVENTS
 from stores.services.webhooks import EVENT_STATUSES, MAX_EVENTS, MAX_NAME, MAX_URL
 from stores.surfaces import SURFACES
+from stores.webhooks import outbound
 
-# An http(s) URL with a host name or IPv4 address and a port that exists.
-URL_PATTERN = (
-    r"^https?://[^/?#\s\[\]:@]+"
-    r"(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?"
-    r"([/?#]\S*)?$"
-)
+
+class WebhookUrl(RegexValidator):
+    """The URLs the service takes, as the schema states them: read when used, since whether
+    private addresses are allowed is a setting."""
+
+    message = (
+        "Give an http or https URL whose host is a domain name (an international one in its "
+        "xn-- form) or a public IPv4 address."
+    )
+
+    def __init__(self) -> None:
+        super().__init__(message=self.message)
+
+    @property  # type: ignore[override]
+    def regex(self) -> re.Pattern[str]:
+        allow_private = settings.MEMORYADMIN["WEBHOOKS"]["ALLOW_PRIVATE"]
+        return re.compile(outbound.url_pattern(allow_private=allow_private))
+
+    @regex.setter
+    def regex(self, _value: object) -> None:
+        """RegexValidator's own pattern is not used."""
+
 
 # The events a webhook may hear, as `clean_events` takes them: *, <surface>.<status>, or
 # suggestion.<event>.
@@ -41,8 +61,9 @@ EVENTS_HELP = (
 class WebhookInput(serializers.Serializer):
     url = serializers.CharField(
         max_length=MAX_URL,
-        validators=[RegexValidator(URL_PATTERN, "Give an http or https URL.")],
-        help_text="http or https; it must resolve to a public address.",
+        validators=[WebhookUrl()],
+        help_text="http or https; its host a domain name (an international one in its xn-- "
+        "form) or a public IPv4 address, and a name must resolve to public addresses only.",
     )
     events = serializers.ListField(
         child=serializers.CharField(
