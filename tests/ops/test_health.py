@@ -74,8 +74,9 @@ def test_readiness_fails_with_the_database_and_names_it(client, database_down):
 
 def test_readiness_fails_when_the_broker_is_unreachable(client, db, settings, monkeypatch):
     settings.CELERY_TASK_ALWAYS_EAGER = False
-    monkeypatch.setitem(celery_app.conf, "broker_url", "redis://127.0.0.1:1/0")
-    monkeypatch.setitem(celery_app.conf, "broker_write_url", None)
+    # Under the CELERY_ prefix the app reads Django's settings with, which a lookup tries first.
+    monkeypatch.setitem(celery_app.conf, "CELERY_BROKER_URL", "redis://127.0.0.1:1/0")
+    monkeypatch.setitem(celery_app.conf, "CELERY_BROKER_WRITE_URL", None)
 
     response = client.get("/readyz")
 
