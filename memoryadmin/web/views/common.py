@@ -90,6 +90,14 @@ def flash_for(result: WriteResult) -> dict[str, Any]:
     return flash
 
 
+def secret_response(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
+    """The one response that shows a new secret: no cache may keep it, since it is never
+    stored and never shown again."""
+    response = render(request, template, context)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 def swap_into(response: HttpResponse, selector: str) -> HttpResponse:
     """Send a success to another element than the one the form aimed at (errors stay local)."""
     return reswap(retarget(response, selector), "outerHTML")
