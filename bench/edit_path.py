@@ -424,7 +424,6 @@ def section_tenants(small_agents: int, small: int, big: int, queries: int) -> di
     import background
     import numpy as np
     import psycopg
-    from django.db import connection, transaction
     from pgvector.psycopg import register_vector
     from psycopg.types.json import Jsonb
 
@@ -432,7 +431,6 @@ def section_tenants(small_agents: int, small: int, big: int, queries: int) -> di
     from stores.models import Agent
     from stores.selectors.embeddings import fresh_filter
     from stores.selectors.filters import MemoryFilters, filtered_memories
-    from stores.selectors.search import nearest
 
     url = os.environ["MEMORYADMIN_DATABASE_URL"]
     rng = np.random.default_rng(background.SEED)
@@ -471,19 +469,9 @@ def section_tenants(small_agents: int, small: int, big: int, queries: int) -> di
     results: dict = {"rows": sum(sizes), "seed_s": seeded, "hnsw_build_s": built, "agents": {}}
     for agent, size in ((agents[7], small), (agents[-1], big)):
         candidates = filtered_memories(agent=agent, filters=MemoryFilters()).filter(fresh_filter())
-        recalls, hnsw_ms, exact_ms = [], [], []
-        for vector in background.clustered(rng, centres, queries):
-            target = vector.tolist()
-            began = time.perf_counter()
-            approximate = {pk for pk, _ in nearest(candidates, target, 10)}
-            hnsw_ms.append((time.perf_counter() - began) * 1000)
-            began = time.perf_counter()
-            with transaction.atomic():
-                with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL enable_indexscan = off")
-                exact = {pk for pk, _ in nearest(candidates, target, 10)}
-            exact_ms.append((time.perf_counter() - began) * 1000)
-            recalls.append(len(approximate & exact) / 10)
+        recalls, hnsw_ms, exact_ms = background.recall_against_exact(
+            candidates, [vector.tolist() for vector in background.clustered(rng, centres, queries)]
+        )
         results["agents"][str(size)] = {
             "recall_at_10": statistics.mean(recalls),
             "p50_ms": percentile(hnsw_ms, 0.5),
