@@ -23,7 +23,6 @@ import hashlib
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -36,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_export import record_section  # noqa: E402
+from import_export import record_section, start_database, stop_database  # noqa: E402
 
 SEARCH_ROWS = 100_000
 DECAY_ROWS = 1_000_000
@@ -115,23 +114,11 @@ def start_postgres(run_dir: Path) -> str:
     port = os.environ.get("MEMORYADMIN_BENCH_PG_PORT") or os.environ.get(
         "MEMORYADMIN_TEST_PG_PORT", "55432"
     )
-    return subprocess.run(
-        ["bin/postgres", "start", str(run_dir / "postgres"), port],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHON": sys.executable},
-    ).stdout.strip()
+    return start_database(run_dir / "postgres", port)
 
 
 def stop_postgres(run_dir: Path) -> None:
-    subprocess.run(
-        ["bin/postgres", "stop", str(run_dir / "postgres")],
-        cwd=ROOT,
-        check=False,
-        env={**os.environ, "PYTHON": sys.executable},
-    )
+    stop_database(run_dir / "postgres")
 
 
 def percentile(values: list[float], fraction: float) -> float:

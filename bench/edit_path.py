@@ -51,7 +51,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_export import generate, machine, record_section, run_step  # noqa: E402
+from import_export import (  # noqa: E402
+    generate,
+    machine,
+    record_section,
+    run_step,
+    start_database,
+    stop_database,
+)
 
 BEGIN = "<!-- bench/edit_path.py: begin -->"
 END = "<!-- bench/edit_path.py: end -->"
@@ -520,13 +527,7 @@ def run(options, work: Path) -> dict:
 
     from tests.load.server import browser_session, gunicorn, redis_server
 
-    url = subprocess.run(
-        ["bin/postgres", "start", str(work / "postgres"), str(options.port)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    url = start_database(work / "postgres", options.port)
     databases = {name: url.rsplit("/", 1)[0] + f"/{name}" for name in ("recall", "tenants", "imp")}
     with psycopg.connect(url, autocommit=True) as connection:
         for name in databases:
@@ -666,7 +667,7 @@ def run(options, work: Path) -> dict:
 
         connections.close_all()
         redis.__exit__(None, None, None)
-        subprocess.run(["bin/postgres", "stop", str(work / "postgres")], cwd=ROOT, check=False)
+        stop_database(work / "postgres")
 
 
 def figures(results: dict) -> dict:

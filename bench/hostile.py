@@ -59,7 +59,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_export import BENCHMARKS, machine, record_section  # noqa: E402
+from import_export import (  # noqa: E402
+    BENCHMARKS,
+    machine,
+    record_section,
+    start_database,
+    stop_database,
+)
 
 from tests.load.server import browser_session, csrf_from, free_port  # noqa: E402
 
@@ -1743,13 +1749,7 @@ def run(options: argparse.Namespace, work: Path) -> tuple[list[Row], Bench, floa
     database_url = None
     if options.postgres:
         port = options.pg_port or free_port()
-        database_url = subprocess.run(
-            ["bin/postgres", "start", str(work / "postgres"), str(port)],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        database_url = start_database(work / "postgres", port)
     bench = None
     try:
         env = prepare_environment(work, database_url)
@@ -1788,12 +1788,7 @@ def run(options: argparse.Namespace, work: Path) -> tuple[list[Row], Bench, floa
             # Interrupted (Ctrl-C, an error): do not wait for a busy server to finish.
             bench.server.stop(kill=sys.exc_info()[0] is not None)
         if options.postgres:
-            subprocess.run(
-                ["bin/postgres", "stop", str(work / "postgres")],
-                cwd=ROOT,
-                check=False,
-                capture_output=True,
-            )
+            stop_database(work / "postgres")
 
 
 def main() -> None:
