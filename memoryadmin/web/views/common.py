@@ -66,6 +66,18 @@ def read_only_refusal() -> WriteResult:
     return refusal(Status.FORBIDDEN, "You have read-only access to this agent.")
 
 
+def refused_post(
+    request: HttpRequest, scope: AgentScope, form: Any, *, back: str
+) -> HttpResponse | None:
+    """What refuses a posted form before anything is written: a read-only caller first, then
+    the form's own errors. None when the write may go on."""
+    if not scope.can_write:
+        return outcome(request, read_only_refusal(), back=back)
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    return None
+
+
 def load_record(scope: AgentScope, ui: SurfaceUI, pk: int) -> VersionedRecord | None:
     records = ui.spec.model.objects.filter(agent=scope.agent, pk=pk)
     if ui.select_related:
