@@ -23,10 +23,10 @@ import hashlib
 import os
 import platform
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_export import record_section  # noqa: E402
+from import_export import record_section, start_database, stop_database  # noqa: E402
 
 SEARCH_ROWS = 100_000
 DECAY_ROWS = 1_000_000
@@ -64,22 +64,46 @@ class SyntheticBackend:
         return self.queries[text]
 
 
-def insert_staged_memories(conn, agent_id: int) -> None:
-    """The memories in the `staging` table (content, text hash, vector) as the agent's fresh
-    working memories: vectors of MODEL_NAME, importance at random."""
-    conn.execute(
-        """
-        INSERT INTO stores_memory (
-            agent_id, content, text_hash, embedding, embedding_hash, embedding_model,
-            version, created_at, updated_at, last_seen_at, store, category, tags,
-            metadata, importance, importance_floor, pinned, reinforcement_count)
-        SELECT %s, content, text_hash, embedding, text_hash, %s,
-            1, now(), now(), now(), 'working', 'general', '[]'::jsonb,
-            '{}'::jsonb, random(), 0, false, 1
-        FROM staging
-        """,
-        [agent_id, MODEL_NAME],
-    )
+def load_memories(url: str, agent_id: int, rows: Iterable[tuple[str, np.ndarray]]) -> float:
+    """`rows` (content, vector) as the agent's fresh working memories, loaded by binary COPY
+    with the HNSW index dropped and built again after: vectors of MODEL_NAME, importance at
+    random. Answers the seconds the index took to build."""
+    import psycopg
+    from pgvector.psycopg import register_vector
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        register_vector(conn)
+        conn.execute("DROP INDEX IF EXISTS memory_embedding_hnsw")
+        conn.execute("CREATE TEMP TABLE staging (content text, text_hash text, embedding vector)")
+        with conn.cursor().copy(
+            "COPY staging (content, text_hash, embedding) FROM STDIN WITH (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(["text", "text", "vector"])
+            for content, vector in rows:
+                # What Memory.embedding_text() reads: content, tags (none), category.
+                text_hash = hashlib.sha256(f"{content}\ngeneral".encode()).hexdigest()
+                copy.write_row((content, text_hash, vector))
+        conn.execute(
+            """
+            INSERT INTO stores_memory (
+                agent_id, content, text_hash, embedding, embedding_hash, embedding_model,
+                version, created_at, updated_at, last_seen_at, store, category, tags,
+                metadata, importance, importance_floor, pinned, reinforcement_count)
+            SELECT %s, content, text_hash, embedding, text_hash, %s,
+                1, now(), now(), now(), 'working', 'general', '[]'::jsonb,
+                '{}'::jsonb, random(), 0, false, 1
+            FROM staging
+            """,
+            [agent_id, MODEL_NAME],
+        )
+        conn.execute("VACUUM ANALYZE stores_memory")
+        started = time.perf_counter()
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute(
+            "CREATE INDEX memory_embedding_hnsw ON stores_memory USING hnsw "
+            "(embedding vector_cosine_ops)"
+        )
+        return time.perf_counter() - started
 
 
 def log(message: str) -> None:
@@ -90,23 +114,11 @@ def start_postgres(run_dir: Path) -> str:
     port = os.environ.get("MEMORYADMIN_BENCH_PG_PORT") or os.environ.get(
         "MEMORYADMIN_TEST_PG_PORT", "55432"
     )
-    return subprocess.run(
-        ["bin/postgres", "start", str(run_dir / "postgres"), port],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHON": sys.executable},
-    ).stdout.strip()
+    return start_database(run_dir / "postgres", port)
 
 
 def stop_postgres(run_dir: Path) -> None:
-    subprocess.run(
-        ["bin/postgres", "stop", str(run_dir / "postgres")],
-        cwd=ROOT,
-        check=False,
-        env={**os.environ, "PYTHON": sys.executable},
-    )
+    stop_database(run_dir / "postgres")
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -154,34 +166,15 @@ def clustered(rng, centres, count: int) -> np.ndarray:
 
 def seed_search_memories(url: str, agent_id: int, rng) -> tuple[list[str], np.ndarray]:
     """100,000 fresh memories with synthetic text and vectors, loaded by binary COPY."""
-    import psycopg
-    from pgvector.psycopg import register_vector
-
     vocabulary, weights, centres = synthetic_corpus(rng)
     words = rng.choice(len(vocabulary), size=(SEARCH_ROWS, 12), p=weights)
     vectors = clustered(rng, centres, SEARCH_ROWS)
-    with psycopg.connect(url, autocommit=True) as conn:
-        register_vector(conn)
-        conn.execute("DROP INDEX IF EXISTS memory_embedding_hnsw")
-        conn.execute("CREATE TEMP TABLE staging (content text, text_hash text, embedding vector)")
-        with conn.cursor().copy(
-            "COPY staging (content, text_hash, embedding) FROM STDIN WITH (FORMAT BINARY)"
-        ) as copy:
-            copy.set_types(["text", "text", "vector"])
-            for row, vector in zip(words, vectors, strict=True):
-                content = " ".join(vocabulary[i] for i in row)
-                # What Memory.embedding_text() reads: content, tags (none), category.
-                text_hash = hashlib.sha256(f"{content}\ngeneral".encode()).hexdigest()
-                copy.write_row((content, text_hash, vector))
-        insert_staged_memories(conn, agent_id)
-        conn.execute("VACUUM ANALYZE stores_memory")
-        started = time.perf_counter()
-        conn.execute("SET maintenance_work_mem = '1GB'")
-        conn.execute(
-            "CREATE INDEX memory_embedding_hnsw ON stores_memory USING hnsw "
-            "(embedding vector_cosine_ops)"
-        )
-        log(f"  HNSW index built in {time.perf_counter() - started:.1f}s")
+    rows = (
+        (" ".join(vocabulary[i] for i in row), vector)
+        for row, vector in zip(words, vectors, strict=True)
+    )
+    built = load_memories(url, agent_id, rows)
+    log(f"  HNSW index built in {built:.1f}s")
     return vocabulary, centres
 
 
@@ -210,8 +203,6 @@ def seed_decay_rows(url: str, agent_id: int, count: int) -> None:
 
 
 def bench_search(agent, vocabulary, centres, rng) -> dict[str, float]:
-    from django.db import connection, transaction
-
     from stores.selectors.embeddings import fresh_filter
     from stores.selectors.filters import MemoryFilters, filtered_memories
     from stores.selectors.lexical import lexical_candidates, query_terms
@@ -246,19 +237,9 @@ def bench_search(agent, vocabulary, centres, rng) -> dict[str, float]:
         vector_ms.append((time.perf_counter() - started) * 1000)
 
     candidates = memories.filter(fresh_filter())
-    recalls, hnsw_ms, exact_ms = [], [], []
-    for text in queries:
-        vector = SyntheticBackend.queries[text]
-        started = time.perf_counter()
-        approximate = {record_id for record_id, _ in nearest(candidates, vector, 10)}
-        hnsw_ms.append((time.perf_counter() - started) * 1000)
-        started = time.perf_counter()
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute("SET LOCAL enable_indexscan = off")
-            exact = {record_id for record_id, _ in nearest(candidates, vector, 10)}
-        exact_ms.append((time.perf_counter() - started) * 1000)
-        recalls.append(len(approximate & exact) / 10)
+    recalls, hnsw_ms, exact_ms = recall_against_exact(
+        candidates, [SyntheticBackend.queries[text] for text in queries]
+    )
     return {
         "p50_ms": statistics.median(latencies),
         "p95_ms": percentile(latencies, 0.95),
@@ -269,6 +250,31 @@ def bench_search(agent, vocabulary, centres, rng) -> dict[str, float]:
         "hnsw_p50_ms": statistics.median(hnsw_ms),
         "exact_p50_ms": statistics.median(exact_ms),
     }
+
+
+def recall_against_exact(
+    candidates, vectors: list[list[float]]
+) -> tuple[list[float], list[float], list[float]]:
+    """Each vector's nearest-10 among `candidates` by the HNSW index and by an exact scan (the
+    index turned off): the recall@10 of the first against the second, and each one's
+    milliseconds."""
+    from django.db import connection, transaction
+
+    from stores.selectors.vectors import nearest
+
+    recalls, hnsw_ms, exact_ms = [], [], []
+    for vector in vectors:
+        started = time.perf_counter()
+        approximate = {record_id for record_id, _ in nearest(candidates, vector, 10)}
+        hnsw_ms.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute("SET LOCAL enable_indexscan = off")
+            exact = {record_id for record_id, _ in nearest(candidates, vector, 10)}
+        exact_ms.append((time.perf_counter() - started) * 1000)
+        recalls.append(len(approximate & exact) / 10)
+    return recalls, hnsw_ms, exact_ms
 
 
 def bench_decay() -> dict[str, float]:

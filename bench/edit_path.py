@@ -51,7 +51,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_export import generate, machine, record_section, run_step  # noqa: E402
+from import_export import (  # noqa: E402
+    generate,
+    machine,
+    record_section,
+    run_step,
+    start_database,
+    stop_database,
+)
 
 BEGIN = "<!-- bench/edit_path.py: begin -->"
 END = "<!-- bench/edit_path.py: end -->"
@@ -424,7 +431,6 @@ def section_tenants(small_agents: int, small: int, big: int, queries: int) -> di
     import background
     import numpy as np
     import psycopg
-    from django.db import connection, transaction
     from pgvector.psycopg import register_vector
     from psycopg.types.json import Jsonb
 
@@ -432,7 +438,6 @@ def section_tenants(small_agents: int, small: int, big: int, queries: int) -> di
     from stores.models import Agent
     from stores.selectors.embeddings import fresh_filter
     from stores.selectors.filters import MemoryFilters, filtered_memories
-    from stores.selectors.search import nearest
 
     url = os.environ["MEMORYADMIN_DATABASE_URL"]
     rng = np.random.default_rng(background.SEED)
@@ -471,19 +476,9 @@ def section_tenants(small_agents: int, small: int, big: int, queries: int) -> di
     results: dict = {"rows": sum(sizes), "seed_s": seeded, "hnsw_build_s": built, "agents": {}}
     for agent, size in ((agents[7], small), (agents[-1], big)):
         candidates = filtered_memories(agent=agent, filters=MemoryFilters()).filter(fresh_filter())
-        recalls, hnsw_ms, exact_ms = [], [], []
-        for vector in background.clustered(rng, centres, queries):
-            target = vector.tolist()
-            began = time.perf_counter()
-            approximate = {pk for pk, _ in nearest(candidates, target, 10)}
-            hnsw_ms.append((time.perf_counter() - began) * 1000)
-            began = time.perf_counter()
-            with transaction.atomic():
-                with connection.cursor() as cursor:
-                    cursor.execute("SET LOCAL enable_indexscan = off")
-                exact = {pk for pk, _ in nearest(candidates, target, 10)}
-            exact_ms.append((time.perf_counter() - began) * 1000)
-            recalls.append(len(approximate & exact) / 10)
+        recalls, hnsw_ms, exact_ms = background.recall_against_exact(
+            candidates, [vector.tolist() for vector in background.clustered(rng, centres, queries)]
+        )
         results["agents"][str(size)] = {
             "recall_at_10": statistics.mean(recalls),
             "p50_ms": percentile(hnsw_ms, 0.5),
@@ -532,13 +527,7 @@ def run(options, work: Path) -> dict:
 
     from tests.load.server import browser_session, gunicorn, redis_server
 
-    url = subprocess.run(
-        ["bin/postgres", "start", str(work / "postgres"), str(options.port)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    url = start_database(work / "postgres", options.port)
     databases = {name: url.rsplit("/", 1)[0] + f"/{name}" for name in ("recall", "tenants", "imp")}
     with psycopg.connect(url, autocommit=True) as connection:
         for name in databases:
@@ -678,7 +667,7 @@ def run(options, work: Path) -> dict:
 
         connections.close_all()
         redis.__exit__(None, None, None)
-        subprocess.run(["bin/postgres", "stop", str(work / "postgres")], cwd=ROOT, check=False)
+        stop_database(work / "postgres")
 
 
 def figures(results: dict) -> dict:

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import logging
 import math
@@ -59,7 +60,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from import_export import BENCHMARKS, machine, record_section  # noqa: E402
+from import_export import (  # noqa: E402
+    BENCHMARKS,
+    machine,
+    record_section,
+    start_database,
+    stop_database,
+)
 
 from tests.load.server import browser_session, csrf_from, free_port  # noqa: E402
 
@@ -785,24 +792,16 @@ def _near_miss_ui(b: Bench, lines: int) -> Outcome:
     return Outcome(answer, reply.code == 422 and reply.word == "no_match" and hint, reply.seconds)
 
 
-@case("1a", "near-miss edit, 50 lines (REST)", "422 no_match + near-miss hint")
-def near_miss_50_api(b: Bench) -> Outcome:
-    return _near_miss_api(b, 50)
-
-
-@case("1b", "near-miss edit, 100 lines (REST)", "422 no_match + near-miss hint")
-def near_miss_100_api(b: Bench) -> Outcome:
-    return _near_miss_api(b, 100)
-
-
-@case("1c", "near-miss preview, 50 lines (UI, editor)", "422 no_match + near-miss hint")
-def near_miss_50_ui(b: Bench) -> Outcome:
-    return _near_miss_ui(b, 50)
-
-
-@case("1d", "near-miss preview, 100 lines (UI, editor)", "422 no_match + near-miss hint")
-def near_miss_100_ui(b: Bench) -> Outcome:
-    return _near_miss_ui(b, 100)
+# The near-miss cases differ only in door and text length.
+for near_miss_key, near_miss_title, near_miss_door, near_miss_lines in (
+    ("1a", "near-miss edit, 50 lines (REST)", _near_miss_api, 50),
+    ("1b", "near-miss edit, 100 lines (REST)", _near_miss_api, 100),
+    ("1c", "near-miss preview, 50 lines (UI, editor)", _near_miss_ui, 50),
+    ("1d", "near-miss preview, 100 lines (UI, editor)", _near_miss_ui, 100),
+):
+    case(near_miss_key, near_miss_title, "422 no_match + near-miss hint")(
+        functools.partial(near_miss_door, lines=near_miss_lines)
+    )
 
 
 @case("1e", "the same preview by a read-only viewer (UI)", "403 forbidden, text never built")
@@ -1748,13 +1747,7 @@ def run(options: argparse.Namespace, work: Path) -> tuple[list[Row], Bench, floa
     database_url = None
     if options.postgres:
         port = options.pg_port or free_port()
-        database_url = subprocess.run(
-            ["bin/postgres", "start", str(work / "postgres"), str(port)],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        database_url = start_database(work / "postgres", port)
     bench = None
     try:
         env = prepare_environment(work, database_url)
@@ -1793,12 +1786,7 @@ def run(options: argparse.Namespace, work: Path) -> tuple[list[Row], Bench, floa
             # Interrupted (Ctrl-C, an error): do not wait for a busy server to finish.
             bench.server.stop(kill=sys.exc_info()[0] is not None)
         if options.postgres:
-            subprocess.run(
-                ["bin/postgres", "stop", str(work / "postgres")],
-                cwd=ROOT,
-                check=False,
-                capture_output=True,
-            )
+            stop_database(work / "postgres")
 
 
 def main() -> None:

@@ -264,6 +264,28 @@ def pam_steps(work: Path, count: int, env: dict[str, str]) -> tuple[int, list[di
     return size, results
 
 
+def start_database(folder: Path, port: int | str) -> str:
+    """A PostgreSQL of the benchmark's own (bin/postgres) with its data in `folder`: its URL."""
+    return subprocess.run(
+        ["bin/postgres", "start", str(folder), str(port)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHON": sys.executable},
+    ).stdout.strip()
+
+
+def stop_database(folder: Path) -> None:
+    subprocess.run(
+        ["bin/postgres", "stop", str(folder)],
+        cwd=ROOT,
+        check=False,
+        capture_output=True,
+        env={**os.environ, "PYTHON": sys.executable},
+    )
+
+
 @contextmanager
 def migrated_postgres(port: int) -> Iterator[tuple[Path, dict[str, str]]]:
     """A PostgreSQL of its own (bin/postgres) in a temporary folder, migrated: the folder and
@@ -272,13 +294,7 @@ def migrated_postgres(port: int) -> Iterator[tuple[Path, dict[str, str]]]:
         work = Path(temp)
         work.chmod(0o755)  # the server runs as the `postgres` user when we are root
         pg_dir = work / "postgres"
-        url = subprocess.run(
-            ["bin/postgres", "start", str(pg_dir), str(port)],
-            cwd=ROOT,
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        url = start_database(pg_dir, port)
         try:
             env = {
                 **os.environ,
@@ -292,7 +308,7 @@ def migrated_postgres(port: int) -> Iterator[tuple[Path, dict[str, str]]]:
             )
             yield work, env
         finally:
-            subprocess.run(["bin/postgres", "stop", str(pg_dir)], cwd=ROOT, check=False)
+            stop_database(pg_dir)
 
 
 def main() -> None:

@@ -13,7 +13,6 @@ the suggestions it made and the process's peak resident memory.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import resource
@@ -22,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from background import (  # noqa: E402
     clustered,
-    insert_staged_memories,
+    load_memories,
     start_postgres,
     stop_postgres,
     synthetic_corpus,
@@ -47,35 +47,21 @@ def log(message: str) -> None:
 
 
 def seed(url: str, agent_id: int, count: int) -> None:
-    import psycopg
-    from pgvector.psycopg import register_vector
-
     rng = np.random.default_rng(7)
     vocabulary, weights, centres = synthetic_corpus(rng)
     words = rng.choice(len(vocabulary), size=(count, 12), p=weights)
     vectors = clustered(rng, centres, count)
-    with psycopg.connect(url, autocommit=True) as conn:
-        register_vector(conn)
-        conn.execute("DROP INDEX IF EXISTS memory_embedding_hnsw")
-        conn.execute("CREATE TEMP TABLE staging (content text, text_hash text, embedding vector)")
-        with conn.cursor().copy(
-            "COPY staging (content, text_hash, embedding) FROM STDIN WITH (FORMAT BINARY)"
-        ) as copy:
-            copy.set_types(["text", "text", "vector"])
-            for number, (row, vector) in enumerate(zip(words, vectors, strict=True)):
-                content = " ".join(vocabulary[i] for i in row)
-                if number % DUPLICATE_EVERY == 1:
-                    content = " ".join(vocabulary[i] for i in words[number - 1]).upper()
-                    vector = vectors[number - 1]
-                text_hash = hashlib.sha256(f"{content}\ngeneral".encode()).hexdigest()
-                copy.write_row((content, text_hash, vector))
-        insert_staged_memories(conn, agent_id)
-        conn.execute("VACUUM ANALYZE stores_memory")
-        conn.execute("SET maintenance_work_mem = '1GB'")
-        conn.execute(
-            "CREATE INDEX memory_embedding_hnsw ON stores_memory USING hnsw "
-            "(embedding vector_cosine_ops)"
-        )
+
+    def rows() -> Iterator[tuple[str, np.ndarray]]:
+        for number, (row, vector) in enumerate(zip(words, vectors, strict=True)):
+            if number % DUPLICATE_EVERY == 1:
+                # The memory before it again, in upper case: same vector, same words.
+                earlier = " ".join(vocabulary[i] for i in words[number - 1])
+                yield earlier.upper(), vectors[number - 1]
+            else:
+                yield " ".join(vocabulary[i] for i in row), vector
+
+    load_memories(url, agent_id, rows())
 
 
 def measure(count: int, url: str) -> dict:

@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from edit_path import ANCHOR, summary  # noqa: E402
-from import_export import machine, record_section  # noqa: E402
+from import_export import machine, record_section, start_database, stop_database  # noqa: E402
 
 BEGIN = "<!-- bench/webhooks.py: begin -->"
 END = "<!-- bench/webhooks.py: end -->"
@@ -178,13 +178,7 @@ def embedded(options, work: Path) -> dict:
 def production(options, work: Path) -> dict:
     from tests.load.server import gunicorn, redis_server
 
-    url = subprocess.run(
-        ["bin/postgres", "start", str(work / "postgres"), str(options.port)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
+    url = start_database(work / "postgres", options.port)
     worker = None
     try:
         with redis_server() as redis_url:
@@ -221,7 +215,7 @@ def production(options, work: Path) -> dict:
         if worker is not None:
             worker.terminate()
             worker.wait(20)
-        subprocess.run(["bin/postgres", "stop", str(work / "postgres")], cwd=ROOT, check=False)
+        stop_database(work / "postgres")
 
 
 def write_section(results: dict, options) -> str:

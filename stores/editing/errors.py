@@ -112,3 +112,9 @@ class Ambiguous(TextEditError):
         self.count = count
         self.lines = lines
         self.occurrences = occurrences
+
+    @classmethod
+    def at(cls, message: str, occurrences: tuple[Occurrence, ...]) -> Ambiguous:
+        """Every match located (a rule, a heading): the count and lines are the occurrences'."""
+        lines = tuple(occurrence.line for occurrence in occurrences)
+        return cls(message, count=len(occurrences), lines=lines, occurrences=occurrences)

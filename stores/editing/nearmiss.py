@@ -113,6 +113,19 @@ def find_near_miss(text: str, needle: str) -> NearMiss | None:
     return _invisible_difference(text, needle) or _most_similar(text, needle)
 
 
+def closest_line(
+    wanted: str, lines: list[tuple[int, str]], compared: list[str] | None = None
+) -> NearMiss | None:
+    """The near miss among whole lines (rules, headings), each its line number and text: the
+    one most like `wanted`, compared as `compared` spells them when given (normalized)."""
+    close = closest(wanted, compared if compared is not None else [text for _, text in lines])
+    if close is None:
+        return None
+    index, similarity, explanation = close
+    line, text = lines[index]
+    return NearMiss(line, text, similarity, explanation)
+
+
 def closest(wanted: str, choices: list[str]) -> tuple[int, float, str | None] | None:
     """The index, similarity and (for an invisible difference) explanation of the choice most
     like `wanted`, or None below the floor.

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from stores.editing.errors import (
     Ambiguous,
     InvalidEdit,
-    NearMiss,
     NoChange,
     NoMatch,
     Occurrence,
@@ -21,7 +20,7 @@ from stores.editing.errors import (
 from stores.editing.limits import check_length
 from stores.editing.lines import CRLF, LF, dominant_line_ending
 from stores.editing.markdown import Line, scan
-from stores.editing.nearmiss import closest
+from stores.editing.nearmiss import closest_line
 from stores.editing.outcome import Edited
 from stores.editing.quotes import clip
 from stores.editing.sections import find_section
@@ -90,26 +89,21 @@ def find_rule(text: str, rule: str) -> Rule:
     if len(found) == 1:
         return found[0]
     if found:
-        lines = tuple(candidate.line for candidate in found)
-        raise Ambiguous(
-            f"{len(found)} rules read {rule!r} (lines {', '.join(map(str, lines))}).",
-            count=len(found),
-            lines=lines,
-            occurrences=tuple(
-                Occurrence(
-                    candidate.line,
-                    len(candidate.marker) + 1,
-                    clip(text[candidate.start : candidate.end].split("\n", 1)[0].rstrip("\r")),
-                )
-                for candidate in found
-            ),
+        lines = ", ".join(str(candidate.line) for candidate in found)
+        occurrences = tuple(
+            Occurrence(
+                candidate.line,
+                len(candidate.marker) + 1,
+                clip(text[candidate.start : candidate.end].split("\n", 1)[0].rstrip("\r")),
+            )
+            for candidate in found
         )
-    close = closest(wanted, [_normalize(candidate.text) for candidate in rules])
-    near_miss = None
-    if close is not None:
-        index, similarity, explanation = close
-        match = rules[index]
-        near_miss = NearMiss(match.line, match.text, similarity, explanation)
+        raise Ambiguous.at(f"{len(found)} rules read {rule!r} (lines {lines}).", occurrences)
+    near_miss = closest_line(
+        wanted,
+        [(candidate.line, candidate.text) for candidate in rules],
+        compared=[_normalize(candidate.text) for candidate in rules],
+    )
     raise NoMatch(f"No rule reads {rule!r}.", near_miss)
 
 

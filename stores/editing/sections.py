@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from stores.editing.errors import (
     Ambiguous,
     InvalidEdit,
-    NearMiss,
     NoChange,
     NoMatch,
     Occurrence,
@@ -16,7 +15,7 @@ from stores.editing.errors import (
 from stores.editing.limits import check_length
 from stores.editing.lines import LF, dominant_line_ending, with_line_ending
 from stores.editing.markdown import normalize_title, scan
-from stores.editing.nearmiss import closest
+from stores.editing.nearmiss import closest_line
 from stores.editing.outcome import Edited
 from stores.editing.quotes import clip
 
@@ -64,27 +63,19 @@ def find_section(text: str, heading: str) -> Section:
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        lines = tuple(section.line for section in found)
-        raise Ambiguous(
-            f"{len(found)} sections are headed {wanted!r} (lines "
-            f"{', '.join(map(str, lines))}); rename one before editing it by heading.",
-            count=len(found),
-            lines=lines,
-            occurrences=tuple(
-                Occurrence(
-                    section.line,
-                    1,
-                    clip(text[section.start : section.body_start].rstrip("\r\n")),
-                )
-                for section in found
-            ),
+        lines = ", ".join(str(section.line) for section in found)
+        occurrences = tuple(
+            Occurrence(
+                section.line, 1, clip(text[section.start : section.body_start].rstrip("\r\n"))
+            )
+            for section in found
         )
-    close = closest(wanted, [section.title for section in sections])
-    near_miss = None
-    if close is not None:
-        index, similarity, explanation = close
-        section = sections[index]
-        near_miss = NearMiss(section.line, section.title, similarity, explanation)
+        raise Ambiguous.at(
+            f"{len(found)} sections are headed {wanted!r} (lines {lines}); rename one before "
+            "editing it by heading.",
+            occurrences,
+        )
+    near_miss = closest_line(wanted, [(section.line, section.title) for section in sections])
     known = ", ".join(repr(section.title) for section in sections) or "none"
     raise NoMatch(f"No section is headed {wanted!r}. Headings: {known}.", near_miss)
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from argparse import ArgumentParser
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 from django.core.management.base import BaseCommand, CommandError
+from rich.console import Console
 
 from stores.errors import ApplicationError
 from stores.interchange.console import print_import_report
@@ -119,3 +120,45 @@ class DirectoryImportCommand(ImportCommand):
                 dry_run=options["dry_run"],
             )
         self.finish(agent, report, options)
+
+
+class WriteReport(Protocol):
+    @property
+    def problems(self) -> list[Any]: ...
+
+
+class DirectoryExportCommand(BaseCommand):
+    """An export of an agent into a directory, each file replaced atomically: its format says
+    how to count, write and report; a file that could not be written makes the exit status 1."""
+
+    progress_label: ClassVar[str]
+    # How the refusal words what was not done, after "N file(s) were".
+    not_done: ClassVar[str] = "not written"
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("agent")
+        parser.add_argument("directory", type=Path)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        agent = find_agent(options["agent"])
+        root: Path = options["directory"]
+        total = self.count(agent)
+        with progress_bar(console_for(self.stderr), self.progress_label, total=total) as bar:
+            report = self.write(agent, root, bar.advance)
+        self.print_report(console_for(self.stdout), agent, root, report)
+        if report.problems:
+            raise CommandError(
+                f"{len(report.problems)} file(s) were {self.not_done}; everything else was. "
+                "Fix what is named above and run the export again."
+            )
+
+    def count(self, agent: Agent) -> int:
+        raise NotImplementedError
+
+    def write(self, agent: Agent, root: Path, advance: Callable[[int], None]) -> WriteReport:
+        """Write the directory, calling `advance` with how far each file or record moves
+        the progress bar."""
+        raise NotImplementedError
+
+    def print_report(self, console: Console, agent: Agent, root: Path, report: Any) -> None:
+        raise NotImplementedError

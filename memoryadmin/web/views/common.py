@@ -66,6 +66,18 @@ def read_only_refusal() -> WriteResult:
     return refusal(Status.FORBIDDEN, "You have read-only access to this agent.")
 
 
+def refused_post(
+    request: HttpRequest, scope: AgentScope, form: Any, *, back: str
+) -> HttpResponse | None:
+    """What refuses a posted form before anything is written: a read-only caller first, then
+    the form's own errors. None when the write may go on."""
+    if not scope.can_write:
+        return outcome(request, read_only_refusal(), back=back)
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    return None
+
+
 def load_record(scope: AgentScope, ui: SurfaceUI, pk: int) -> VersionedRecord | None:
     records = ui.spec.model.objects.filter(agent=scope.agent, pk=pk)
     if ui.select_related:
@@ -88,6 +100,14 @@ def flash_for(result: WriteResult) -> dict[str, Any]:
         if revision is not None and revision.before_text != revision.after_text:
             flash["diff"] = diff_pieces(revision.before_text, revision.after_text, collapse=True)
     return flash
+
+
+def secret_response(request: HttpRequest, template: str, context: dict[str, Any]) -> HttpResponse:
+    """The one response that shows a new secret: no cache may keep it, since it is never
+    stored and never shown again."""
+    response = render(request, template, context)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 def swap_into(response: HttpResponse, selector: str) -> HttpResponse:

@@ -18,8 +18,7 @@ from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     form_refusal,
     http_status,
-    outcome,
-    read_only_refusal,
+    refused_post,
 )
 from stores.models import Subject
 from stores.selectors.changes import change_head
@@ -112,11 +111,9 @@ def record_bulk(request: HttpRequest, scope: AgentScope, surface: str) -> HttpRe
     """Apply one action to the selected records, each through the service; report per record."""
     ui = surface_ui(surface)
     back = reverse("web:record_list", args=[scope.agent.name, ui.key])
-    if not scope.can_write:
-        return outcome(request, read_only_refusal(), back=back)
     form = bulk_form(ui.key)(request.POST)
-    if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
+    if (refused_response := refused_post(request, scope, form, back=back)) is not None:
+        return refused_response
     done: list[int] = []
     refused: list[tuple[int, WriteResult]] = []
     for pk in form.cleaned_data["ids"]:

@@ -22,12 +22,11 @@ from memoryadmin.web.views.common import (
     UNWRITTEN,
     detail_url,
     flash_for,
-    form_refusal,
     history_url,
     load_record,
     outcome,
-    read_only_refusal,
     refusal,
+    refused_post,
     require_record,
     swap_into,
 )
@@ -172,11 +171,9 @@ def record_op(
     if action is None or (preview and not action.previews):
         refused = refusal(Status.INVALID, f"{op} is not an op the page offers on a {ui.key}.")
         return outcome(request, refused, back=back)
-    if not scope.can_write:
-        return outcome(request, read_only_refusal(), back=back)
     form = action.form(request.POST, ui.key)
-    if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
+    if (refused_response := refused_post(request, scope, form, back=back)) is not None:
+        return refused_response
     if preview and (hint := form.preview_hint()):
         return render(request, "web/partials/_hint.html", {"hint": hint})
     result = action.call(scope=scope, surface=ui.key, pk=pk, form=form, dry_run=preview)

@@ -13,7 +13,12 @@ from django.views.decorators.http import require_GET, require_POST
 from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
 from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm
 from memoryadmin.web.rendering import diff_pieces, page_budget
-from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal, swap_into
+from memoryadmin.web.views.common import (
+    form_refusal,
+    outcome,
+    refused_post,
+    swap_into,
+)
 from stores.selectors.revisions import live_refs, pending_ids, pending_revisions
 from stores.services import WriteResult, revision_approve
 from stores.services.reviews import agent_set_review_mode, review_revert
@@ -61,12 +66,9 @@ def review_queue(request: HttpRequest, scope: AgentScope) -> HttpResponse:
 def review_act(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     """Approve or revert one or many pending revisions, each through the service."""
     back = reverse("web:review", args=[scope.agent.name])
-    if not scope.can_write:
-        return outcome(request, read_only_refusal(), back=back)
-    pending = pending_ids(scope.agent)
-    form = ReviewActionForm(request.POST, pending=pending)
-    if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
+    form = ReviewActionForm(request.POST, pending=pending_ids(scope.agent))
+    if (refused_response := refused_post(request, scope, form, back=back)) is not None:
+        return refused_response
     action = form.cleaned_data["action"]
     done: list[int] = []
     refused: list[tuple[int, WriteResult]] = []

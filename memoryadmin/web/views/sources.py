@@ -22,8 +22,8 @@ from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     form_refusal,
     outcome,
-    read_only_refusal,
     refusal,
+    refused_post,
 )
 from stores.errors import ApplicationError
 from stores.selectors.sources import (
@@ -95,11 +95,9 @@ def _lists(records: list[dict[str, Any]]) -> list[tuple[SurfaceUI, int]]:
 def sources_takeback(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     """Take back a conversation, or (`preview`) show what that would do and offer to apply it."""
     back = reverse("web:sources", args=[scope.agent.name])
-    if not scope.can_write:
-        return outcome(request, read_only_refusal(), back=back)
     form = TakebackForm(request.POST)
-    if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
+    if (refused_response := refused_post(request, scope, form, back=back)) is not None:
+        return refused_response
     preview = form.cleaned_data["preview"]
     try:
         answer = conversation_takeback(

@@ -16,7 +16,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import TokenForm
-from memoryadmin.web.views.common import form_refusal, outcome
+from memoryadmin.web.views.common import form_refusal, outcome, secret_response
 from stores.models import AgentToken
 from stores.services import token_create, token_revoke
 
@@ -134,9 +134,7 @@ def token_new(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         return outcome(request, result, back=back)
     # The secret exists only in this response: it is never stored and never shown again.
     context = _tokens_context(scope, request, created=result.record, raw=result.details["token"])
-    response = render(request, "web/tokens.html#tokens", context)
-    response["Cache-Control"] = "no-store"
-    return response
+    return secret_response(request, "web/tokens.html#tokens", context)
 
 
 @require_POST

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
 from memoryadmin.web.access import AgentScope, agent_view
-from memoryadmin.web.views.common import form_refusal, outcome
+from memoryadmin.web.views.common import form_refusal, outcome, secret_response
 from stores.models import Webhook
 from stores.selectors.webhooks import agent_webhook, agent_webhooks, delivery_log
 from stores.services.webhooks import (
@@ -83,9 +83,7 @@ def webhook_new(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         return outcome(request, result, back=back)
     # The secret is in this response only: the page never shows it again.
     context = _list_context(scope, created=result.record, secret=result.details.get("secret"))
-    response = render(request, "web/webhooks.html#webhooks", context)
-    response["Cache-Control"] = "no-store"
-    return response
+    return secret_response(request, "web/webhooks.html#webhooks", context)
 
 
 @require_GET

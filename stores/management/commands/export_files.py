@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from rich.console import Console
 
 from stores.interchange import memory_files
-from stores.interchange.commands import find_agent
-from stores.management.progress import console_for, progress_bar
-from stores.models import MemoryFile
+from stores.interchange.commands import DirectoryExportCommand
+from stores.models import Agent, MemoryFile
 
 
-class Command(BaseCommand):
+class Command(DirectoryExportCommand):
     help = (
         "Write an agent's memory files into DIRECTORY: /memories/projects/heron.md becomes "
         "DIRECTORY/projects/heron.md, byte for byte. Each file is replaced atomically; files "
@@ -21,18 +20,19 @@ class Command(BaseCommand):
         "link is followed: a file that cannot be written safely is skipped and named, and the "
         "command exits with status 1."
     )
+    progress_label = "exporting files"
 
-    def add_arguments(self, parser) -> None:
-        parser.add_argument("agent")
-        parser.add_argument("directory", type=Path)
+    def count(self, agent: Agent) -> int:
+        return MemoryFile.objects.filter(agent=agent).count()
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        agent = find_agent(options["agent"])
-        root: Path = options["directory"]
-        total = MemoryFile.objects.filter(agent=agent).count()
-        with progress_bar(console_for(self.stderr), "exporting files", total=total) as bar:
-            report = memory_files.write_directory(agent, root, on_file=bar.advance)
-        console = console_for(self.stdout)
+    def write(
+        self, agent: Agent, root: Path, advance: Callable[[int], None]
+    ) -> memory_files.ExportReport:
+        return memory_files.write_directory(agent, root, on_file=lambda: advance(1))
+
+    def print_report(
+        self, console: Console, agent: Agent, root: Path, report: memory_files.ExportReport
+    ) -> None:
         console.print(
             f"Export of {agent.name} to {root}: {report.written} file(s) written, "
             f"{report.unchanged} unchanged, {len(report.problems)} not written.",
@@ -40,8 +40,3 @@ class Command(BaseCommand):
         )
         for problem in report.problems:
             console.print(f"  {problem.path}: {problem.message}", markup=False)
-        if report.problems:
-            raise CommandError(
-                f"{len(report.problems)} file(s) were not written; everything else was. Fix "
-                "what is named above and run the export again."
-            )

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from rich.console import Console
 from rich.table import Table
 
 from stores.interchange import rockbot
-from stores.interchange.commands import find_agent
-from stores.management.progress import console_for, progress_bar
+from stores.interchange.commands import DirectoryExportCommand
+from stores.models import Agent
 
 
-class Command(BaseCommand):
+class Command(DirectoryExportCommand):
     help = (
         "Write an agent into a RockBot directory (memory/{category}/{id}.json, "
         "working/{namespace}.json, skills/{name}.json, tasks/{name}.json, rules.md). Each "
@@ -21,17 +21,20 @@ class Command(BaseCommand):
         "outside the directory is written and no symbolic link in it is followed: a file that "
         "cannot be written safely is skipped and named, and the command exits with status 1."
     )
+    progress_label = "exporting records"
+    not_done = "not written (or not removed)"
 
-    def add_arguments(self, parser) -> None:
-        parser.add_argument("agent")
-        parser.add_argument("directory", type=Path)
+    def count(self, agent: Agent) -> int:
+        return rockbot.count_records(agent)
 
-    def handle(self, *args: Any, **options: Any) -> None:
-        agent = find_agent(options["agent"])
-        root: Path = options["directory"]
-        total = rockbot.count_records(agent)
-        with progress_bar(console_for(self.stderr), "exporting records", total=total) as bar:
-            report = rockbot.write_store(agent, root, on_record=bar.advance)
+    def write(
+        self, agent: Agent, root: Path, advance: Callable[[int], None]
+    ) -> rockbot.ExportReport:
+        return rockbot.write_store(agent, root, on_record=advance)
+
+    def print_report(
+        self, console: Console, agent: Agent, root: Path, report: rockbot.ExportReport
+    ) -> None:
         table = Table(title=f"Export of {agent.name} to {root}")
         table.add_column("surface")
         for column in ("files written", "unchanged", "removed", "skipped"):
@@ -44,7 +47,6 @@ class Command(BaseCommand):
                 str(tally.removed),
                 str(tally.skipped),
             )
-        console = console_for(self.stdout)
         console.print(table)
         for heading, entries in (
             ("Written elsewhere", report.notes),
@@ -54,8 +56,3 @@ class Command(BaseCommand):
                 console.print(f"{heading}:")
             for entry in entries:
                 console.print(f"  {entry.path}: {entry.message}", markup=False)
-        if report.problems:
-            raise CommandError(
-                f"{len(report.problems)} file(s) were not written (or not removed); everything "
-                "else was. Fix what is named above and run the export again."
-            )
