@@ -192,6 +192,15 @@ def webhook_create(
     if problem is not None:
         return _traced(actor, agent, "webhook_create", _invalid(problem))
     url = outbound.build_url(outbound.check_url(url))  # as it goes on the wire
+    if len(url) > MAX_URL:
+        # Written out again ("http://host?q" gains the "/" of its path), a URL at the limit
+        # can pass it.
+        return _traced(
+            actor,
+            agent,
+            "webhook_create",
+            _invalid(f"The URL is longer than {MAX_URL} characters as it is sent ({len(url)})."),
+        )
     secret = new_secret() if format == Webhook.Format.STANDARD else ""
     webhook = Webhook.objects.create(
         agent=agent,

@@ -30,6 +30,7 @@ from stores.services.suggestions import (
     suggestion_dismiss,
 )
 from stores.services.webhooks import (
+    MAX_URL,
     backoff,
     deliver_agent_changes,
     webhook_create,
@@ -655,6 +656,18 @@ def test_any_error_of_the_sender_is_a_failed_delivery_and_disables_in_the_end(ag
 )
 def test_only_http_and_https_urls_are_taken(agent, url):
     assert webhook_create(actor=MAINTAINER, agent=agent, url=url).status == "invalid"
+
+
+def test_a_url_at_the_limit_that_grows_when_written_out_is_refused(agent):
+    """Regression: "https://host?q…" of 2,000 characters gained the "/" of its path when
+    written out, and the database refused the 2,001 characters with a 500."""
+    url = "https://example.com?" + "q" * (MAX_URL - len("https://example.com?"))
+    assert len(url) == MAX_URL
+
+    refused = webhook_create(actor=MAINTAINER, agent=agent, url=url)
+
+    assert refused.status == "invalid" and "longer than" in refused.message
+    assert not Webhook.objects.filter(agent=agent).exists()
 
 
 def test_a_redirect_to_another_host_is_not_followed(agent):
