@@ -131,28 +131,35 @@ def matches(events: list[str], event: str) -> bool:
     return False
 
 
-def _check_destination(url: str) -> str | None:
-    """Why `url` cannot receive webhooks, as far as can be told before sending (or None).
+def _destination(url: str) -> tuple[str, str | None]:
+    """`url` as it goes on the wire, and why it cannot receive webhooks, as far as can be
+    told before sending (or None).
 
     Names resolve again at each delivery, which checks their addresses then.
     """
     if len(url) > MAX_URL:
-        return f"The URL is longer than {MAX_URL} characters."
+        return url, f"The URL is longer than {MAX_URL} characters."
     try:
-        _scheme, host, _port, _path = outbound.check_url(url)
+        origin = outbound.check_url(url)
     except outbound.Refused as refusal:
-        return str(refusal)
+        return url, str(refusal)
+    wire = outbound.build_url(origin)
+    if len(wire) > MAX_URL:
+        # Written out ("http://host?q" gains the "/" of its path), a URL at the limit can
+        # pass it.
+        return wire, f"The URL is longer than {MAX_URL} characters as it is sent ({len(wire)})."
+    host = origin[1]
     if not _config()["ALLOW_PRIVATE"]:
         try:
             literal = outbound.public_address(host)
         except ValueError:
-            return None  # a name, not an address
+            return wire, None  # a name, not an address
         if not literal:
-            return (
+            return wire, (
                 f"{host} is a loopback, private or link-local address; webhooks reach only "
                 "public addresses (MEMORYADMIN_WEBHOOK_ALLOW_PRIVATE=true lifts this)."
             )
-    return None
+    return wire, None
 
 
 def new_secret() -> str:
@@ -179,8 +186,7 @@ def webhook_create(
     refused = manage_refusal(actor, agent)
     if refused is not None:
         return _traced(actor, agent, "webhook_create", refused)
-    url = (url or "").strip()
-    problem = _check_destination(url)
+    url, problem = _destination((url or "").strip())
     if format not in Webhook.Format.values:
         problem = f"format must be one of {', '.join(Webhook.Format.values)}."
     if len(name or "") > MAX_NAME:
@@ -191,16 +197,6 @@ def webhook_create(
         problem = str(error)
     if problem is not None:
         return _traced(actor, agent, "webhook_create", _invalid(problem))
-    url = outbound.build_url(outbound.check_url(url))  # as it goes on the wire
-    if len(url) > MAX_URL:
-        # Written out again ("http://host?q" gains the "/" of its path), a URL at the limit
-        # can pass it.
-        return _traced(
-            actor,
-            agent,
-            "webhook_create",
-            _invalid(f"The URL is longer than {MAX_URL} characters as it is sent ({len(url)})."),
-        )
     secret = new_secret() if format == Webhook.Format.STANDARD else ""
     webhook = Webhook.objects.create(
         agent=agent,
