@@ -14,15 +14,15 @@ import os
 from collections.abc import Iterator
 
 from django.conf import settings
-from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 from prometheus_client import CONTENT_TYPE_LATEST, REGISTRY, CollectorRegistry, generate_latest
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.multiprocess import MultiProcessCollector
 
-from stores.models import Revision, Suggestion
+from stores.models import Revision
 from stores.selectors.embeddings import embedding_status
+from stores.selectors.suggestions import open_by_kind
 
 
 class DatabaseCollector:
@@ -40,14 +40,8 @@ class DatabaseCollector:
             "Duplicates, conflicts and merge proposals waiting for a person, by kind.",
             labels=["kind"],
         )
-        open_by_kind = dict(
-            Suggestion.objects.filter(status=Suggestion.State.OPEN)
-            .values_list("kind")
-            .annotate(Count("pk"))
-            .order_by()
-        )
-        for kind in Suggestion.Kind.values:
-            suggestions.add_metric([kind], open_by_kind.get(kind, 0))
+        for kind, _label, waiting in open_by_kind():
+            suggestions.add_metric([kind], waiting)
         yield suggestions
         stale = GaugeMetricFamily(
             "memoryadmin_stale_vectors",

@@ -125,11 +125,14 @@ def count_open(agent: Agent) -> int:
     return Suggestion.objects.filter(agent=agent, status=Suggestion.State.OPEN).count()
 
 
-def open_by_kind(agent: Agent) -> list[tuple[str, str, int]]:
-    """(kind, label, how many are open) for each kind of suggestion, in one query."""
+def open_by_kind(agent: Agent | None = None) -> list[tuple[str, str, int]]:
+    """(kind, label, how many are open) for each kind of suggestion, of `agent` (None: of
+    every agent), in one query."""
+    open_ones = Suggestion.objects.filter(status=Suggestion.State.OPEN)
+    if agent is not None:
+        open_ones = open_ones.filter(agent=agent)
     counts = dict(
-        Suggestion.objects.filter(agent=agent, status=Suggestion.State.OPEN)
-        .values_list("kind")
+        open_ones.values_list("kind")
         .annotate(open=Count("id"))
         .values_list("kind", "open")
         .order_by()
