@@ -249,6 +249,38 @@ def require_constrained_bodies(
     return result
 
 
+# Refusals any operation may answer, whatever its view declares: every request is
+# authenticated and rate-limited, and a key the idempotency layer refuses (too long, reused
+# for another request, or its first request still running) is refused before the view runs.
+_EVERY_OPERATION_REFUSALS = {401: _REFUSALS[401], 429: _REFUSALS[429]}
+_IDEMPOTENT_REFUSALS = {
+    400: f"invalid (an {IDEMPOTENCY_KEY.name} longer than its limit, or the request)",
+    409: f"conflict: this {IDEMPOTENCY_KEY.name} was used for another request, or its first "
+    "request is still running",
+}
+
+
+def declare_door_refusals(
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict:
+    """Add the refusals every operation shares (`_EVERY_OPERATION_REFUSALS`, and
+    `_IDEMPOTENT_REFUSALS` where it takes an idempotency key) to any that leaves them out."""
+    refused = {"application/json": {"schema": {"$ref": "#/components/schemas/Result"}}}
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            names = {parameter.get("name") for parameter in operation.get("parameters", [])}
+            shared = dict(_EVERY_OPERATION_REFUSALS)
+            if IDEMPOTENCY_KEY.name in names:
+                shared |= _IDEMPOTENT_REFUSALS
+            for code, description in shared.items():
+                operation["responses"].setdefault(
+                    str(code), {"description": description, "content": refused}
+                )
+    return result
+
+
 _BLANK = {"type": "string", "maxLength": 0}
 
 

@@ -43,6 +43,7 @@ SPECTACULAR_SETTINGS = {
         "memoryadmin.api.schema.add_record_links",
         "memoryadmin.api.schema.tool_call_paths",
         "memoryadmin.api.schema.require_constrained_bodies",
+        "memoryadmin.api.schema.declare_door_refusals",
         "memoryadmin.api.schema.blank_as_any_of",
     ],
 }

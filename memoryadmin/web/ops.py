@@ -56,8 +56,11 @@ def param_field(param: Param) -> forms.Field | None:
         case Kind.TEXT:
             # A text may be empty, and a form always posts it: present, never "required".
             return TypedTextField(required=False, label=label)
-        case Kind.STRING | Kind.REF | Kind.REFS:
+        case Kind.STRING | Kind.REF:
             return forms.CharField(max_length=param.max_length or 255, empty_value=None, **common)
+        case Kind.REFS:
+            # One line of refs; the op counts them against its limit of items.
+            return forms.CharField(empty_value=None, **common)
         case Kind.BOOLEAN:
             return forms.BooleanField(required=False, label=label)
         case Kind.VERSION:

@@ -50,6 +50,7 @@ class Param:
     default: Any = None
     minimum: float | None = None
     maximum: float | None = None
+    # The most characters of a text, or the most items of a list of refs.
     max_length: int | None = None
     # At least this many characters (a text that may not be empty: 1).
     min_length: int | None = None
@@ -91,7 +92,7 @@ class Param:
         for keyword, bound in (
             ("minimum", self.minimum),
             ("maximum", self.maximum),
-            ("maxLength", self.max_length),
+            ("maxItems" if self.kind is Kind.REFS else "maxLength", self.max_length),
         ):
             if bound is not None:
                 schema[keyword] = bound

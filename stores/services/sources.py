@@ -51,6 +51,8 @@ _URL = f"[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#{_CONTROL}]+([/?#][^\\s{_CONTROL}]*)?"
 SOURCE_PATTERNS: dict[str, str] = {
     part: f"^[^{_EXCERPT_CONTROL if part == 'excerpt' else _CONTROL}]*$" for part in SOURCE_PARTS
 } | {"url": f"^{_SPACE}*({_URL})?{_SPACE}*$"}
+# A conversation named on its own, to take back or hold: its part's form, and more than spaces.
+NAMED_CONVERSATION_PATTERN = f"^{_SPACE}*[^\\s{_CONTROL}][^{_CONTROL}]*$"
 
 
 @dataclass(frozen=True)

@@ -187,3 +187,85 @@ def test_every_pattern_of_the_schema_is_one_a_test_data_generator_can_use():
     # refusals read as a schema that says less than the server takes.
     unusable = {p for p in _patterns(_served_schema()) if enforced_pattern(p) is None}
     assert unusable == set()
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/api/v1/changes/", "wait"),
+        ("/api/v1/changes/", "limit"),
+        ("/api/v1/memories/", "offset"),
+        ("/api/v1/revisions/", "record_id"),
+    ],
+)
+def test_a_decimal_in_a_query_integer_is_outside_the_schema_and_refused(api, path, name):
+    declared = _query_parameter(_served_schema(), path, name)
+    for decimal in ("0.0", "1.0", "1e2", " 1"):
+        assert not _valid(declared, decimal)
+        answer = api.call("get", f"{path}?{name}={decimal}")
+        assert (answer.status_code, answer.json()["status"]) == (400, "invalid"), decimal
+    assert api.call("get", f"{path}?{name}=1").status_code == 200
+
+
+# A conversation named on its own: taken (True: an answer about the agent's writes) or refused
+# as invalid, as the schema's pattern says.
+CONVERSATIONS = {
+    "8121": True,
+    " c-1 ": True,
+    "c\n": True,
+    "": False,
+    "   ": False,
+    "c\x00": False,
+    "c\u0085d": False,
+    "\nc": False,
+}
+
+
+@pytest.mark.parametrize("conversation", CONVERSATIONS)
+def test_a_conversation_to_take_back_or_hold_the_schema_allows_is_not_refused(
+    api, agent, staff_user, conversation
+):
+    schema = _served_schema()["components"]["schemas"]
+    person = client_for()
+    person.force_login(staff_user)
+    for component, client, path in (
+        ("TakebackInputRequest", api, "sources/takeback/"),
+        ("HoldInputRequest", person, f"sources/hold/?agent={agent.name}"),
+    ):
+        declared = schema[component]["properties"]["conversation"]
+        answer = client.call("post", path, {"conversation": conversation})
+        refused = (answer.status_code, answer.json()["status"]) == (400, "invalid")
+        assert _valid(declared, conversation) is CONVERSATIONS[conversation], component
+        assert refused is not CONVERSATIONS[conversation], (path, answer.content)
+
+
+def test_every_operation_declares_the_refusals_every_request_may_get():
+    for path, methods in _served_schema()["paths"].items():
+        for method, operation in methods.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            names = {parameter["name"] for parameter in operation.get("parameters", [])}
+            expected = {"401", "429"} | ({"400", "409"} if "Idempotency-Key" in names else set())
+            assert expected <= set(operation["responses"]), (method, path)
+
+
+def test_an_idempotency_key_reused_for_another_webhook_is_a_declared_conflict(api):
+    schema = _served_schema()
+    declared = schema["paths"]["/api/v1/webhooks/"]["post"]["responses"]
+    key = {"Idempotency-Key": "k"}
+    first = api.call("post", "webhooks/", {"url": "https://a.example/h"}, **key)
+    again = api.call("post", "webhooks/", {"url": "https://b.example/h"}, **key)
+    assert first.status_code == 201
+    assert (again.status_code, again.json()["status"]) == (409, "conflict")
+    assert "409" in declared
+
+
+def test_a_merge_beyond_its_bounds_is_outside_the_schema_and_refused(api, agent, make):
+    schema = _served_schema()["components"]["schemas"]
+    declared = schema["MemoryMergeInputRequest"]["properties"]["from"]
+    kept = make.memory(agent, "Likes tea.")
+    for merged in ([2] * 51, ["a" * 256]):
+        assert not _valid(declared, merged)
+        answer = api.call("post", f"memories/{kept.pk}/merge/", {"from": merged})
+        assert (answer.status_code, answer.json()["status"]) == (400, "invalid"), merged
+    assert _valid(declared, [2] * 50) and _valid(declared, ["a" * 255])

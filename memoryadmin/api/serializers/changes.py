@@ -7,7 +7,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from memoryadmin.api.serializers.inputs import QueryParameters, optional_text
+from memoryadmin.api.serializers.inputs import QueryInteger, QueryParameters, optional_text
 from memoryadmin.api.serializers.outputs import SourcedFields
 from stores.editing import Status
 from stores.models import Suggestion
@@ -35,7 +35,7 @@ class ChangeQuery(QueryParameters):
         f"it. '{NOW}' starts at the end (only what is committed from now on). Leave it out "
         "to read the feed from its start. Cursors stay valid across restarts.",
     )
-    limit = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=100)
+    limit = QueryInteger(min_value=1, max_value=MAX_PAGE, default=100)
     include = serializers.ChoiceField(
         choices=[INCLUDE_DECAY],
         required=False,
@@ -46,7 +46,7 @@ class ChangeQuery(QueryParameters):
     surface = serializers.ChoiceField(
         choices=list(SURFACES), required=False, allow_blank=True, help_text="Only this surface."
     )
-    wait = serializers.IntegerField(
+    wait = QueryInteger(
         min_value=0,
         max_value=settings.MEMORYADMIN["CHANGES"]["MAX_WAIT"],
         default=0,

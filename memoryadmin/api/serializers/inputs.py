@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import cache
 from typing import Any, ClassVar
@@ -78,7 +79,13 @@ class StrictText(serializers.CharField):
         return super().to_internal_value(data)
 
 
-@extend_schema_field({"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1}]})
+# The longest alias a record may have had in the store it came from.
+ALIAS_LENGTH = 255
+
+
+@extend_schema_field(
+    {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1, "maxLength": ALIAS_LENGTH}]}
+)
 class Reference(serializers.Field):
     """A record's id, or the alias it had in the store it came from."""
 
@@ -87,7 +94,7 @@ class Reference(serializers.Field):
     def to_internal_value(self, data: Any) -> int | str:
         if isinstance(data, bool) or not isinstance(data, int | str) or data == "":
             self.fail("invalid")
-        if isinstance(data, str) and len(data) > 255:
+        if isinstance(data, str) and len(data) > ALIAS_LENGTH:
             self.fail("invalid")
         return data
 
@@ -131,7 +138,9 @@ def param_field(param: Param) -> serializers.Field:
         case Kind.REF:
             return Reference(**common)
         case Kind.REFS:
-            return serializers.ListField(child=Reference(), allow_empty=False, **common)
+            return serializers.ListField(
+                child=Reference(), allow_empty=False, max_length=param.max_length, **common
+            )
         case Kind.BOOLEAN:
             return StrictBoolean(**common)
         case Kind.INTEGER:
@@ -210,13 +219,23 @@ def optional_text(**kwargs: Any) -> serializers.CharField:
     return QueryText(required=False, allow_blank=True, **kwargs)
 
 
+_DIGITS = re.compile(r"-?[0-9]+")
+
+
 class QueryInteger(serializers.IntegerField):
-    """A number in a query string: `?limit=` is no number, not the default."""
+    """A whole number in a query string, in digits: `?limit=` is no number, not the default,
+    and `?offset=0.0` is a decimal, which DRF's field would take as 0 though the schema
+    says integer."""
 
     def get_value(self, dictionary: Mapping[str, Any]) -> Any:
         if dictionary.get(self.field_name) == "":
             return ""
         return super().get_value(dictionary)
+
+    def to_internal_value(self, data: Any) -> int:
+        if isinstance(data, str) and not _DIGITS.fullmatch(data):
+            self.fail("invalid")
+        return super().to_internal_value(data)
 
 
 class PageQuery(QueryParameters):
@@ -254,7 +273,7 @@ RecallQuery = type(PageQuery)(
 
 class RevisionQuery(PageQuery):
     surface = serializers.ChoiceField(choices=list(SURFACES), required=False, allow_blank=True)
-    record_id = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+    record_id = QueryInteger(required=False, min_value=1, max_value=2**63 - 1)
 
 
 @cache
@@ -279,4 +298,4 @@ def op_query(op: Op, surface_key: str) -> type[QueryParameters]:
 
 class AgentQuery(QueryParameters):
     agent = optional_text()
-    expected_version = serializers.IntegerField(required=False, min_value=1)
+    expected_version = QueryInteger(required=False, min_value=1)

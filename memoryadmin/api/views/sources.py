@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from typing import Any
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -16,16 +18,27 @@ from memoryadmin.doors import statuses
 from stores.editing import Status
 from stores.models import Revision
 from stores.selectors.sources import conversation_count, conversations
-from stores.services.sources import conversation_hold
+from stores.services.sources import NAMED_CONVERSATION_PATTERN, conversation_hold
 from stores.services.takeback import conversation_takeback
 
 CONVERSATION_LENGTH = Revision._meta.get_field("source_conversation").max_length
 
 
+@extend_schema_field(
+    {"type": "string", "maxLength": CONVERSATION_LENGTH, "pattern": NAMED_CONVERSATION_PATTERN}
+)
+class ConversationName(inputs.StrictText):
+    """A conversation's id as its writes' sources name it: the services check its form, and
+    name the character at fault; the schema states that form."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        # Untrimmed: the services hold it to the form a write's source has, line breaks
+        # and all, and trim it themselves.
+        super().__init__(max_length=CONVERSATION_LENGTH, trim_whitespace=False, **kwargs)
+
+
 class TakebackInput(inputs.InputSerializer):
-    conversation = inputs.StrictText(
-        max_length=CONVERSATION_LENGTH, help_text="The conversation whose writes to take back."
-    )
+    conversation = ConversationName(help_text="The conversation whose writes to take back.")
     dry_run = inputs.StrictBoolean(
         default=False,
         help_text="true: answer what would be taken back (every check made), writing nothing.",
@@ -33,9 +46,7 @@ class TakebackInput(inputs.InputSerializer):
 
 
 class HoldInput(inputs.InputSerializer):
-    conversation = inputs.StrictText(
-        max_length=CONVERSATION_LENGTH, help_text="The conversation to hold for review."
-    )
+    conversation = ConversationName(help_text="The conversation to hold for review.")
     held = inputs.StrictBoolean(
         default=True, help_text="false: trust it again (its writes no longer wait for review)."
     )
@@ -143,6 +154,7 @@ class SourceViewSet(AgentViewSet):
                 for code, description in (
                     (400, "invalid"),
                     (403, "forbidden: tokens and viewers may not"),
+                    (404, "not_found: no such agent is visible to the caller"),
                 )
             },
         },

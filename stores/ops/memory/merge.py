@@ -293,6 +293,7 @@ OP = Merge(
             "The ids (or aliases) of the memories to merge into this one; each is invalidated "
             "with superseded_by this memory.",
             required=True,
+            max_length=MAX_MERGED,
             argument="merge_from",
         ),
         Param(
