@@ -83,7 +83,7 @@ def find_section(text: str, heading: str) -> Section:
 def replace_section(
     text: str,
     heading: str,
-    body: str,
+    content: str,
     *,
     keep_subsections: bool = False,
     max_length: int | None = None,
@@ -91,11 +91,11 @@ def replace_section(
     """Replace what stands under `heading`, keeping the heading line.
 
     The subsections go too, unless `keep_subsections`: then only the section's own text, up
-    to its first subheading, is replaced. A body that opens with the section's own heading
+    to its first subheading, is replaced. Content that opens with the section's own heading
     (models restate it) keeps one heading: that first line is dropped, and the result says so.
     """
     section = find_section(text, heading)
-    body, dropped = _without_restated_heading(body, section.title)
+    body, dropped = _without_restated_heading(content, section.title)
     end = _own_end(text, section) if keep_subsections else section.end
     old_body = text[section.body_start : end]
     trailing = old_body[len(old_body.rstrip("\r\n")) :]

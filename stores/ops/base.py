@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Any
 
@@ -242,9 +242,9 @@ def _from_source(run: Callable[..., Any], *, source: Any = None, **keywords: Any
 
 
 def _model_field(spec: SurfaceSpec, name: str) -> models.Field[Any, Any]:
-    field = spec.model._meta.get_field(name)
-    assert isinstance(field, models.Field)
-    return field
+    column = spec.model._meta.get_field(name)
+    assert isinstance(column, models.Field)
+    return column
 
 
 @dataclass(frozen=True)
@@ -336,7 +336,7 @@ class WriteOp(Op):
 
 @dataclass(frozen=True)
 class TextOp(WriteOp):
-    """A write op on one text field, edited by the pure text engine (`edit`)."""
+    """A write op on one text field, edited by the pure text engine."""
 
     def prepare(
         self, spec: SurfaceSpec, arguments: dict[str, Any], agent: Agent, actor: Actor
@@ -346,17 +346,24 @@ class TextOp(WriteOp):
 
 @dataclass(frozen=True)
 class DocumentOp(TextOp):
-    """A text op on a markdown document's body (a skill's sections, the rules)."""
+    """A text op on a markdown document's body (a skill's sections, the rules), made by one
+    function of the text engine, `edit_with`: it takes the body, then each of the op's
+    parameters by its keyword (an absent one as its default), and the surface's limit as
+    `max_length`, unless the op only `removes` (a text it shortens needs no limit)."""
 
-    def edit(self, body: str, arguments: Mapping[str, Any], max_length: int) -> str | Edited:
-        """The body after the op, or the engine's refusal."""
-        raise NotImplementedError(f"{type(self).__name__} does not say how it edits.")
+    edit_with: Callable[..., str | Edited] = field(kw_only=True)
+    removes: bool = field(default=False, kw_only=True)
 
     def build(
         self, spec: SurfaceSpec, arguments: Mapping[str, Any], record: VersionedRecord
     ) -> Change:
+        values = {
+            param.keyword: arguments.get(param.keyword, param.default) for param in self.parameters
+        }
+        if not self.removes:
+            values["max_length"] = text_limit(spec)
         body = getattr(record, spec.primary_text_field)
-        return document_change(self.name, self.edit(body, arguments, text_limit(spec)))
+        return document_change(self.name, self.edit_with(body, **values))
 
 
 @dataclass(frozen=True)

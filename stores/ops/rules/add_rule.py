@@ -1,32 +1,21 @@
-"""add_rule: one rule after the last rule (of a section), in the document's own bullet style."""
+"""add_rule: one rule after the last rule (of a section), in the document's own bullet style.
+
+As RockBot's rules store does: after the last bullet, so prose below the list stays
+below it; a rule already there in another letter case is not added again (no_change). The
+result's message and details (`lines`, `placed`) say where the rule went.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-from stores.editing import Edited
 from stores.editing import rules as rule_text
 from stores.ops.base import DocumentOp, Target, ToolSpec
 from stores.ops.fields import RULE
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
-
-@dataclass(frozen=True)
-class AddRule(DocumentOp):
-    """As RockBot's rules store does: after the last bullet, so prose below the list stays
-    below it; a rule already there in another letter case is not added again (no_change). The
-    result's message and details (`lines`, `placed`) say where the rule went."""
-
-    def edit(self, body: str, arguments: Mapping[str, Any], max_length: int) -> str | Edited:
-        return rule_text.add_rule(
-            body, arguments["rule"], section=arguments.get("section"), max_length=max_length
-        )
-
-
-OP = AddRule(
+OP = DocumentOp(
     OpName.ADD_RULE,
     "Add one rule; the rest of the document stays byte for byte.",
     "rules_add",
@@ -44,4 +33,5 @@ OP = AddRule(
         "changes. A rule already there, in any letter case, is left alone (no_change).",
         family="rockbot",
     ),
+    edit_with=rule_text.add_rule,
 )

@@ -2,24 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
-
-from stores.editing import Edited
 from stores.editing import rules as rule_text
 from stores.ops.base import DocumentOp, Target, ToolSpec
 from stores.ops.fields import RULE
 from stores.ops.names import OpName
 
-
-@dataclass(frozen=True)
-class RemoveRule(DocumentOp):
-    def edit(self, body: str, arguments: Mapping[str, Any], max_length: int) -> str | Edited:
-        return rule_text.remove_rule(body, arguments["rule"])
-
-
-OP = RemoveRule(
+OP = DocumentOp(
     OpName.REMOVE_RULE,
     "Remove one rule.",
     "rules_remove",
@@ -33,4 +21,6 @@ OP = RemoveRule(
         "document). Nothing else in the document changes.",
         family="rockbot",
     ),
+    edit_with=rule_text.remove_rule,
+    removes=True,
 )

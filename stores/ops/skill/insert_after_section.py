@@ -3,25 +3,14 @@ before the section's own text."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-from stores.editing import Edited, sections
+from stores.editing import sections
 from stores.ops.base import DocumentOp, ToolSpec
 from stores.ops.fields import HEADING, INSERTED_LINES
 from stores.ops.names import OpName
 
-
-@dataclass(frozen=True)
-class InsertAfterSection(DocumentOp):
-    def edit(self, body: str, arguments: Mapping[str, Any], max_length: int) -> str | Edited:
-        return sections.insert_after_section(
-            body, arguments["heading"], arguments["content"], max_length=max_length
-        )
-
-
-OP = InsertAfterSection(
+OP = DocumentOp(
     OpName.INSERT_AFTER_SECTION,
     "Insert text as a block of its own just below a section's heading.",
     "skill_insert_after_section",
@@ -33,4 +22,5 @@ OP = InsertAfterSection(
         "Insert text as whole lines just below one section's heading line of a skill, as a "
         "block of its own: a blank line sets it apart from the paragraph below it.",
     ),
+    edit_with=sections.insert_after_section,
 )

@@ -2,25 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-from stores.editing import Edited, sections
+from stores.editing import sections
 from stores.ops.base import DocumentOp, ToolSpec
 from stores.ops.fields import HEADING, INSERTED_LINES
 from stores.ops.names import OpName
 
-
-@dataclass(frozen=True)
-class InsertBeforeSection(DocumentOp):
-    def edit(self, body: str, arguments: Mapping[str, Any], max_length: int) -> str | Edited:
-        return sections.insert_before_section(
-            body, arguments["heading"], arguments["content"], max_length=max_length
-        )
-
-
-OP = InsertBeforeSection(
+OP = DocumentOp(
     OpName.INSERT_BEFORE_SECTION,
     "Insert text as a block of its own just above a section's heading.",
     "skill_insert_before_section",
@@ -32,4 +21,5 @@ OP = InsertBeforeSection(
         "Insert text as whole lines just above one section's heading line of a skill, as a "
         "block of its own: a blank line sets it apart from a paragraph above it.",
     ),
+    edit_with=sections.insert_before_section,
 )

@@ -1,35 +1,21 @@
-"""replace_section: what stands under one heading of a skill; the rest stays as is."""
+"""replace_section: what stands under one heading of a skill; the rest stays as is.
+
+The heading line stays once: content that opens with that same heading has it dropped,
+and the result says so (`dropped_heading`). Its subsections go too, unless
+`keep_subsections` keeps them and replaces only the text before the first one.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
 
-from stores.editing import Edited, sections
+from stores.editing import sections
 from stores.ops.base import DocumentOp, ToolSpec
 from stores.ops.fields import HEADING
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
-
-@dataclass(frozen=True)
-class ReplaceSection(DocumentOp):
-    """The heading line stays once: content that opens with that same heading has it dropped,
-    and the result says so (`dropped_heading`). Its subsections go too, unless
-    `keep_subsections` keeps them and replaces only the text before the first one."""
-
-    def edit(self, body: str, arguments: Mapping[str, Any], max_length: int) -> str | Edited:
-        return sections.replace_section(
-            body,
-            arguments["heading"],
-            arguments["content"],
-            keep_subsections=arguments.get("keep_subsections", False),
-            max_length=max_length,
-        )
-
-
-OP = ReplaceSection(
+OP = DocumentOp(
     OpName.REPLACE_SECTION,
     "Replace one section's body.",
     "skill_replace_section",
@@ -50,4 +36,5 @@ OP = ReplaceSection(
         "skill_replace_section",
         "Replace the body of one section (under its heading) of a skill; the rest stays as is.",
     ),
+    edit_with=sections.replace_section,
 )
