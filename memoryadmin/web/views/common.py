@@ -78,6 +78,17 @@ def refused_post(
     return None
 
 
+def page_or_part(
+    request: HttpRequest, template: str, part: str, context: dict[str, Any], status: int = 200
+) -> HttpResponse:
+    """The whole page, or only its `part` (a partial of the template, the element of that id)
+    when htmx asks to swap just that element."""
+    htmx = getattr(request, "htmx", None)
+    if htmx and htmx.target == part:
+        return render(request, f"{template}#{part}", context, status=status)
+    return render(request, template, context, status=status)
+
+
 def load_record(scope: AgentScope, ui: SurfaceUI, pk: int) -> VersionedRecord | None:
     records = ui.spec.model.objects.filter(agent=scope.agent, pk=pk)
     if ui.select_related:

@@ -18,6 +18,7 @@ from memoryadmin.web.surfaces import SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
     form_refusal,
     http_status,
+    page_or_part,
     refused_post,
 )
 from stores.models import Subject
@@ -86,9 +87,7 @@ def record_list_view(request: HttpRequest, scope: AgentScope, surface: str) -> H
         return redirect("web:rules", scope.agent.name)
     context = _list_context(request, scope, ui, request.GET)
     status = 200 if context["refused"] is None else http_status(context["refused"])
-    if request.htmx and request.htmx.target == "results":
-        return render(request, "web/record_list.html#results", context, status=status)
-    return render(request, "web/record_list.html", context, status=status)
+    return page_or_part(request, "web/record_list.html", "results", context, status)
 
 
 def _bulk_one(scope: AgentScope, ui: SurfaceUI, pk: int, form: BulkForm) -> list[WriteResult]:

@@ -16,6 +16,7 @@ from memoryadmin.web.rendering import diff_pieces, page_budget
 from memoryadmin.web.views.common import (
     form_refusal,
     outcome,
+    page_or_part,
     refused_post,
     swap_into,
 )
@@ -55,10 +56,7 @@ def _queue_context(
 @require_GET
 @agent_view
 def review_queue(request: HttpRequest, scope: AgentScope) -> HttpResponse:
-    context = _queue_context(request, scope)
-    if request.htmx and request.htmx.target == "queue":
-        return render(request, "web/review.html#queue", context)
-    return render(request, "web/review.html", context)
+    return page_or_part(request, "web/review.html", "queue", _queue_context(request, scope))
 
 
 @require_POST

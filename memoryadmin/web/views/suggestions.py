@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
 from memoryadmin.web.rendering import diff_pieces, page_budget
-from memoryadmin.web.views.common import form_refusal, outcome, read_only_refusal
+from memoryadmin.web.views.common import outcome, page_or_part, read_only_refusal, refused_post
 from stores.models import Memory, Suggestion
 from stores.selectors.suggestions import suggestion_rows, suggestions_of
 from stores.services import WriteResult
@@ -69,10 +69,7 @@ def _inbox_context(
 @require_GET
 @agent_view
 def suggestion_inbox(request: HtmxHttpRequest, scope: AgentScope) -> HttpResponse:
-    context = _inbox_context(request, scope)
-    if request.htmx and request.htmx.target == "inbox":
-        return render(request, "web/suggestions.html#inbox", context)
-    return render(request, "web/suggestions.html", context)
+    return page_or_part(request, "web/suggestions.html", "inbox", _inbox_context(request, scope))
 
 
 @require_POST
@@ -83,11 +80,9 @@ def suggestion_settle(
     """Keep one record (merging a duplicate, superseding a conflict's other), preview that
     as the service's dry run, or keep both (dismiss): one service call."""
     back = reverse("web:suggestions", args=[scope.agent.name])
-    if not scope.can_write:
-        return outcome(request, read_only_refusal(), back=back)
     form = SettleForm(request.POST)
-    if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
+    if (refused := refused_post(request, scope, form, back=back)) is not None:
+        return refused
     action = form.cleaned_data["action"]
     result: WriteResult
     if action == "dismiss":
