@@ -22,7 +22,12 @@ definition:
   `blocks` layout of `letta/schemas/agent_file.py`): each core memory block becomes the memory
   file `/memories/letta/<label>.md` (under `<agent name>/` when the file holds several
   agents), its limit and description kept in the import trace. Neither layout carries archival
-  passages (the Agent File project lists them on its roadmap), so none come in.
+  passages (the Agent File project lists them on its roadmap).
+- Letta archival memory (the list of passages its API answers for an agent, `id, text, tags,
+  created_at, updated_at, …`): each passage a long-term memory of the agent the import names,
+  its id kept, its tags kept, the rest (agent or archive, source and file ids, metadata) kept
+  in the memory's metadata under `letta`; its vector is left out (memoryadmin embeds the text
+  with its own model), and a passage marked deleted does not come in.
 """
 
 from __future__ import annotations
@@ -232,24 +237,47 @@ def _mem0_memory(item: Any, number: int) -> tuple[MemoryObject, str | None]:
     if isinstance(user_id, str) and user_id:
         extension["subject"] = {"external_id": user_id, "display_name": user_id}
     agent = item.get("agent_id")
-    memory = MemoryObject(
-        id=item["id"],
-        type=MemoryType.FACT,
-        content=text,
-        content_hash=compute_content_hash(text),
-        tags=pam.pam_tags(item.get("categories") or []),
-        confidence=ConfidenceBlock(current=0.5),
-        temporal=TemporalBlock(
-            created_at=created_at, updated_at=max(updated_at, created_at) if updated_at else None
-        ),
+    memory = _fact(
+        item["id"],
+        text,
+        tags=item.get("categories") or [],
+        created_at=created_at,
+        updated_at=updated_at,
         provenance=ProvenanceBlock(
             platform="mem0",
             platform_user_id=user_id if isinstance(user_id, str) else None,
             extraction_method=ExtractionMethod.LLM_INFERENCE,
         ),
-        metadata=MetadataBlock.model_validate({pam.EXTENSION: extension}),
+        extension=extension,
     )
     return memory, agent if isinstance(agent, str) and agent else None
+
+
+def _fact(
+    memory_id: str,
+    text: str,
+    *,
+    tags: list[Any],
+    created_at: dt.datetime,
+    updated_at: dt.datetime | None,
+    provenance: ProvenanceBlock,
+    extension: dict[str, Any],
+) -> MemoryObject:
+    """A memory another tool kept as a plain text with its times: a fact, at middling
+    confidence (the tool states none), what has no PAM field kept in the extension."""
+    return MemoryObject(
+        id=memory_id,
+        type=MemoryType.FACT,
+        content=text,
+        content_hash=compute_content_hash(text),
+        tags=pam.pam_tags(tags),
+        confidence=ConfidenceBlock(current=0.5),
+        temporal=TemporalBlock(
+            created_at=created_at, updated_at=max(updated_at, created_at) if updated_at else None
+        ),
+        provenance=provenance,
+        metadata=MetadataBlock.model_validate({pam.EXTENSION: extension}),
+    )
 
 
 def _when(value: Any, where: str) -> dt.datetime:
@@ -267,8 +295,13 @@ def _when(value: Any, where: str) -> dt.datetime:
 
 def _letta(path: Path) -> Converted:
     document = _json_file(path)
+    if isinstance(document, list):
+        return _letta_passages(path.name, document)
     if not isinstance(document, dict):
-        raise pam.Refused("schema", f"{path.name}: not a Letta agent file (a JSON object).")
+        raise pam.Refused(
+            "schema",
+            f"{path.name}: not a Letta agent file (a JSON object) nor archival passages (a list).",
+        )
     if "core_memory" in document:
         agents = [(document.get("name") or "agent", document["core_memory"])]
     elif isinstance(document.get("agents"), list) and isinstance(document.get("blocks"), list):
@@ -300,6 +333,54 @@ def _letta(path: Path) -> Converted:
     converted.notes.append(
         f"{len(converted.files)} core memory block(s) as memory files; the agent file holds no "
         "archival passages."
+    )
+    return converted
+
+
+# The fields of a Letta passage that have one here; its vector is the model's of that server
+# (made again here); the rest (agent or archive, source, file, metadata, …) is kept whole.
+LETTA_PASSAGE_MAPPED = ("id", "text", "tags", "created_at", "updated_at", "embedding")
+
+
+def _letta_passages(file_name: str, passages: list[Any]) -> Converted:
+    """Letta's archival memory as its API lists it (`GET /v1/agents/{id}/archival-memory`),
+    a list of passages: each a long-term memory of the agent the import names."""
+    memories: list[MemoryObject] = []
+    deleted = 0
+    for number, passage in enumerate(passages):
+        where = f"passage {number}"
+        if not isinstance(passage, dict):
+            raise pam.Refused("schema", f"{file_name}: {where} is not an object.")
+        where = f"Letta passage {passage.get('id')!r}"
+        text = passage.get("text")
+        if not isinstance(passage.get("id"), str) or not isinstance(text, str) or not text.strip():
+            raise pam.Refused("schema", f"{where}: id and text are required.")
+        if passage.get("is_deleted") is True:
+            deleted += 1
+            continue
+        tags = passage.get("tags") or []
+        if not isinstance(tags, list):
+            raise pam.Refused("schema", f"{where}: tags must be a list.")
+        kept = {key: passage[key] for key in passage if key not in LETTA_PASSAGE_MAPPED}
+        memories.append(
+            _fact(
+                passage["id"],
+                text,
+                tags=tags,
+                created_at=_when(passage.get("created_at"), where),
+                updated_at=_when(passage["updated_at"], where)
+                if passage.get("updated_at")
+                else None,
+                provenance=ProvenanceBlock(
+                    platform="letta", extraction_method=ExtractionMethod.API_EXPORT
+                ),
+                extension={"metadata": {"letta": kept}},
+            )
+        )
+    converted = Converted(stores={None: _store(memories)})
+    converted.notes.append(
+        f"{len(memories)} archival passage(s) as long-term memories"
+        + (f"; {deleted} deleted one(s) left out." if deleted else ".")
     )
     return converted
 

@@ -126,6 +126,50 @@ def test_a_letta_file_naming_a_missing_block_is_refused(tmp_path):
     assert not MemoryFile.objects.exists()
 
 
+PASSAGES = FIXTURES / "letta" / "archival-passages.json"
+
+
+@pytest.mark.django_db
+def test_letta_archival_passages_become_long_term_memories():
+    out = run("letta", PASSAGES)
+    memories = {m.alias: m for m in Memory.objects.filter(agent__name="rocky")}
+    assert set(memories) == {
+        "passage-7f3e9a10-0000-4000-8000-000000000001",
+        "passage-7f3e9a10-0000-4000-8000-000000000002",
+    }
+    sister = memories["passage-7f3e9a10-0000-4000-8000-000000000001"]
+    assert sister.content == "Rocky's sister Ana moved to Lisbon in March 2025."
+    assert sister.tags == ["family", "travel"]
+    assert sister.created_at.isoformat() == "2025-11-05T23:04:24.901468+00:00"
+    assert sister.updated_at.isoformat() == "2025-11-06T08:15:00+00:00"
+    kept = sister.metadata["letta"]
+    assert kept["archive_id"] == "archive-5c1d7e2a-0000-4000-8000-000000000001"
+    assert kept["metadata"] == {"origin": "conversation"}
+    assert "embedding" not in kept and kept["embedding_config"]["embedding_dim"] == 1536
+    assert memories["passage-7f3e9a10-0000-4000-8000-000000000002"].tags == []
+    assert "2 archival passage(s) as long-term memories; 1 deleted one(s) left out." in out
+    assert_second_run_writes_nothing("letta", PASSAGES)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        ({"text": "  "}, r"\[schema\] Letta passage 'passage-.*0002': id and text are required"),
+        ({"created_at": "yesterday"}, r"'yesterday' is not an ISO 8601 time"),
+        ({"tags": "family"}, r"tags must be a list"),
+    ],
+)
+def test_a_malformed_letta_passage_refuses_the_file(tmp_path, change, refusal):
+    passages = json.loads(PASSAGES.read_text("utf-8"))
+    passages[1].update(change)
+    broken = tmp_path / "passages.json"
+    broken.write_text(json.dumps(passages), "utf-8")
+    with pytest.raises(CommandError, match=refusal):
+        run("letta", broken)
+    assert not Memory.objects.exists()
+
+
 @pytest.mark.django_db
 def test_a_dry_run_of_an_export_writes_nothing(tmp_path):
     folder = tmp_path / "claude"

@@ -15,7 +15,8 @@ class Command(ImportCommand):
     help = (
         "Import a PAM memory store (a memory-store.json, or a bundle directory holding one) "
         "into an agent, created if missing; with --from, Claude's or ChatGPT's export folder, "
-        "mem0's get_all output or a Letta agent file (.af). The whole file is validated first "
+        "mem0's get_all output, a Letta agent file (.af) or a Letta agent's archival passages "
+        "(the list its API answers). The whole file is validated first "
         "(PAM files with the PAM SDK) and refused, with nothing written, when any memory fails "
         "a check. Memories are matched by id: importing the same file again writes nothing."
     )
