@@ -150,13 +150,39 @@ def agent_create(*, actor: Actor, name: str, **settings: Any) -> WriteResult:
 
 def agent_update(*, actor: Actor, agent: Agent, values: dict[str, Any]) -> WriteResult:
     """Change an agent's settings (`AGENT_SETTINGS`), e.g. switch its self-editing off."""
-    refused = administration_refusal(actor, agent, "change the agent's settings")
+    return _administered_update(
+        actor,
+        agent,
+        agent,
+        values,
+        allowed=AGENT_SETTINGS,
+        operation="agent_update",
+        name=agent.name,
+        doing="change the agent's settings",
+        unchanged="The agent already has these settings.",
+    )
+
+
+def _administered_update(
+    actor: Actor,
+    agent: Agent,
+    record: Agent | Subject,
+    values: dict[str, Any],
+    *,
+    allowed: tuple[str, ...],
+    operation: str,
+    name: str,
+    doing: str,
+    unchanged: str,
+) -> WriteResult:
+    """Set `allowed` fields of an agent's own settings or one of its subjects: for those who
+    administer the agent, every change traced."""
+    refused = administration_refusal(actor, agent, doing)
     if refused is None:
-        refused = _unknown_fields(values, AGENT_SETTINGS)
+        refused = _unknown_fields(values, allowed)
     if refused is not None:
-        return _traced(actor, agent, "agent_update", refused, agent.name)
-    result = _set_fields(agent, values, unchanged="The agent already has these settings.")
-    return _traced(actor, agent, "agent_update", result, agent.name)
+        return _traced(actor, agent, operation, refused, name)
+    return _traced(actor, agent, operation, _set_fields(record, values, unchanged=unchanged), name)
 
 
 SUBJECT_FIELDS = ("display_name", "external_id", "aliases", "privacy_level", "kind")
@@ -195,14 +221,17 @@ def subject_create(
 
 def subject_update(*, actor: Actor, subject: Subject, values: dict[str, Any]) -> WriteResult:
     """Change a subject (`SUBJECT_FIELDS`), e.g. raise its privacy level."""
-    agent = subject.agent
-    refused = administration_refusal(actor, agent, "change subjects")
-    if refused is None:
-        refused = _unknown_fields(values, SUBJECT_FIELDS)
-    if refused is not None:
-        return _traced(actor, agent, "subject_update", refused, subject.external_id)
-    result = _set_fields(subject, values, unchanged="The subject is already like this.")
-    return _traced(actor, agent, "subject_update", result, subject.external_id)
+    return _administered_update(
+        actor,
+        subject.agent,
+        subject,
+        values,
+        allowed=SUBJECT_FIELDS,
+        operation="subject_update",
+        name=subject.external_id,
+        doing="change subjects",
+        unchanged="The subject is already like this.",
+    )
 
 
 def access_grant(
