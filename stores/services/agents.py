@@ -6,6 +6,7 @@ import datetime as dt
 import hashlib
 import logging
 import secrets
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import ValidationError
@@ -150,17 +151,25 @@ def agent_create(*, actor: Actor, name: str, **settings: Any) -> WriteResult:
 
 def agent_update(*, actor: Actor, agent: Agent, values: dict[str, Any]) -> WriteResult:
     """Change an agent's settings (`AGENT_SETTINGS`), e.g. switch its self-editing off."""
-    return _administered_update(
-        actor,
-        agent,
-        agent,
-        values,
-        allowed=AGENT_SETTINGS,
-        operation="agent_update",
-        name=agent.name,
-        doing="change the agent's settings",
-        unchanged="The agent already has these settings.",
-    )
+    return _administered_update(actor, agent, agent, values, AGENT_UPDATE, agent.name)
+
+
+@dataclass(frozen=True)
+class AdministeredUpdate:
+    """A change to an agent's own settings or to one of its subjects, in words."""
+
+    operation: str
+    allowed: tuple[str, ...]
+    doing: str
+    unchanged: str
+
+
+AGENT_UPDATE = AdministeredUpdate(
+    "agent_update",
+    AGENT_SETTINGS,
+    "change the agent's settings",
+    "The agent already has these settings.",
+)
 
 
 def _administered_update(
@@ -168,24 +177,23 @@ def _administered_update(
     agent: Agent,
     record: Agent | Subject,
     values: dict[str, Any],
-    *,
-    allowed: tuple[str, ...],
-    operation: str,
+    update: AdministeredUpdate,
     name: str,
-    doing: str,
-    unchanged: str,
 ) -> WriteResult:
-    """Set `allowed` fields of an agent's own settings or one of its subjects: for those who
-    administer the agent, every change traced."""
-    refused = administration_refusal(actor, agent, doing)
-    if refused is None:
-        refused = _unknown_fields(values, allowed)
-    if refused is not None:
-        return _traced(actor, agent, operation, refused, name)
-    return _traced(actor, agent, operation, _set_fields(record, values, unchanged=unchanged), name)
+    """Set the `allowed` fields of `record`: for those who administer the agent, every change
+    traced."""
+    result = administration_refusal(actor, agent, update.doing)
+    if result is None:
+        result = _unknown_fields(values, update.allowed)
+    if result is None:
+        result = _set_fields(record, values, unchanged=update.unchanged)
+    return _traced(actor, agent, update.operation, result, name)
 
 
 SUBJECT_FIELDS = ("display_name", "external_id", "aliases", "privacy_level", "kind")
+SUBJECT_UPDATE = AdministeredUpdate(
+    "subject_update", SUBJECT_FIELDS, "change subjects", "The subject is already like this."
+)
 
 
 def subject_create(
@@ -222,15 +230,7 @@ def subject_create(
 def subject_update(*, actor: Actor, subject: Subject, values: dict[str, Any]) -> WriteResult:
     """Change a subject (`SUBJECT_FIELDS`), e.g. raise its privacy level."""
     return _administered_update(
-        actor,
-        subject.agent,
-        subject,
-        values,
-        allowed=SUBJECT_FIELDS,
-        operation="subject_update",
-        name=subject.external_id,
-        doing="change subjects",
-        unchanged="The subject is already like this.",
+        actor, subject.agent, subject, values, SUBJECT_UPDATE, subject.external_id
     )
 
 
