@@ -20,7 +20,9 @@ class Webhook(models.Model):
 
     agent = models.ForeignKey("stores.Agent", on_delete=models.CASCADE, related_name="webhooks")
     name = models.CharField(max_length=100, blank=True)
-    url = models.CharField(max_length=2000)
+    # As it goes on the wire (host in ASCII, path percent-encoded): what was given is at most
+    # 2,000 characters, and written out it may be longer.
+    url = models.TextField()
     # Which changes go out: "<surface>.<status>" patterns such as "memory.*" or "*.deleted".
     events = models.JSONField(default=list)
     format = models.CharField(max_length=10, choices=Format, default=Format.STANDARD)

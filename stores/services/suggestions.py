@@ -349,12 +349,7 @@ def _accept(
     _check_open(suggestion, or_stale=True)
     keep = keep if keep not in (None, "") else suggestion.proposal.get("keep")
     ids = [record.memory_id for record in suggestion.records.all()]
-    try:
-        kept_id = int(keep) if keep is not None else ids[0]
-    except (TypeError, ValueError):
-        raise Invalid("keep must be the id of one of the suggestion's memories.") from None
-    if kept_id not in ids:
-        raise Invalid(f"keep must be one of the suggestion's memories: {ids}.")
+    kept_id = ids[0] if keep is None else _kept_among(agent, keep, ids, "its memories")
     if content is None and suggestion.kind == Suggestion.Kind.MERGE:
         content = suggestion.proposal.get("content")
     try:
@@ -442,6 +437,15 @@ def _dismiss(*, agent: Agent, actor: Actor, suggestion_id: Any) -> WriteResult:
     )
 
 
+def _kept_among(agent: Agent, keep: Any, ids: list[int], among: str) -> int:
+    """The memory `keep` names (an id or an alias), looked up among `ids`: one that is not
+    there is not found, as a record no one can see is."""
+    memory = found.memory_of(agent, keep)
+    if memory is None or memory.pk not in ids:
+        raise NotFound(f"keep names {keep}, which is not one of {among}: {ids}.")
+    return memory.pk
+
+
 def _propose(
     *,
     agent: Agent,
@@ -464,9 +468,9 @@ def _propose(
         if memory is None:
             raise NotFound(f"records names {ref}, which is not a memory of this agent.")
         memories.append(memory)
-    proposal: dict[str, Any] = {"keep": memories[0].pk if keep in (None, "") else keep}
-    if proposal["keep"] not in [memory.pk for memory in memories]:
-        raise Invalid("keep must be one of the records.")
+    ids = [memory.pk for memory in memories]
+    kept_id = ids[0] if keep in (None, "") else _kept_among(agent, keep, ids, "the records")
+    proposal: dict[str, Any] = {"keep": kept_id}
     if content is not None:
         proposal["content"] = content
     suggestion = suggestion_create(

@@ -144,10 +144,6 @@ def _destination(url: str) -> tuple[str, str | None]:
     except outbound.Refused as refusal:
         return url, str(refusal)
     wire = outbound.build_url(origin)
-    if len(wire) > MAX_URL:
-        # Written out ("http://host?q" gains the "/" of its path), a URL at the limit can
-        # pass it.
-        return wire, f"The URL is longer than {MAX_URL} characters as it is sent ({len(wire)})."
     host = origin[1]
     if not _config()["ALLOW_PRIVATE"]:
         try:

@@ -139,11 +139,31 @@ def test_an_agent_proposes_a_merge_pinned_to_what_it_saw(api, agent, make):
 
 
 def test_bad_input_is_invalid(api, conflict):
-    suggestion, _, _ = conflict
     assert api.call("post", "suggestions/", {"records": [1]}).status_code == 400
-    answer = api.call("post", f"suggestions/{suggestion.pk}/accept/", {"keep": 999999})
-    assert answer.status_code == 400 and answer.json()["status"] == "invalid"
     assert api.call("get", "suggestions/?kind=nope").status_code == 400
+
+
+def test_keep_names_a_record_by_id_or_alias_and_one_elsewhere_is_not_found(api, agent, make):
+    first = make.memory(agent, content="Standup is at 9:30.", alias="standup")
+    second = make.memory(agent, content="The daily standup starts at 9:30.")
+    elsewhere = make.memory(agent, content="The user likes tea.", alias="tea")
+    records = {"records": [first.pk, second.pk]}
+    for keep in (elsewhere.pk, "tea", 999999):
+        refused = api.call("post", "suggestions/", {**records, "keep": keep})
+        assert (refused.status_code, refused.json()["status"]) == (404, "not_found"), keep
+        assert f"keep names {keep}, which is not one of the records" in refused.json()["message"]
+    proposed = api.call("post", "suggestions/", {**records, "keep": "standup"})
+    number = proposed.json()["suggestion"]
+    assert api.call("get", f"suggestions/{number}/").json()["record"]["proposal"] == {
+        "keep": first.pk
+    }
+    for keep in (elsewhere.pk, "tea"):
+        refused = api.call("post", f"suggestions/{number}/accept/", {"keep": keep})
+        assert (refused.status_code, refused.json()["status"]) == (404, "not_found"), keep
+    assert Memory.objects.get(pk=second.pk).superseded_by_id is None
+    accepted = api.call("post", f"suggestions/{number}/accept/", {"keep": "standup"})
+    assert accepted.status_code == 200, accepted.json()
+    assert Memory.objects.get(pk=second.pk).superseded_by_id == first.pk
 
 
 def test_the_tools_list_propose_and_settle(api, agent, make):

@@ -139,7 +139,11 @@ def param_field(param: Param) -> serializers.Field:
             return Reference(**common)
         case Kind.REFS:
             return serializers.ListField(
-                child=Reference(), allow_empty=False, max_length=param.max_length, **common
+                child=Reference(),
+                allow_empty=False,
+                min_length=1,
+                max_length=param.max_length,
+                **common,
             )
         case Kind.BOOLEAN:
             return StrictBoolean(**common)
