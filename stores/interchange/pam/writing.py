@@ -3,7 +3,6 @@ memories in id order, the integrity checksum computed as they are written."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
 from collections.abc import Callable
@@ -11,10 +10,10 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from django.utils import timezone
-from portable_ai_memory.core.integrity import canonicalize_jcs
 from portable_ai_memory.models.enums import RelationType
 
 from stores.interchange.native import record_fields
+from stores.interchange.pam.integrity import Checksum, canonical
 from stores.interchange.pam.mapping import (
     EXPORTED_BY,
     RESIDUE,
@@ -83,7 +82,7 @@ def write_memory_store(
         "export_type": "full",
     }
     output.write(_line(head)[:-1] + b', "memories": [')
-    checksum = hashlib.sha256(b"[")
+    checksum = Checksum(in_id_order=True)
     relations: dict[str, dict[str, Any]] = {}
     kept_relations: list[dict[str, Any]] = []
     conversations: dict[str, dict[str, Any]] = {}
@@ -111,7 +110,7 @@ def write_memory_store(
             memory = dump(pam_object(fields))
             separator = b"," if start + position else b""
             output.write(separator + _line(memory))
-            checksum.update(separator + canonical(memory))
+            checksum.add(memory["id"], canonical(memory))
             counts.memories += 1
             residue = (row["metadata"] or {}).get(RESIDUE) or {}
             kept_relations.extend(residue.get("relations") or [])
@@ -133,7 +132,6 @@ def write_memory_store(
                 conversations.setdefault(ref, conversation)
         if on_memories:
             on_memories(len(chunk))
-    checksum.update(b"]")
     all_refs = set(refs.values())
     for relation in kept_relations:
         if _still_holds(relation, all_refs, relations):
@@ -148,7 +146,7 @@ def write_memory_store(
     output.write(_line(index))
     integrity = {
         "canonicalization": "RFC8785",
-        "checksum": f"sha256:{checksum.hexdigest()}",
+        "checksum": checksum.value(),
         "total_memories": counts.memories,
     }
     output.write(b', "integrity": ' + _line(integrity) + b"}\n")
@@ -183,55 +181,6 @@ def write_embeddings(agent: Agent, output: IO[bytes]) -> int:
         written += 1
     output.write(b"]}\n")
     return written
-
-
-class _Unusual(Exception):
-    """A value whose RFC 8785 form the standard JSON encoder does not write."""
-
-
-# JSON's encoder writes integers exactly only up to this size, and RFC 8785 numbers are doubles.
-_EXACT_INTEGER = 2**53
-
-
-def _jcs_ready(value: Any) -> Any:
-    """`value` with its numbers as RFC 8785 writes them (a double without a fraction as an
-    integer), or _Unusual where the standard encoder would differ: an exponent, a key outside
-    the Basic Multilingual Plane (RFC 8785 orders keys by UTF-16 code units)."""
-    if isinstance(value, dict):
-        for key in value:
-            if not isinstance(key, str) or (not key.isascii() and max(key) > "\uffff"):
-                raise _Unusual
-        return {key: _jcs_ready(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_jcs_ready(item) for item in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        if abs(value) >= _EXACT_INTEGER:
-            raise _Unusual
-        return value
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < _EXACT_INTEGER:
-            return int(value)
-        if "e" in repr(value) or "n" in repr(value):
-            raise _Unusual
-        return value
-    raise _Unusual
-
-
-def canonical(memory: dict[str, Any]) -> bytes:
-    """A memory's RFC 8785 (JCS) form, as the SDK's `canonicalize_jcs` writes it.
-
-    The standard encoder writes JCS for what exports hold (sorted keys, no spaces, the same
-    string escapes, shortest round-trip numbers) at a tenth of the cost of the pure-Python
-    canonicaliser, which is kept for whatever it would write differently.
-    """
-    try:
-        ready = _jcs_ready(memory)
-        text = json.dumps(ready, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return text.encode("utf-8")
-    except (_Unusual, UnicodeEncodeError):
-        return canonicalize_jcs(memory)
 
 
 def _supersedes(successor: str, memory: dict[str, Any]) -> dict[str, Any]:
