@@ -22,27 +22,45 @@ _EXACT_INTEGER = 2**53
 def _jcs_ready(value: Any) -> Any:
     """`value` with its numbers as RFC 8785 writes them (a double without a fraction as an
     integer), or _Unusual where the standard encoder would differ: an exponent, a key outside
-    the Basic Multilingual Plane (RFC 8785 orders keys by UTF-16 code units)."""
-    if isinstance(value, dict):
-        for key in value:
-            if not isinstance(key, str) or (not key.isascii() and max(key) > "\uffff"):
+    the Basic Multilingual Plane (RFC 8785 orders keys by UTF-16 code units), a type other
+    than JSON's own (a subclass takes the SDK's canonicaliser).
+
+    By exact type, and strings (most of a memory) taken as they are without a call: this walk
+    was as costly as the encoding itself.
+    """
+    kind = type(value)
+    if kind is dict:
+        ready = {}
+        for key, item in value.items():
+            if type(key) is not str or (not key.isascii() and max(key) > "\uffff"):
                 raise _Unusual
-        return {key: _jcs_ready(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_jcs_ready(item) for item in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+            item_kind = type(item)
+            if item_kind is str or item_kind is bool or item is None:
+                ready[key] = item
+            elif item_kind is float:
+                ready[key] = _jcs_number(item)
+            else:
+                ready[key] = _jcs_ready(item)
+        return ready
+    if kind is list:
+        return [item if type(item) is str else _jcs_ready(item) for item in value]
+    if kind is str or kind is bool or value is None:
         return value
-    if isinstance(value, int):
+    if kind is int:
         if abs(value) >= _EXACT_INTEGER:
             raise _Unusual
         return value
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < _EXACT_INTEGER:
-            return int(value)
-        if "e" in repr(value) or "n" in repr(value):
-            raise _Unusual
-        return value
+    if kind is float:
+        return _jcs_number(value)
     raise _Unusual
+
+
+def _jcs_number(value: float) -> float | int:
+    if value.is_integer() and abs(value) < _EXACT_INTEGER:
+        return int(value)
+    if "e" in repr(value) or "n" in repr(value):
+        raise _Unusual
+    return value
 
 
 def canonical(memory: dict[str, Any]) -> bytes:
