@@ -286,3 +286,19 @@ def test_a_dry_run_of_a_streamed_file_writes_no_trace(agent, tmp_path):
     assert outcome.report.tally("memory").created == 3
     assert not ImportedSource.objects.filter(agent=agent).exists()
     assert not Memory.objects.filter(agent=agent).exists()
+
+
+def test_a_file_changed_between_its_check_and_its_import_is_refused(agent, tmp_path, monkeypatch):
+    path = on_disk(tmp_path, a_store(*many(2)))
+    real = reading.check_store
+
+    def check_then_change(document):
+        checked = real(document)
+        path.write_text(json.dumps(a_store(*many(3))), "utf-8")
+        return checked
+
+    monkeypatch.setattr(reading, "check_store", check_then_change)
+    with pytest.raises(pam.Refused) as caught:
+        import_file(agent, path)
+    assert caught.value.check == "file"
+    assert not Memory.objects.filter(agent=agent).exists()

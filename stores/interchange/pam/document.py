@@ -90,7 +90,16 @@ def _within_limit(path: Path) -> int:
 def from_path(path: Path) -> Document:
     """A file to import, refused by its size before a byte of it is read."""
     _within_limit(path)
-    return Document(name=path.name, opener=lambda: path.open("rb"))
+    stated = path.stat()
+
+    def opener() -> IO[bytes]:
+        # Read twice (checked, then imported): what is imported must be what was checked.
+        now = path.stat()
+        if (now.st_size, now.st_mtime_ns) != (stated.st_size, stated.st_mtime_ns):
+            raise Refused("file", f"{path.name} changed while it was being imported.")
+        return path.open("rb")
+
+    return Document(name=path.name, opener=opener)
 
 
 def read_json(path: Path) -> Any:
