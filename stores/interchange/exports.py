@@ -77,7 +77,7 @@ class Converted:
     """What an export holds, ready for the import: PAM documents by agent (None: the agent the
     import names), memory files for that agent, and notes for the report."""
 
-    stores: dict[str | None, dict[str, Any]] = field(default_factory=dict)
+    stores: dict[str | None, dict[str, Any] | pam.Document] = field(default_factory=dict)
     files: list[Incoming] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     # Whether the documents' memory times are the tool's own (else they were made up now).

@@ -64,7 +64,7 @@ def _run(request: HttpRequest, scope: AgentScope, action: str) -> dict[str, Any]
     try:
         outcome = pam.import_memory_store(
             agent=scope.agent,
-            document=pam.parse_bytes(data, upload.name or "the file"),
+            document=pam.from_bytes(data, upload.name or "the file"),
             actor=scope.actor,
             dry_run=dry_run,
         )

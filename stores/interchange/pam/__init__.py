@@ -1,9 +1,10 @@
 """Portable AI Memory (PAM v1.0): an agent's long-term memories as a memory store, and back.
 
 PAM (portable-ai-memory.org) is the interchange format other memory tools read and write; its
-SDK (`portable_ai_memory`) holds the models, the validator and the content hash, so nothing of
-the format is checked here by hand: a file is loaded by the SDK's models and passed through its
-deep validator before any of it is read.
+SDK (`portable_ai_memory`) holds the models, the validator and the content hash: a file is
+checked by the SDK's models and its deep validator before any of it is written. The file is
+streamed (see `checking` for how the validator's whole-document checks are kept across
+batches), so a store of any size is never held whole.
 
 The mapping, both ways (README "Moving memories in and out"):
 
@@ -27,6 +28,14 @@ The mapping, both ways (README "Moving memories in and out"):
 
 from __future__ import annotations
 
+from stores.interchange.pam.document import (
+    Document,
+    from_bytes,
+    from_path,
+    max_bytes,
+    read_json,
+)
+from stores.interchange.pam.integrity import canonical
 from stores.interchange.pam.mapping import (
     EXTENSION,
     RESIDUE,
@@ -37,33 +46,26 @@ from stores.interchange.pam.mapping import (
     pam_object,
     pam_tags,
 )
-from stores.interchange.pam.reading import (
-    empty_store,
-    import_memory_store,
-    load_store,
-    max_bytes,
-    parse_bytes,
-    read_document,
-    read_json,
-)
-from stores.interchange.pam.writing import canonical, write_embeddings, write_memory_store
+from stores.interchange.pam.reading import check, empty_store, import_memory_store
+from stores.interchange.pam.writing import write_embeddings, write_memory_store
 
 __all__ = [
     "EXTENSION",
     "RESIDUE",
     "SCHEMA",
     "SCHEMA_VERSION",
+    "Document",
     "Refused",
     "canonical",
+    "check",
     "dump",
     "empty_store",
+    "from_bytes",
+    "from_path",
     "import_memory_store",
-    "load_store",
     "max_bytes",
     "pam_object",
     "pam_tags",
-    "parse_bytes",
-    "read_document",
     "read_json",
     "write_embeddings",
     "write_memory_store",

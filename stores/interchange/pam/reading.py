@@ -1,35 +1,29 @@
-"""Reading a PAM memory store: refused by its size unread, validated whole by the SDK, then
-brought in through the import service."""
+"""Reading a PAM memory store: refused by its size unread, checked whole as the SDK checks it
+(its memories streamed, see `checking`), then brought in through the import service one batch
+at a time, reading the memories a second time."""
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import partial
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from portable_ai_memory import (
-    MemoryStore,
-    PAMError,
-    PAMValidationError,
-    load_dict,
-    validate_memory_store,
-)
+from portable_ai_memory import MemoryObject
 from portable_ai_memory.models.enums import RelationType
 from portable_ai_memory.models.memory_store import ProvenanceBlock
-from pydantic import ValidationError
 
 from stores.errors import ApplicationError
+from stores.interchange.pam.checking import Checked, check_store
+from stores.interchange.pam.document import Document, from_dict
 from stores.interchange.pam.mapping import (
-    EXTENSION,
     RESIDUE,
     SCHEMA,
     SCHEMA_VERSION,
-    SUBJECT_FIELDS,
     Parsed,
     Refused,
     memory_fields,
@@ -37,178 +31,116 @@ from stores.interchange.pam.mapping import (
 )
 from stores.models import Agent, Subject, Suggestion
 from stores.services import Actor, subject_create
-from stores.services.importing import ImportReport, Incoming, clean_values, import_records
+from stores.services.importing import (
+    ImportReport,
+    Incoming,
+    Trace,
+    Unread,
+    clean_values,
+    import_records,
+)
 from stores.services.sources import parse_source
 from stores.services.suggestions import suggestion_create
 from stores.surfaces import MEMORY
 
-
-def max_bytes() -> int:
-    return int(settings.MEMORYADMIN["MAX_IMPORT_BYTES"])
-
-
-def read_json(path: Path) -> Any:
-    """The JSON of a file to import, refused by its size before a byte of it is read."""
-    size = path.stat().st_size
-    limit = max_bytes()
-    if size > limit:
-        raise Refused(
-            "size-limit",
-            f"{path.name} is {size:,} bytes; at most {limit:,} are read "
-            "(MEMORYADMIN_MAX_IMPORT_BYTES).",
-        )
-    with path.open("rb") as handle:
-        return parse_json(handle.read(limit + 1), path.name)
+# How an imported memory's trace names where it was read: its id in a memory store.
+TRACE_FORMAT = "pam"
+TRACE_FILE = "memory-store.json"
+# Part of every memory's digest: a change to how a memory is read here reads every file again.
+READING_VERSION = 1
 
 
-def read_document(path: Path) -> dict[str, Any]:
-    """A PAM file's JSON object."""
-    return _object(read_json(path), path.name)
-
-
-def parse_json(data: bytes, name: str) -> Any:
-    if len(data) > max_bytes():
-        raise Refused("size-limit", f"{name} is larger than {max_bytes():,} bytes.")
-    try:
-        return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
-        raise Refused("json", f"{name} is not JSON text: {error}.") from None
-
-
-def parse_bytes(data: bytes, name: str) -> dict[str, Any]:
-    """An uploaded PAM file's JSON object."""
-    return _object(parse_json(data, name), name)
-
-
-def _object(document: Any, name: str) -> dict[str, Any]:
-    if not isinstance(document, dict):
-        raise Refused("schema", f"{name} is not a JSON object.")
-    return document
-
-
-def load_store(document: dict[str, Any]) -> MemoryStore:
-    """The memory store, through the SDK's models and its deep validator; any error refuses
-    the whole file, naming the memory and the check."""
-    try:
-        store = load_dict(document)
-    except PAMValidationError as error:
-        raise Refused("schema", _schema_message(error, document)) from None
-    except PAMError as error:
-        raise Refused("schema", str(error)) from None
-    if not isinstance(store, MemoryStore):
-        raise Refused("schema", f"not a memory store (its schema is {document.get('schema')!r}).")
-    result = validate_memory_store(store)
-    if not result.is_valid:
-        first = result.errors[0]
-        more = f" (and {len(result.errors) - 1} more)" if len(result.errors) > 1 else ""
-        raise Refused(first.check, f"{first.message}{more}")
-    return store
-
-
-def _schema_message(error: PAMValidationError, document: dict[str, Any]) -> str:
-    """The SDK's first schema error, naming the memory (by its id) it is in."""
-    cause = error.pydantic_error
-    if not isinstance(cause, ValidationError) or not cause.errors():
-        return str(error)
-    first = cause.errors()[0]
-    location = list(first["loc"])
-    where = ".".join(str(part) for part in location) or "the document"
-    if len(location) >= 2 and location[0] == "memories" and isinstance(location[1], int):
-        memories = document.get("memories") or []
-        memory = memories[location[1]] if location[1] < len(memories) else None
-        name = memory.get("id") if isinstance(memory, dict) else None
-        inner = ".".join(str(part) for part in location[2:]) or "the memory"
-        where = f"memory {name!r} (memories[{location[1]}]), {inner}"
-    more = f" (and {cause.error_count() - 1} more)" if cause.error_count() > 1 else ""
-    return f"{where}: {first['msg']}{more}"
+def check(document: Document | dict[str, Any]) -> Checked:
+    """A memory store through every check of the SDK (see `checking`); raises Refused."""
+    return check_store(document if isinstance(document, Document) else from_dict(document))
 
 
 @dataclass
 class Reading:
-    """A validated memory store as the import service takes it."""
+    """A checked memory store as the import service takes it: each memory an Unread entry,
+    parsed only when its digest or its record changed since it was last imported."""
 
-    incoming: Iterator[Incoming]
+    items: Iterator[Unread]
     notes: list[str] = field(default_factory=list)
-
-
-def subjects_in(store: MemoryStore) -> dict[str, dict[str, Any]]:
-    """The subjects the memories' extensions name, by external id (the first spelling wins)."""
-    found: dict[str, dict[str, Any]] = {}
-    for memory in store.memories:
-        extension = (memory.metadata.model_extra or {}).get(EXTENSION) if memory.metadata else None
-        subject = extension.get("subject") if isinstance(extension, dict) else None
-        if not isinstance(subject, dict):
-            continue
-        external_id = subject.get("external_id")
-        if not isinstance(external_id, str) or not external_id:
-            raise Refused("subject", f"memory {memory.id!r}: its subject has no external_id.")
-        found.setdefault(external_id, {k: subject[k] for k in SUBJECT_FIELDS if k in subject})
-    return found
 
 
 # The times a memory is given when its file states none: they apply to a new memory only.
 INVENTED_TIMES = ("created_at", "updated_at", "last_seen_at")
 
 
+@dataclass(frozen=True)
+class _Around:
+    """What of the document around a memory its reading takes in."""
+
+    successor: str | None
+    relations: list[dict[str, Any]]
+    conversation: dict[str, Any] | None
+
+
 def read_store(
-    store: MemoryStore, *, subjects: dict[str, Subject], times_stated: bool = True
+    document: Document,
+    checked: Checked,
+    *,
+    subjects: dict[str, Subject],
+    times_stated: bool = True,
 ) -> Reading:
-    """Every memory of a validated store as an Incoming record, made as the import consumes
-    them (one batch at a time); making one raises Refused when memoryadmin cannot hold it, and
-    the import, in one transaction, then writes nothing."""
+    """Every memory of a checked store as an entry of the import, read as the import consumes
+    them (one batch at a time). Each carries a digest of all its reading takes in (its JSON,
+    its relations, its conversation, how times are read): a re-import leaves a memory whose
+    digest and record are as its trace notes without reading it further. Reading one raises
+    Refused when memoryadmin cannot hold it, and the import, in one transaction, then writes
+    nothing."""
     relations_from: dict[str, list[dict[str, Any]]] = {}
     successor_of: dict[str, str] = {}
-    for relation in store.relations:
+    for relation in checked.relations:
         doc = relation.model_dump(mode="json", by_alias=True, exclude_none=True)
         if relation.type == RelationType.SUPERSEDES:
             successor_of.setdefault(relation.to, relation.from_)
         relations_from.setdefault(relation.from_, []).append(doc)
     index = {
-        entry.id: entry.model_dump(mode="json", by_alias=True, exclude_none=True)
-        for entry in store.conversations_index
-    }
-    successors = {
-        memory.id: memory.temporal.superseded_by or successor_of.get(memory.id)
-        for memory in store.memories
+        entry.id: entry.model_dump(
+            mode="json", by_alias=True, exclude_none=True, exclude={"derived_memories"}
+        )
+        for entry in checked.conversations_index
     }
 
-    def incoming() -> Iterator[Incoming]:
-        for memory in store.memories:
-            parsed = memory_fields(memory)
-            if parsed.superseded_by is None and memory.id in successor_of:
-                parsed.superseded_by = successor_of[memory.id]
-                if parsed.values["invalidated_at"] is None:
-                    parsed.values["invalidated_at"] = (
-                        memory.temporal.valid_until or parsed.values["updated_at"]
-                    )
-            residue = parsed.values["metadata"].get(RESIDUE, {})
-            kept = [
-                relation
-                for relation in relations_from.get(memory.id, [])
-                if not _derived_relation(relation, successors)
-            ]
-            if kept:
-                residue["relations"] = kept
-            conversation_ref = memory.provenance.conversation_ref
-            if conversation_ref in index:
-                residue["conversation"] = {
-                    key: value
-                    for key, value in index[conversation_ref].items()
-                    if key != "derived_memories"
-                }
-            if residue:
-                parsed.values["metadata"][RESIDUE] = residue
-            yield _incoming(parsed, subjects, times_stated, memory.provenance)
+    def successor(memory_id: str) -> str | None:
+        return checked.stated_successors.get(memory_id) or successor_of.get(memory_id)
 
-    reading = Reading(incoming=incoming())
-    named = sum(1 for memory in store.memories if memory.embedding_ref)
+    def items() -> Iterator[Unread]:
+        for position, raw in enumerate(document.memories()):
+            memory_id = raw["id"]
+            provenance = raw["provenance"]
+            around = _Around(
+                successor=successor_of.get(memory_id),
+                relations=[
+                    relation
+                    for relation in relations_from.get(memory_id, [])
+                    if not _derived_relation(relation, successor)
+                ],
+                conversation=index.get(provenance.get("conversation_ref") or ""),
+            )
+            path = f"{TRACE_FILE}#{memory_id}"
+            stated = [READING_VERSION, raw, around.relations, around.conversation]
+            stated += [around.successor, times_stated]
+            digest = hashlib.sha256(json.dumps(stated, sort_keys=True).encode()).hexdigest()
+            trace = Trace(TRACE_FORMAT, path, position, {}, digest)
+            yield Unread(
+                surface=MEMORY.key,
+                source_format=TRACE_FORMAT,
+                path=path,
+                digest=digest,
+                parse=partial(_read_memory, raw, around, trace, subjects, times_stated),
+            )
+
+    reading = Reading(items=items())
+    named = checked.naming_an_embedding
     if named:
         reading.notes.append(
             f"{named} memor{'y names' if named == 1 else 'ies name'} an embedding; vectors are "
             "computed here from the text (the embeddings file is not read)."
         )
-    attached = {memory.provenance.conversation_ref for memory in store.memories}
-    for ref in sorted(set(index) - attached):
+    for ref in sorted(set(index) - checked.conversations_named):
         reading.notes.append(
             f"conversation {ref!r}: no memory of the file was derived from it; its index entry "
             "is not kept."
@@ -216,12 +148,38 @@ def read_store(
     return reading
 
 
-def _derived_relation(relation: dict[str, Any], successors: dict[str, str | None]) -> bool:
+def _read_memory(
+    raw: dict[str, Any],
+    around: _Around,
+    trace: Trace,
+    subjects: dict[str, Subject],
+    times_stated: bool,
+) -> Iterable[Incoming]:
+    """One memory (checked already) as the import service's entry."""
+    memory = MemoryObject.model_validate(raw)
+    parsed = memory_fields(memory)
+    if parsed.superseded_by is None and around.successor is not None:
+        parsed.superseded_by = around.successor
+        if parsed.values["invalidated_at"] is None:
+            parsed.values["invalidated_at"] = (
+                memory.temporal.valid_until or parsed.values["updated_at"]
+            )
+    residue = parsed.values["metadata"].get(RESIDUE, {})
+    if around.relations:
+        residue["relations"] = around.relations
+    if around.conversation is not None:
+        residue["conversation"] = around.conversation
+    if residue:
+        parsed.values["metadata"][RESIDUE] = residue
+    return [_incoming(parsed, subjects, times_stated, memory.provenance, trace)]
+
+
+def _derived_relation(relation: dict[str, Any], successor: Callable[[str], str | None]) -> bool:
     """Whether an export writes this relation by itself (the supersedes link it states)."""
     return (
         relation["type"] == RelationType.SUPERSEDES
         and relation["id"] == f"supersedes:{relation['to']}"
-        and successors.get(relation["to"]) == relation["from"]
+        and successor(relation["to"]) == relation["from"]
     )
 
 
@@ -230,6 +188,7 @@ def _incoming(
     subjects: dict[str, Subject],
     times_stated: bool,
     provenance: ProvenanceBlock,
+    trace: Trace,
 ) -> Incoming:
     values = dict(parsed.values)
     where = f"memory {parsed.ref!r}"
@@ -260,6 +219,7 @@ def _incoming(
         successor_stated=True,
         same_record_if=(int(parsed.ref), created_at) if parsed.ref.isdecimal() else None,
         provenance=written_from or None,
+        trace=trace,
     )
 
 
@@ -274,29 +234,33 @@ class PamImport:
 def import_memory_store(
     *,
     agent: Agent,
-    document: dict[str, Any],
+    document: Document | dict[str, Any],
     actor: Actor,
     dry_run: bool = False,
     times_stated: bool = True,
     files: list[Incoming] | None = None,
 ) -> PamImport:
-    """Validate the whole store with the SDK, then bring its memories in through the import
+    """Check the whole store as the SDK does, then bring its memories in through the import
     service: a memory already here and the same is left alone (no revision), a changed one is
     changed by the edit service. Raises Refused, with nothing written, when any memory fails a
     check of the SDK or of memoryadmin. `files` (memory files another tool's export held) come
     in with the memories; `times_stated` False says the store's times were made up by a
-    converter, so they are given to new memories only and never compared."""
-    store = load_store(document)
-    # The JSON is not needed past validation: with the caller's reference gone (it passes the
-    # document on), it is freed before the memories are made.
-    del document
-    wanted = subjects_in(store)
+    converter, so they are given to new memories only and never compared.
+
+    A file or an upload is read twice as a stream (checked, then imported), so its memories
+    are never all in memory at once."""
+    if not isinstance(document, Document):
+        document = from_dict(document)
+    checked = check_store(document)
+    wanted = checked.subjects
     known = {} if agent.pk is None else {s.external_id: s for s in agent.subjects.all()}
     missing = {ref: fields for ref, fields in wanted.items() if ref not in known}
     planned = {
         ref: Subject(agent=agent, **_subject_values(ref, fields)) for ref, fields in missing.items()
     }
-    reading = read_store(store, subjects={**known, **planned}, times_stated=times_stated)
+    reading = read_store(
+        document, checked, subjects={**known, **planned}, times_stated=times_stated
+    )
     report = ImportReport()
     if missing:
         report.tally("subject").created += len(missing)
@@ -312,14 +276,14 @@ def import_memory_store(
                 subject.pk = result.record.pk
         report = import_records(
             agent=agent,
-            items=itertools.chain(reading.incoming, files or []),
+            items=itertools.chain(reading.items, files or []),
             actor=actor,
             dry_run=dry_run,
             report=report,
         )
         contradictions = [
             (relation.from_, relation.to)
-            for relation in store.relations
+            for relation in checked.relations
             if relation.type == RelationType.CONTRADICTS
         ]
         if contradictions and not dry_run:

@@ -3,18 +3,20 @@ memories in id order, the integrity checksum computed as they are written."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from django.db import connection
+from django.db.models import CharField, OuterRef, Subquery
+from django.db.models.functions import Cast, Coalesce, Collate, JSONObject
 from django.utils import timezone
-from portable_ai_memory.core.integrity import canonicalize_jcs
 from portable_ai_memory.models.enums import RelationType
 
 from stores.interchange.native import record_fields
+from stores.interchange.pam.integrity import Checksum, canonical
 from stores.interchange.pam.mapping import (
     EXPORTED_BY,
     RESIDUE,
@@ -31,6 +33,8 @@ from stores.surfaces import MEMORY
 # Every stored field of a memory (as native exports write them), the vector aside.
 MEMORY_COLUMNS = ("pk", "alias", *(field.attname for field in record_fields(MEMORY)))
 CHUNK = 2000
+# The collation that compares text by its UTF-8 bytes, by database.
+BYTE_ORDER = {"postgresql": "C", "sqlite": "BINARY"}
 # The parts of the source of the write that created a memory that PAM's provenance carries.
 CREATING_SOURCE = ("source_platform", "source_conversation", "source_message")
 
@@ -59,8 +63,9 @@ def write_memory_store(
 ) -> ExportCounts:
     """Write the agent's long-term memories to `output` as one PAM memory store.
 
-    Memories go out sorted by id, one chunk of rows at a time, so the integrity checksum (the
-    SHA-256 of the canonical memories array in id order) is computed as they are written.
+    Memories go out sorted by id, streamed from the database a chunk of rows at a time, so
+    the integrity checksum (the SHA-256 of the canonical memories array in id order) is
+    computed as they are written, and each is encoded once.
     """
     counts = ExportCounts()
     subjects = {
@@ -71,7 +76,6 @@ def write_memory_store(
         pk: _ref(pk, alias)
         for pk, alias in Memory.objects.filter(agent=agent).values_list("pk", "alias")
     }
-    order = sorted(refs, key=lambda pk: refs[pk])
     head = {
         "schema": SCHEMA,
         "schema_version": SCHEMA_VERSION,
@@ -83,57 +87,46 @@ def write_memory_store(
         "export_type": "full",
     }
     output.write(_line(head)[:-1] + b', "memories": [')
-    checksum = hashlib.sha256(b"[")
+    checksum = Checksum(in_id_order=True)
     relations: dict[str, dict[str, Any]] = {}
     kept_relations: list[dict[str, Any]] = []
     conversations: dict[str, dict[str, Any]] = {}
     derived_from: dict[str, list[str]] = {}
-    for start in range(0, len(order), CHUNK):
-        chunk = order[start : start + CHUNK]
-        rows = {
-            row["pk"]: row for row in Memory.objects.filter(pk__in=chunk).values(*MEMORY_COLUMNS)
+    for row in _memories_in_id_order(agent):
+        fields = {
+            **row,
+            "ref": refs[row["pk"]],
+            "subject": subjects.get(row["subject_id"]),
+            "superseded_by": refs.get(row["superseded_by_id"]),
         }
-        created_from = {
-            row["record_id"]: row
-            for row in Revision.objects.filter(
-                agent=agent, surface=MEMORY.key, record_id__in=chunk, version_before=0
-            ).values("record_id", *CREATING_SOURCE)
-        }
-        for position, pk in enumerate(chunk):
-            row = rows[pk]
-            fields = {
-                **row,
-                "ref": refs[pk],
-                "subject": subjects.get(row["subject_id"]),
-                "superseded_by": refs.get(row["superseded_by_id"]),
-                "source": created_from.get(pk),
-            }
-            memory = dump(pam_object(fields))
-            separator = b"," if start + position else b""
-            output.write(separator + _line(memory))
-            checksum.update(separator + canonical(memory))
-            counts.memories += 1
-            residue = (row["metadata"] or {}).get(RESIDUE) or {}
-            kept_relations.extend(residue.get("relations") or [])
-            if fields["superseded_by"] is not None:
-                relation = _supersedes(fields["superseded_by"], memory)
-                relations[relation["id"]] = relation
-            conversation = residue.get("conversation")
-            ref = memory["provenance"].get("conversation_ref")
-            if ref:
-                derived_from.setdefault(ref, []).append(memory["id"])
-                if not isinstance(conversation, dict) or conversation.get("id") != ref:
-                    # Once the index names one conversation, the validator wants every
-                    # conversation a memory names in it.
-                    conversation = {
-                        "id": ref,
-                        "platform": memory["provenance"]["platform"],
-                        "temporal": {"created_at": memory["temporal"]["created_at"]},
-                    }
-                conversations.setdefault(ref, conversation)
-        if on_memories:
-            on_memories(len(chunk))
-    checksum.update(b"]")
+        memory = dump(pam_object(fields))
+        # Written in the form the checksum hashes (RFC 8785, valid JSON): encoded once.
+        form = canonical(memory)
+        output.write(b"," + form if counts.memories else form)
+        checksum.add(memory["id"], form)
+        counts.memories += 1
+        residue = (row["metadata"] or {}).get(RESIDUE) or {}
+        kept_relations.extend(residue.get("relations") or [])
+        if fields["superseded_by"] is not None:
+            relation = _supersedes(fields["superseded_by"], memory)
+            relations[relation["id"]] = relation
+        conversation = residue.get("conversation")
+        ref = memory["provenance"].get("conversation_ref")
+        if ref:
+            derived_from.setdefault(ref, []).append(memory["id"])
+            if not isinstance(conversation, dict) or conversation.get("id") != ref:
+                # Once the index names one conversation, the validator wants every
+                # conversation a memory names in it.
+                conversation = {
+                    "id": ref,
+                    "platform": memory["provenance"]["platform"],
+                    "temporal": {"created_at": memory["temporal"]["created_at"]},
+                }
+            conversations.setdefault(ref, conversation)
+        if on_memories and counts.memories % CHUNK == 0:
+            on_memories(CHUNK)
+    if on_memories and counts.memories % CHUNK:
+        on_memories(counts.memories % CHUNK)
     all_refs = set(refs.values())
     for relation in kept_relations:
         if _still_holds(relation, all_refs, relations):
@@ -148,13 +141,43 @@ def write_memory_store(
     output.write(_line(index))
     integrity = {
         "canonicalization": "RFC8785",
-        "checksum": f"sha256:{checksum.hexdigest()}",
+        "checksum": checksum.value(),
         "total_memories": counts.memories,
     }
     output.write(b', "integrity": ' + _line(integrity) + b"}\n")
     counts.relations = len(relations)
     counts.conversations = len(index)
     return counts
+
+
+def _memories_in_id_order(agent: Agent) -> Iterator[dict[str, Any]]:
+    """The agent's memories as rows of their stored fields, in the order of their PAM ids (a
+    server-side cursor read a chunk at a time), each with `source`: the source of the write
+    that created it (the parts PAM's provenance carries), or None.
+
+    The ids are compared as Python compares strings (by code point, as the SDK sorts them for
+    the checksum): in UTF-8 bytes, which is that order, whatever the database's own collation.
+    """
+    first_write = Revision.objects.filter(
+        surface=MEMORY.key, record_id=OuterRef("pk"), version_before=0
+    ).order_by()
+    ref: Any = Coalesce("alias", Cast("pk", output_field=CharField()))
+    if connection.vendor in BYTE_ORDER:
+        ref = Collate(ref, BYTE_ORDER[connection.vendor])
+    rows = (
+        Memory.objects.filter(agent=agent)
+        .annotate(
+            export_ref=ref,
+            source=Subquery(
+                first_write.values(source=JSONObject(**{name: name for name in CREATING_SOURCE}))[
+                    :1
+                ]
+            ),
+        )
+        .order_by("export_ref", "pk")
+        .values(*MEMORY_COLUMNS, "source")
+    )
+    return rows.iterator(chunk_size=CHUNK)
 
 
 def write_embeddings(agent: Agent, output: IO[bytes]) -> int:
@@ -183,55 +206,6 @@ def write_embeddings(agent: Agent, output: IO[bytes]) -> int:
         written += 1
     output.write(b"]}\n")
     return written
-
-
-class _Unusual(Exception):
-    """A value whose RFC 8785 form the standard JSON encoder does not write."""
-
-
-# JSON's encoder writes integers exactly only up to this size, and RFC 8785 numbers are doubles.
-_EXACT_INTEGER = 2**53
-
-
-def _jcs_ready(value: Any) -> Any:
-    """`value` with its numbers as RFC 8785 writes them (a double without a fraction as an
-    integer), or _Unusual where the standard encoder would differ: an exponent, a key outside
-    the Basic Multilingual Plane (RFC 8785 orders keys by UTF-16 code units)."""
-    if isinstance(value, dict):
-        for key in value:
-            if not isinstance(key, str) or (not key.isascii() and max(key) > "\uffff"):
-                raise _Unusual
-        return {key: _jcs_ready(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_jcs_ready(item) for item in value]
-    if isinstance(value, bool) or value is None or isinstance(value, str):
-        return value
-    if isinstance(value, int):
-        if abs(value) >= _EXACT_INTEGER:
-            raise _Unusual
-        return value
-    if isinstance(value, float):
-        if value.is_integer() and abs(value) < _EXACT_INTEGER:
-            return int(value)
-        if "e" in repr(value) or "n" in repr(value):
-            raise _Unusual
-        return value
-    raise _Unusual
-
-
-def canonical(memory: dict[str, Any]) -> bytes:
-    """A memory's RFC 8785 (JCS) form, as the SDK's `canonicalize_jcs` writes it.
-
-    The standard encoder writes JCS for what exports hold (sorted keys, no spaces, the same
-    string escapes, shortest round-trip numbers) at a tenth of the cost of the pure-Python
-    canonicaliser, which is kept for whatever it would write differently.
-    """
-    try:
-        ready = _jcs_ready(memory)
-        text = json.dumps(ready, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return text.encode("utf-8")
-    except (_Unusual, UnicodeEncodeError):
-        return canonicalize_jcs(memory)
 
 
 def _supersedes(successor: str, memory: dict[str, Any]) -> dict[str, Any]:

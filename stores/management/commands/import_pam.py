@@ -43,7 +43,7 @@ class Command(ImportCommand):
             if len(converted.stores) > 1:
                 # Every agent's store is checked before any is imported: one refusal refuses all.
                 for document in converted.stores.values():
-                    pam.load_store(document)
+                    pam.check(document)
             for agent_name in list(converted.stores):
                 self.bring_in(agent_name, converted, options)
         except pam.Refused as error:
@@ -58,7 +58,7 @@ class Command(ImportCommand):
         path = source / "memory-store.json" if source.is_dir() else source
         if not path.is_file():
             raise CommandError(f"{path}: no such file.")
-        return exports.Converted(stores={None: pam.read_document(path)})
+        return exports.Converted(stores={None: pam.from_path(path)})
 
     def bring_in(
         self, agent_name: str | None, converted: exports.Converted, options: dict[str, Any]
@@ -69,7 +69,6 @@ class Command(ImportCommand):
         agent = target_agent(name, dry_run=options["dry_run"])
         outcome = pam.import_memory_store(
             agent=agent,
-            # Taken out of `converted`, so the import can free it once validated.
             document=converted.stores.pop(agent_name),
             actor=self.actor(options),
             dry_run=options["dry_run"],
