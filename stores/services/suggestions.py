@@ -461,7 +461,7 @@ def _propose(
     accept. Nothing of the memories is written."""
     if not actor.can_write(agent):
         raise Forbidden("This caller may read but not propose changes to this agent's memory.")
-    refs = merge.merge_refs(records)
+    refs = merge.merge_refs(records, most=MAX_RECORDS, field="records")
     memories = []
     for ref in refs:
         memory = found.memory_of(agent, ref)

@@ -5,9 +5,9 @@ links (a create's `id` is the `ref` of the record's read, update, delete and ops
 revisions lead to their reads, approvals and reverts), so generated calls reach records
 that exist, in random orders.
 
-The checks are schemathesis' response checks. Its two "data acceptance" checks are left
-out on purpose: a schema-valid edit of a record that does not exist is rightly refused
-(404 not_found, 422 no_match), and the API answers such refusals as documented.
+The checks are schemathesis' response checks and, on every operation alone, that a request
+the schema allows is not refused as invalid (the statuses schemathesis.toml expects: a
+schema-valid edit of a record that does not exist is rightly 404 not_found or 422 no_match).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from hypothesis import HealthCheck, Phase, settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
+    positive_data_acceptance,
     response_headers_conformance,
     response_schema_conformance,
     status_code_conformance,
@@ -103,7 +104,9 @@ def _operations_conform_to_the_schema(shard: int):
         # The operations share the test's rows: each case starts from them as the fixture
         # made them (a generated delete must not take the records later operations hit).
         with transaction.atomic():
-            case.call_and_validate(headers=bearer, checks=RESPONSE_CHECKS)
+            case.call_and_validate(
+                headers=bearer, checks=[*RESPONSE_CHECKS, positive_data_acceptance]
+            )
             transaction.set_rollback(True)
 
     return test

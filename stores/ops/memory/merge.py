@@ -46,19 +46,20 @@ _RESTORED_COUNTS = ("last_seen_at", "reinforcement_count")
 _REFS_SEPARATOR = re.compile(r"[\s,\[\]\"']+")
 
 
-def merge_refs(value: Any) -> list[RecordRef]:
-    """The refs of `from`: a list of ids or aliases, or (from a form) one line of them."""
+def merge_refs(value: Any, *, most: int = MAX_MERGED, field: str = "from") -> list[RecordRef]:
+    """The refs of `from` (or of another `field` naming at most `most` memories): a list of
+    ids or aliases, or (from a form) one line of them."""
     items = (
         [part for part in _REFS_SEPARATOR.split(value) if part] if isinstance(value, str) else value
     )
     if not isinstance(items, list | tuple) or not items:
-        raise Invalid("from must name at least one memory to merge into this one.")
-    if len(items) > MAX_MERGED:
-        raise Invalid(f"from names {len(items)} memories; a merge takes at most {MAX_MERGED}.")
+        raise Invalid(f"{field} must name at least one memory.")
+    if len(items) > most:
+        raise Invalid(f"{field} names {len(items)} memories; it takes at most {most}.")
     refs: list[RecordRef] = []
     for item in items:
         if isinstance(item, bool) or not isinstance(item, int | str) or item == "":
-            raise Invalid("from holds ids (numbers) or aliases (strings) only.")
+            raise Invalid(f"{field} holds ids (numbers) or aliases (strings) only.")
         refs.append(item)
     return refs
 
