@@ -218,7 +218,8 @@ def tool_call_paths(result: dict[str, Any], generator: Any, request: Any, public
 
 
 def openapi_schema(schema: Any) -> Any:
-    """A JSON Schema (2020-12, as the tools declare it) in OpenAPI 3.0's dialect."""
+    """A JSON Schema (2020-12, as the tools declare it) in OpenAPI 3.0's dialect, each text
+    holding no NUL, as the request bodies say (every door refuses one, at any depth)."""
     if isinstance(schema, list):
         return [openapi_schema(item) for item in schema]
     if not isinstance(schema, dict):
@@ -227,7 +228,9 @@ def openapi_schema(schema: Any) -> Any:
     types = converted.get("type")
     if isinstance(types, list):
         del converted["type"]
-        converted["anyOf"] = [{"type": name} for name in types]
+        converted["anyOf"] = [openapi_schema({"type": name}) for name in types]
+    if types == "string" and not {"format", "enum", "pattern"} & set(converted):
+        converted["pattern"] = NO_NUL
     return converted
 
 

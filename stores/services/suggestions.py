@@ -28,7 +28,7 @@ from django.utils import timezone
 from stores.dbops import lock_feed
 from stores.editing import Status
 from stores.editing.likeness import Likeness, compare, read
-from stores.errors import Conflict, Forbidden, Invalid, NotFound
+from stores.errors import Conflict, Forbidden, Invalid, NoChangeError, NotFound
 from stores.models import (
     Agent,
     Change,
@@ -462,12 +462,18 @@ def _propose(
     if not actor.can_write(agent):
         raise Forbidden("This caller may read but not propose changes to this agent's memory.")
     refs = merge.merge_refs(records, most=MAX_RECORDS, field="records")
-    memories = []
+    memories: list[Memory] = []
     for ref in refs:
         memory = found.memory_of(agent, ref)
         if memory is None:
             raise NotFound(f"records names {ref}, which is not a memory of this agent.")
-        memories.append(memory)
+        if memory not in memories:
+            memories.append(memory)
+    if len(memories) < 2:
+        raise NoChangeError(
+            f"records name one memory ({memories[0].pk}): there is nothing to merge it with or "
+            "set beside it. Name two or more different memories."
+        )
     ids = [memory.pk for memory in memories]
     kept_id = ids[0] if keep in (None, "") else _kept_among(agent, keep, ids, "the records")
     proposal: dict[str, Any] = {"keep": kept_id}

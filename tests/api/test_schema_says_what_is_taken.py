@@ -269,3 +269,44 @@ def test_a_merge_beyond_its_bounds_is_outside_the_schema_and_refused(api, agent,
         answer = api.call("post", f"memories/{kept.pk}/merge/", {"from": merged})
         assert (answer.status_code, answer.json()["status"]) == (400, "invalid"), merged
     assert _valid(declared, [2] * 50) and _valid(declared, ["a" * 255])
+
+
+def _strings(schema: object):
+    if isinstance(schema, dict):
+        if schema.get("type") == "string":
+            yield schema
+        for value in schema.values():
+            yield from _strings(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _strings(item)
+
+
+def test_every_text_of_a_tool_call_holds_no_nul_as_its_schema_says(api, agent, make):
+    paths = _served_schema()["paths"]
+    calls = [path for path in paths if path.startswith("/api/v1/tools/") and "post" in paths[path]]
+    assert len(calls) > 20
+    for path in calls:
+        body = paths[path]["post"]["requestBody"]["content"]["application/json"]["schema"]
+        for text in _strings(body):
+            assert {"pattern", "format", "enum"} & set(text), (path, text)
+    body = paths["/api/v1/tools/update_record/"]["post"]["requestBody"]
+    tags = body["content"]["application/json"]["schema"]["properties"]["tags"]
+    memory = make.memory(agent)
+    arguments = {"surface": "memory", "id": memory.pk, "tags": ["tea", "a\x00b"]}
+    answer = api.call("post", "tools/update_record/", arguments)
+    assert not _valid(tags, ["tea", "a\x00b"])
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+
+
+def test_a_webhook_body_takes_only_its_fields(api):
+    schema = _served_schema()["components"]["schemas"]
+    for component in ("WebhookInputRequest", "PatchedWebhookChangeRequest"):
+        assert schema[component]["additionalProperties"] is False
+    url = "https://hooks.example.com/h"
+    for body in ({"url": url, "colour": "red"}, {"url": url, "a\x00b": 1}):
+        refused = api.call("post", "webhooks/", body)
+        assert (refused.status_code, refused.json()["status"]) == (400, "invalid"), body
+    created = api.call("post", "webhooks/", {"url": url}).json()
+    refused = api.call("patch", f"webhooks/{created['id']}/", {"enabled": "yes"})
+    assert (refused.status_code, refused.json()["status"]) == (400, "invalid")

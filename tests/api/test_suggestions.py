@@ -143,6 +143,14 @@ def test_bad_input_is_invalid(api, conflict):
     assert api.call("get", "suggestions/?kind=nope").status_code == 400
 
 
+def test_a_proposal_naming_one_memory_twice_changes_nothing(api, agent, make):
+    memory = make.memory(agent, content="Standup is at 9:30.", alias="standup")
+    answer = api.call("post", "suggestions/", {"records": [memory.pk, "standup"]})
+    assert (answer.status_code, answer.json()["status"]) == (422, "no_change")
+    assert "records name one memory" in answer.json()["message"]
+    assert api.call("get", "suggestions/").json()["count"] == 0
+
+
 def test_keep_names_a_record_by_id_or_alias_and_one_elsewhere_is_not_found(api, agent, make):
     first = make.memory(agent, content="Standup is at 9:30.", alias="standup")
     second = make.memory(agent, content="The daily standup starts at 9:30.")

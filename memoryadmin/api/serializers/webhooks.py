@@ -9,7 +9,7 @@ from django.core.validators import RegexValidator
 from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
-from memoryadmin.api.serializers.inputs import StrictText
+from memoryadmin.api.serializers.inputs import InputSerializer, StrictBoolean, StrictText
 from stores.editing import Status
 from stores.models import Webhook, WebhookDelivery
 from stores.selectors.changes import SUGGESTION, SUGGESTION_EVENTS
@@ -58,7 +58,7 @@ EVENTS_HELP = (
 )
 
 
-class WebhookInput(serializers.Serializer):
+class WebhookInput(InputSerializer):
     url = serializers.CharField(
         max_length=MAX_URL,
         validators=[WebhookUrl()],
@@ -83,8 +83,8 @@ class WebhookInput(serializers.Serializer):
     name = StrictText(max_length=MAX_NAME, required=False, allow_blank=True)
 
 
-class WebhookChange(serializers.Serializer):
-    enabled = serializers.BooleanField(
+class WebhookChange(InputSerializer):
+    enabled = StrictBoolean(
         required=False,
         help_text="false switches it off; true switches it on again, resuming where it stopped.",
     )
