@@ -9,9 +9,10 @@ since makes the suggestion stale, and accepting it then is refused as a conflict
 Settling (`suggestion_accept`, `suggestion_dismiss`) writes through the ops like every other
 write: a merge, an invalidation superseded by the kept memory, a replacement of its text.
 Code that knows of a pair from elsewhere (an import's `contradicts` relation) records it with
-`suggestion_create`. A suggestion found, proposed, accepted or dismissed is a change in its
-agent's feed (`suggestion.created`, `.accepted`, `.dismissed`), written in the transaction
-that changed it, after the revisions an accept wrote, and sent to the agent's webhooks.
+`suggestion_create`. A suggestion found, proposed, accepted, dismissed or marked stale is a
+change in its agent's feed (`suggestion.created`, `.accepted`, `.dismissed`, `.stale`),
+written in the transaction that changed it, after the revisions an accept wrote, and sent to
+the agent's webhooks.
 """
 
 from __future__ import annotations
@@ -199,7 +200,7 @@ def _counted(suggestions: Iterable[Suggestion]) -> Counter[str]:
 
 def mark_stale(memory_ids: Collection[int] | None = None, *, agent: Agent | None = None) -> int:
     """Open suggestions (holding any of `memory_ids`, or of `agent`) whose records moved since
-    they were found become stale."""
+    they were found become stale, each a `suggestion.stale` change in its agent's feed."""
     moved = found.moved_open(agent=agent, memory_ids=memory_ids)
     marked = 0
     for start in range(0, len(moved), STALE_BATCH):
@@ -218,6 +219,7 @@ def mark_stale(memory_ids: Collection[int] | None = None, *, agent: Agent | None
             for suggestion in stale:
                 suggestion.status = Suggestion.State.STALE
                 suggestion.settled_at, suggestion.settled_by = now, PASS
+            _announce(stale, Channel.TASK)
         marked += len(stale)
     return marked
 
