@@ -26,7 +26,12 @@ e. the embedded default as `bin/serve` runs it (uvicorn, SQLite, a background re
 f. hybrid recall at 100,000 memories (bench/background.py's data and queries);
 g. (full run) many agents in one table: 200 agents of 1,000 memories and one of 100,000,
    nearest-10 by the HNSW index against an exact scan of the agent's rows;
-h. a RockBot import of 100,000 memories (each its own file) and its no-op re-import.
+h. a RockBot import of 100,000 memories (each its own file) and its no-op re-import;
+i. the phrase edit over HTTP with the suggestion pass after each write on and off: two
+   production servers alike but for MEMORYADMIN_SUGGEST_AFTER_WRITE, edited in alternating
+   blocks, without a broker, so the pass runs in a thread of the serving process, beside
+   the requests. `--suggest-only` measures this alone (400 edits a side) and writes its own
+   small section of docs/BENCHMARKS.md.
 
 The last line printed is one JSON object with the figures the issue names.
 """
@@ -62,6 +67,10 @@ from import_export import (  # noqa: E402
 
 BEGIN = "<!-- bench/edit_path.py: begin -->"
 END = "<!-- bench/edit_path.py: end -->"
+SUGGEST_BEGIN = "<!-- bench/edit_path.py (i): begin -->"
+SUGGEST_END = "<!-- bench/edit_path.py (i): end -->"
+# (i) alternates its two servers this many times, each block a share of the edits.
+SUGGEST_BLOCKS = 10
 ANCHOR = "¶"
 PASSWORD = "bench-password-not-secret"
 # A budget no benchmark reaches, counted per second: the rate limit still does its work on
@@ -213,6 +222,42 @@ class Bench:
         for number in range(20):
             edit(number)
         return [edit(100 + number) for number in range(count)]
+
+    # --- (i) the suggestion pass after a write ------------------------------------------------
+
+    def after_write_pass(self, options) -> dict:
+        """The same phrase edit on two servers, one running the suggestion pass after each
+        write and one not, in alternating blocks (each after a pause, so the other's
+        background work is done): the answer times side by side, and their ratio."""
+        from tests.load.server import gunicorn
+
+        server = {"workers": 2, "threads": 8, "API_RATE_LIMIT": RATE_LIMIT}
+        times: dict[str, list[float]] = {"on": [], "off": []}
+        with (
+            gunicorn(port=options.http_port, SUGGEST_AFTER_WRITE="true", **server) as on,
+            gunicorn(port=options.second_http_port, SUGGEST_AFTER_WRITE="false", **server) as off,
+        ):
+            bases = {"on": on, "off": off}
+            sessions = {label: self.session() for label in bases}
+            records = {label: self.memory() for label in bases}
+            for label, base in bases.items():
+                for warm in range(20):
+                    self.http_edit(sessions[label], base, records[label], f"<{label}w{warm}>")
+            per_block = max(1, options.edits // SUGGEST_BLOCKS)
+            for block in range(SUGGEST_BLOCKS):
+                for label in ("on", "off") if block % 2 == 0 else ("off", "on"):
+                    time.sleep(1.0)
+                    times[label] += [
+                        self.http_edit(
+                            sessions[label], bases[label], records[label], f"<{label}{block}n{n}>"
+                        )
+                        for n in range(per_block)
+                    ]
+        result: dict = {label: summary(values) for label, values in times.items()}
+        result["edits"] = per_block * SUGGEST_BLOCKS
+        result["ratio_p50"] = result["on"]["p50"] / result["off"]["p50"]
+        result["ratio_p95"] = result["on"]["p95"] / result["off"]["p95"]
+        return result
 
     # --- (b) concurrent writers -------------------------------------------------------------
 
@@ -564,6 +609,12 @@ def run(options, work: Path) -> dict:
 
         bench = Bench(url)
         seed_memories(url, bench.agent.pk, 1000)
+        log("(i) phrase edit with the suggestion pass after each write on and off (no broker)")
+        results["i"] = bench.after_write_pass(options)
+        log(json.dumps(results["i"]))
+        if options.suggest_only:
+            results["load_after"] = os.getloadavg()
+            return results
         # The container's defaults (gunicorn.conf.py, MEMORYADMIN_WEB_THREADS).
         server = {"workers": 2, "threads": 8, "port": options.http_port}
         server["API_RATE_LIMIT"] = RATE_LIMIT
@@ -823,6 +874,46 @@ each. The whole run took {seconds / 60:.1f} minutes; the load average (1, 5, 15 
     record_section(section.replace("{notes}", notes), BEGIN, END)
 
 
+def write_suggest_section(results: dict) -> None:
+    """(i) alone, in a section of its own: the other rows keep their figures."""
+    i = results["i"]
+    verdict = "met" if i["ratio_p50"] <= 1.05 else "**missed**"
+    section = f"""{SUGGEST_BEGIN}
+### The suggestion pass after a write, side by side (`bench/edit_path.py`, row i)
+
+Measured on {results["date"]}: {results["machine"]}; load average {_load(results["load_before"])}
+before and {_load(results["load_after"])} after. Two production servers (`gunicorn -c
+gunicorn.conf.py memoryadmin.asgi:application`, 2 processes, 8 Django threads each) on one
+PostgreSQL 18, alike but for `MEMORYADMIN_SUGGEST_AFTER_WRITE`, each without a broker: the
+re-embed (fake model) and, on the first, the suggestion pass of the written memory run in a
+background thread of the process that answered, beside its request threads, which is where
+the pass could slow an answer (with a broker it runs in a Celery worker instead). The same
+phrase edit, {i["edits"]} a side after 20 warm-up edits, in {SUGGEST_BLOCKS} alternating
+blocks with a second's pause before each; the agent holds about 1,000 memories.
+
+| phrase edit over HTTP | p50 | p95 | mean |
+|---|---:|---:|---:|
+| suggestion pass after each write | {_times(i["on"])} |
+| no suggestion pass | {_times(i["off"])} |
+| ratio, pass on / off | {i["ratio_p50"]:.2f}x | {i["ratio_p95"]:.2f}x | |
+
+Target: the pass adds nothing to a write's answer time (p50 within 5%): {verdict}.
+
+What an answer shares with the pass here: the process's interpreter lock (the pass reads and
+judges in Python between the requests' statements), the two cores, and the agent's feed lock
+(each write of the pass's, a suggestion found or marked stale, takes it as an edit's commit
+does). This bench edits one memory back to back, so every edit starts a pass. What would
+close the gap: the pass in a process of its own (a broker and a Celery worker, production's
+setup, leaves the server's interpreter to its requests), and a pass that waits for a memory
+to be quiet (a burst of edits of one memory judged once, after the last).
+{SUGGEST_END}"""
+    record_section(section, SUGGEST_BEGIN, SUGGEST_END)
+
+
+def _times(figures: dict[str, float]) -> str:
+    return " | ".join(f"{figures[key]:.2f} ms" for key in ("p50", "p95", "mean"))
+
+
 def _load(averages: list[float]) -> str:
     return " / ".join(f"{value:.1f}" for value in averages)
 
@@ -836,6 +927,12 @@ def main() -> None:
     parser.add_argument("--http-port", type=int, default=55493)
     parser.add_argument("--redis-port", type=int, default=55494)
     parser.add_argument("--embedded-port", type=int, default=55495)
+    parser.add_argument("--second-http-port", type=int, default=55496)
+    parser.add_argument(
+        "--suggest-only",
+        action="store_true",
+        help="Measure (i) alone, at the full run's size, and write its section.",
+    )
     parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
     parser.add_argument(
         "--render",
@@ -858,7 +955,7 @@ def main() -> None:
         # edits, writer seconds, pages, UI rows, embedded edits, recall rows, queries, imports
         True: (60, 3.0, 10, 100_000, 30, 20_000, 50, 10_000),
         False: (400, 10.0, 40, 100_000, 200, 100_000, 200, 100_000),
-    }[options.quick]
+    }[options.quick and not options.suggest_only]
     (
         options.edits,
         options.seconds,
@@ -876,6 +973,11 @@ def main() -> None:
         work = Path(temp)
         work.chmod(0o755)  # the server runs as the `postgres` user when we are root
         results = run(options, work)
+    print(json.dumps(results["i"]), flush=True)
+    if options.suggest_only:
+        if not options.no_record:
+            write_suggest_section(results)
+        return
     keys = figures(results)
     seconds = time.perf_counter() - started
     print(table(results, keys), flush=True)
@@ -886,6 +988,7 @@ def main() -> None:
         )
         if not options.no_record:
             write_section(results, keys, seconds)
+            write_suggest_section(results)
     print(json.dumps(keys), flush=True)
 
 

@@ -39,6 +39,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from enum import StrEnum
+from functools import cached_property
 
 from stores.editing.words import ENGLISH_STOPWORDS
 
@@ -124,6 +125,16 @@ IRREGULAR = {
     "told": "tell",
     "moved": "mov",
 }
+
+# A negation conflicts only when the two share this many content words at least, and this
+# share of all their words; one text saying all the other says and more is a duplicate
+# sharing as many at least.
+MIN_SHARED = 2
+NEGATION_SHARE = 0.6
+# Texts differing in one place: at most this many words on either side of it, and at most
+# this many words said by one side only elsewhere.
+MAX_CHANGED_WORDS = 3
+MAX_LOOSE_WORDS = 1
 
 # A prefix that turns a word into its opposite, when the rest is a word of the other text.
 _OPPOSITE_PREFIXES = ("dis", "un", "non", "in")
@@ -213,9 +224,27 @@ class Reading:
     negations: int
     normalised: str
 
-    @property
+    @cached_property
     def canon(self) -> frozenset[str]:
         return frozenset(word.canon for word in self.words)
+
+    @cached_property
+    def stems(self) -> frozenset[str]:
+        """The plain word of each content word that may be an opposite ("dislik" → "lik"):
+        `_opposites` reads one as a negation only when its plain word is in either text."""
+        plain = {OPPOSITES[word] for word in self.canon if word in OPPOSITES}
+        plain |= {
+            word[len(prefix) :]
+            for word in self.canon
+            for prefix in _OPPOSITE_PREFIXES
+            if word.startswith(prefix)
+        }
+        return frozenset(plain)
+
+    @cached_property
+    def reachable(self) -> frozenset[str]:
+        """Every word it can share with another text once `_opposites` has read them."""
+        return self.canon | self.stems
 
 
 def cut(word: str) -> str:
@@ -233,7 +262,8 @@ def cut(word: str) -> str:
 
 def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
     lower = written.casefold()
-    if any(character.isdigit() for character in written):
+    # A letter is never a digit: most words are all letters, and need no look at each.
+    if not written.isalpha() and any(character.isdigit() for character in written):
         return ValueKind.NUMBER
     for form in (lower, lower.removesuffix("s")):
         if form in VALUE_WORDS:
@@ -282,6 +312,8 @@ def _opposites(first: Reading, second: Reading) -> tuple[Reading, Reading, int]:
     """Both readings with a prefixed opposite ("dislikes" beside "likes") read as a negation
     of the plain word; the third value counts the opposites found."""
     plain = first.canon | second.canon
+    if plain.isdisjoint(first.stems) and plain.isdisjoint(second.stems):
+        return first, second, 0  # no word of either has its plain word in them
     found = 0
 
     def unprefixed(reading: Reading) -> Reading:
@@ -318,13 +350,51 @@ def _shared_share(first: Reading, second: Reading) -> float:
     return len(first.canon & second.canon) / len(union) if union else 1.0
 
 
-def compare(first_text: str, second_text: str, similarity: float | None = None) -> Likeness | None:
+def may_be_alike(first: Reading, second: Reading) -> bool:
+    """False only when `compare` of the two texts is None for certain, told from their word
+    sets and counts alone (no alignment): the pass asks this first, and the full rule only of
+    the pairs it lets through.
+
+    Every kind the rule finds needs a word the two share once opposites are read as
+    negations. Where no opposite is read the readings are what the rule compares, and its
+    bounds apply as they are: a negation shares MIN_SHARED words and NEGATION_SHARE of them;
+    otherwise one side says nothing the other does not (alike, or one saying more), or each
+    says at most MAX_CHANGED_WORDS + MAX_LOOSE_WORDS words the other does not (one place
+    differing, and a loose word).
+    """
+    if first.normalised == second.normalised:
+        return True
+    if not first.words or not second.words or first.reachable.isdisjoint(second.reachable):
+        return False
+    plain = first.canon | second.canon
+    if not (plain.isdisjoint(first.stems) and plain.isdisjoint(second.stems)):
+        return True  # an opposite may be read as a negation: the rule sees to it
+    shared = first.canon & second.canon
+    if not shared:
+        return False
+    if first.negations % 2 != second.negations % 2:
+        return len(shared) >= MIN_SHARED and _shared_share(first, second) >= NEGATION_SHARE
+    only_first = sum(word.canon not in shared for word in first.words)
+    only_second = sum(word.canon not in shared for word in second.words)
+    return (
+        min(only_first, only_second) == 0
+        or max(only_first, only_second) <= MAX_CHANGED_WORDS + MAX_LOOSE_WORDS
+    )
+
+
+def compare(
+    first_text: str,
+    second_text: str,
+    similarity: float | None = None,
+    readings: tuple[Reading, Reading] | None = None,
+) -> Likeness | None:
     """The kind of the pair under the rule of this module, or None when it is fine as it is.
 
     `similarity` (0..1, the embeddings' cosine) is reported as a paraphrase's score; the
-    kind never depends on it.
+    kind never depends on it. `readings` are the two texts as `read` reads them, when the
+    caller has them already (a pass comparing one memory with several).
     """
-    first, second = read(first_text), read(second_text)
+    first, second = readings or (read(first_text), read(second_text))
     if first.normalised == second.normalised:
         reason = (
             "the same text"
@@ -341,7 +411,7 @@ def compare(first_text: str, second_text: str, similarity: float | None = None) 
     share = _shared_share(first, second)
 
     if first.negations % 2 != second.negations % 2:
-        if share >= 0.6 and len(shared) >= 2:
+        if share >= NEGATION_SHARE and len(shared) >= MIN_SHARED:
             negated = first if first.negations % 2 else second
             return Likeness(
                 Kind.CONFLICT,
@@ -358,7 +428,7 @@ def compare(first_text: str, second_text: str, similarity: float | None = None) 
         return None
     if not only_first or not only_second:
         extra = only_first or only_second
-        if len(shared) >= 2 and len(extra) <= len(shared):
+        if len(shared) >= MIN_SHARED and len(extra) <= len(shared):
             return Likeness(
                 Kind.DUPLICATE,
                 _alike(similarity, round(share, 2)),
@@ -410,10 +480,10 @@ def _differ_in_one_place(
         if (a, b, c, d) != changed[0]
         for word in (*first.words[a:b], *second.words[c:d])
     ]
-    if len(loose) > 1 or any(word.value for word in loose):
+    if len(loose) > MAX_LOOSE_WORDS or any(word.value for word in loose):
         return None  # more said on one side than a word, or a value only one side has
     was, now = first.words[i1:i2], second.words[j1:j2]
-    if len(was) > 3 or len(now) > 3:
+    if len(was) > MAX_CHANGED_WORDS or len(now) > MAX_CHANGED_WORDS:
         return None
     before = {word.canon for word in first.words[:i1]}
     gathering = bool(shared & GATHERING)

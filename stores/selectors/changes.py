@@ -206,6 +206,7 @@ SUGGESTION_EVENTS = (
     Status.CREATED.value,
     Suggestion.State.ACCEPTED.value,
     Suggestion.State.DISMISSED.value,
+    Suggestion.State.STALE.value,
 )
 
 
@@ -214,7 +215,7 @@ def suggestion_event(status: str) -> str:
 
 
 def _suggestion_change(change: Change, cursor: str) -> dict[str, Any]:
-    """A suggestion found or proposed (`created`), accepted or dismissed: no revision and no
+    """A suggestion found or proposed (`created`), accepted, dismissed or stale: no revision, no
     record of its own; `suggestion` names it, its kind, the status it took and its records at
     the versions it pinned (and, accepted, the revisions that settled it, earlier in the feed)."""
     suggestion = change.suggestion

@@ -8,23 +8,30 @@ never duplicates or contradicts one about another.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Prefetch, QuerySet
+from django.db import connection
+from django.db.models import Count, F, OuterRef, Prefetch, Q, QuerySet, Subquery
 
 from stores.editing import cut_preview
 from stores.models import Agent, Memory, SuggestedRecord, Suggestion
 from stores.selectors.filters import still_true
 from stores.selectors.lexical import lexical_candidates, query_terms
-from stores.selectors.vectors import nearest
+from stores.selectors.vectors import nearest, nearest_to_each
 
 # How many neighbours of each memory are compared with it, by each side.
 NEIGHBOURS = 8
 # The whole-agent pass reads memories this many at a time.
 CHUNK = 500
+# The HNSW search breadth (ef_search) of the whole-agent pass: pgvector's default. Recall
+# searches wider for its deeper pages; the pass wants a memory's few nearest, a scan for each
+# memory of the agent (at 10,000 memories 0.6 ms a memory at 40, 1.2 at 100, 5 at 300).
+PASS_BREADTH = 40
+# What the pass reads of a memory it compares.
+_COMPARED = ("pk", "agent_id", "subject_id", "content", "version")
 
 
 @dataclass(frozen=True)
@@ -64,8 +71,9 @@ def comparable_memory(memory_id: int) -> Memory | None:
     return Memory.objects.filter(still_true(), pk=memory_id).defer("embedding").first()
 
 
-def memories_by_id(ids: list[int]) -> dict[int, Memory]:
-    return {m.pk: m for m in Memory.objects.filter(pk__in=ids).defer("embedding")}
+def memories_by_id(ids: Collection[int]) -> dict[int, Memory]:
+    """The memories as the pass compares them: their text, version, agent and bank."""
+    return {m.pk: m for m in Memory.objects.filter(pk__in=ids).only(*_COMPARED)}
 
 
 def memory_of(agent: Agent, ref: int | str) -> Memory | None:
@@ -80,24 +88,53 @@ def vector_of(memory_id: int) -> list[float] | None:
     return None if vector is None else [float(value) for value in vector]
 
 
-def agent_memories(agent: Agent) -> Iterator[tuple[Memory, list[float] | None]]:
-    """Every comparable memory of `agent` with its vector, a chunk at a time (the whole
-    pass holds one chunk of vectors at once, whatever the agent's size)."""
+def agent_batches(agent: Agent) -> Iterator[list[Memory]]:
+    """Every comparable memory of `agent` in id order, CHUNK at a time, with its text, not its
+    vector: the whole pass holds one batch of texts at once, whatever the agent's size."""
     last = 0
     while True:
-        chunk = list(
-            comparable(agent)
-            .filter(pk__gt=last)
-            .order_by("pk")
-            .only("pk", "agent_id", "subject_id", "content", "version", "embedding")[:CHUNK]
-        )
-        if not chunk:
+        batch = list(comparable(agent).filter(pk__gt=last).order_by("pk").only(*_COMPARED)[:CHUNK])
+        if not batch:
             return
-        for memory in chunk:
+        for memory in batch:
             memory.agent = agent  # one agent for the whole pass: no query per memory for it
-            vector = memory.embedding
-            yield memory, None if vector is None else list(np.asarray(vector, dtype=float))
-        last = chunk[-1].pk
+        yield batch
+        last = batch[-1].pk
+
+
+def neighbours_of_each(agent: Agent, batch: list[Memory]) -> dict[int, list[Candidate]]:
+    """The NEIGHBOURS nearest memories of each memory of `batch` (the agent's, from
+    `agent_batches`) that has a vector, among the embedded ones of its bank, itself left out,
+    nearest first; a memory without a vector has no entry.
+
+    PostgreSQL finds them all in one statement through the HNSW index; SQLite scans the
+    bank's vectors once per memory (it has no index).
+    """
+    neighbours = comparable(agent).filter(embedding__isnull=False)
+    ids = [memory.pk for memory in batch]
+    if connection.vendor == "postgresql":
+        found = nearest_to_each(
+            neighbours, ids, NEIGHBOURS, breadth=PASS_BREADTH, alike=["subject_id"]
+        )
+    else:
+        vectors = dict(
+            Memory.objects.filter(pk__in=ids, embedding__isnull=False).values_list(
+                "pk", "embedding"
+            )
+        )
+        found = {
+            memory.pk: nearest(
+                neighbours.filter(subject=memory.subject_id).exclude(pk=memory.pk),
+                np.asarray(vectors[memory.pk], dtype=float).tolist(),
+                NEIGHBOURS,
+            )
+            for memory in batch
+            if memory.pk in vectors
+        }
+    return {
+        pk: [Candidate(other, similarity) for other, similarity in near]
+        for pk, near in found.items()
+    }
 
 
 def suggestions_of(
@@ -114,11 +151,25 @@ def suggestions_of(
     )
 
 
-def open_touching(memory_ids: list[int]) -> QuerySet[Suggestion]:
-    """The open suggestions that hold any of these memories."""
-    return Suggestion.objects.filter(
-        status=Suggestion.State.OPEN, records__memory_id__in=memory_ids
-    ).distinct()
+def moved_open(
+    *, agent: Agent | None = None, memory_ids: Collection[int] | None = None
+) -> list[int]:
+    """The open suggestions (of `agent`, or holding any of `memory_ids`: their records among
+    those) a record of which moved since it was pinned: its memory is at another version
+    now, or gone. One query, however many suggestions are open."""
+    records = SuggestedRecord.objects.filter(suggestion__status=Suggestion.State.OPEN)
+    if agent is not None:
+        records = records.filter(suggestion__agent=agent)
+    if memory_ids is not None:
+        records = records.filter(memory_id__in=memory_ids)
+    now = Memory.objects.filter(pk=OuterRef("memory_id")).values("version")[:1]
+    return list(
+        records.annotate(now=Subquery(now))
+        .filter(Q(now__isnull=True) | ~Q(now=F("version")))
+        .order_by("suggestion_id")
+        .values_list("suggestion_id", flat=True)
+        .distinct()
+    )
 
 
 def count_open(agent: Agent) -> int:
@@ -138,17 +189,6 @@ def open_by_kind(agent: Agent | None = None) -> list[tuple[str, str, int]]:
         .order_by()
     )
     return [(kind, label, counts.get(kind, 0)) for kind, label in Suggestion.Kind.choices]
-
-
-def open_memory_ids(agent: Agent) -> list[int]:
-    """The memories the agent's open suggestions hold."""
-    return list(
-        SuggestedRecord.objects.filter(
-            suggestion__agent=agent, suggestion__status=Suggestion.State.OPEN
-        )
-        .values_list("memory_id", flat=True)
-        .distinct()
-    )
 
 
 def suggestion_rows(suggestions: list[Suggestion]) -> list[dict[str, Any]]:

@@ -10,16 +10,18 @@ since makes the suggestion stale, and accepting it then is refused as a conflict
 Settling (`suggestion_accept`, `suggestion_dismiss`) writes through the ops like every other
 write: a merge, an invalidation superseded by the kept memory, a replacement of its text.
 Code that knows of a pair from elsewhere (an import's `contradicts` relation) records it with
-`suggestion_create`. A suggestion found, proposed, accepted or dismissed is a change in its
-agent's feed (`suggestion.created`, `.accepted`, `.dismissed`), written in the transaction
-that changed it, after the revisions an accept wrote, and sent to the agent's webhooks.
+`suggestion_create`. A suggestion found, proposed, accepted, dismissed or marked stale is a
+change in its agent's feed (`suggestion.created`, `.accepted`, `.dismissed`, `.stale`),
+written in the transaction that changed it, after the revisions an accept wrote, and sent to
+the agent's webhooks.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection, transaction
@@ -27,7 +29,7 @@ from django.utils import timezone
 
 from stores.dbops import lock_feed
 from stores.editing import Status
-from stores.editing.likeness import Likeness, compare, read
+from stores.editing.likeness import Likeness, Reading, compare, may_be_alike, read
 from stores.errors import Conflict, Forbidden, Invalid, NoChangeError, NotFound
 from stores.models import (
     Agent,
@@ -52,6 +54,8 @@ from stores.surfaces import MEMORY
 PASS = "pass:suggestions"
 # At most this many memories in one suggestion (a proposed merge of many).
 MAX_RECORDS = merge.MAX_MERGED + 1
+# Stale marks are written this many suggestions to a transaction.
+STALE_BATCH = 500
 
 
 def _fingerprint(memories: Iterable[Memory]) -> str:
@@ -59,6 +63,18 @@ def _fingerprint(memories: Iterable[Memory]) -> str:
     order, has one fingerprint."""
     parts = sorted(f"{memory.pk}:{text_fingerprint(memory.content)}" for memory in memories)
     return hashlib.sha256("|".join(parts).encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class Found:
+    """A suggestion to record: its kind, its memories as they are now, why, how sure, and
+    what settling it would do."""
+
+    kind: str
+    memories: tuple[Memory, ...]
+    reason: str
+    score: float
+    proposal: dict[str, Any]
 
 
 def suggestion_create(
@@ -87,18 +103,37 @@ def suggestion_create(
         raise Invalid(f"A suggestion holds at most {MAX_RECORDS} memories.")
     if any(memory.agent_id != agent.pk for memory in distinct.values()):
         raise NotFound("Every memory of a suggestion must be one of this agent's.")
-    fingerprint = _fingerprint(distinct.values())
-    if Suggestion.objects.filter(agent=agent, fingerprint=fingerprint).exists():
-        return None
+    find = Found(kind, tuple(distinct.values()), reason, score, proposal or {})
+    made = _record(agent, [find], found_by=found_by, channel=channel)
+    return made[0] if made else None
+
+
+def _record(
+    agent: Agent, finds: Iterable[Found], *, found_by: str = PASS, channel: str = Channel.TASK
+) -> list[Suggestion]:
+    """The suggestions of `finds` not made before (by their fingerprints), written and
+    announced in one transaction: one statement per table, however many there are."""
+    new: dict[str, Found] = {}
+    for find in finds:
+        new.setdefault(_fingerprint(find.memories), find)  # a pair found twice: once
+    if new:
+        known = Suggestion.objects.filter(agent=agent, fingerprint__in=list(new))
+        for fingerprint in known.values_list("fingerprint", flat=True):
+            new.pop(fingerprint, None)
+    if not new:
+        return []
     with transaction.atomic():
-        suggestion = Suggestion.objects.create(
-            agent=agent,
-            kind=kind,
-            score=round(float(score), 3),
-            reason=reason[:500],
-            proposal=proposal or {},
-            found_by=found_by,
-            fingerprint=fingerprint,
+        suggestions = Suggestion.objects.bulk_create(
+            Suggestion(
+                agent=agent,
+                kind=find.kind,
+                score=round(float(find.score), 3),
+                reason=find.reason[:500],
+                proposal=find.proposal,
+                found_by=found_by,
+                fingerprint=fingerprint,
+            )
+            for fingerprint, find in new.items()
         )
         SuggestedRecord.objects.bulk_create(
             SuggestedRecord(
@@ -107,106 +142,120 @@ def suggestion_create(
                 version=memory.version,
                 text_hash=text_fingerprint(memory.content),
             )
-            for memory in distinct.values()
+            for suggestion, find in zip(suggestions, new.values(), strict=True)
+            for memory in find.memories
         )
-        _announce(suggestion, channel)
-    return suggestion
+        _announce(suggestions, channel)
+    return suggestions
 
 
-def _announce(suggestion: Suggestion, channel: str) -> None:
-    """The suggestion's new status as a change in its agent's feed, in the transaction that
+def _announce(suggestions: Sequence[Suggestion], channel: str) -> None:
+    """Each suggestion's new status as a change in its agent's feed, in the transaction that
     set it: after the revisions that transaction wrote, before any later commit of the agent.
-    Its webhooks hear of it once that commits."""
-    lock_feed(connection, [suggestion.agent_id])
-    Change.objects.create(
-        agent_id=suggestion.agent_id,
-        kind=Change.Kind.SUGGESTION,
-        suggestion=suggestion,
-        suggestion_status=suggestion.status,
-        channel=channel,
+    Their webhooks hear of it once that commits."""
+    agents = sorted({suggestion.agent_id for suggestion in suggestions})
+    lock_feed(connection, agents)
+    Change.objects.bulk_create(
+        Change(
+            agent_id=suggestion.agent_id,
+            kind=Change.Kind.SUGGESTION,
+            suggestion=suggestion,
+            suggestion_status=suggestion.status,
+            channel=channel,
+        )
+        for suggestion in suggestions
     )
-    webhooks.after_commit(suggestion.agent_id)
+    for agent_id in agents:
+        webhooks.after_commit(agent_id)
 
 
 # --- finding ---------------------------------------------------------------------------
 
 
-class _Finder:
-    """The pairs of one pass, each judged by the rule; with a model judge set
-    (stores.services.judge), the pairs it wants are held and judged by it a batch at a time,
-    and its verdict (else the rule's) is what the pass records."""
+def _reading(readings: dict[int, Reading], memory: Memory) -> Reading:
+    """The memory's text as the rule reads it, read once however many pairs it is in."""
+    known = readings.get(memory.pk)
+    if known is None:
+        known = readings[memory.pk] = read(memory.content)
+    return known
 
-    def __init__(self) -> None:
-        self.judge = Judge.configured()
-        self.held: list[tuple[Agent, Memory, Memory, Pair]] = []
-        self.counts: Counter[str] = Counter()
 
-    def consider(self, memory: Memory, other: Memory, similarity: float | None) -> None:
+def _findings(
+    agent: Agent,
+    pairs: Iterable[tuple[Memory, Memory, float | None]],
+    readings: dict[int, Reading],
+    judge: Judge | None,
+) -> list[Found]:
+    """What the pass finds among `pairs` (with their embeddings' similarity when known): the
+    rule's verdicts and, with a model judge (stores.services.judge), its verdicts on the
+    pairs it wants, the rule's standing where it gives none."""
+    finds: list[Found] = []
+    heard: dict[tuple[int, int], tuple[Memory, Memory, Pair]] = {}
+    for memory, other, similarity in pairs:
         # The older first, so a reason reads as what changed: "'Paris' → 'Lyon'".
         first, second = sorted((memory, other), key=lambda m: m.pk)
-        likeness = compare(first.content, second.content, similarity)
-        if self.judge is not None:
+        read_first, read_second = _reading(readings, first), _reading(readings, second)
+        close = judge is not None and similarity is not None and similarity >= judge.min_similarity
+        if not close and not may_be_alike(read_first, read_second):
+            continue  # nothing in common: what the full rule would say, at a fraction of it
+        likeness = compare(first.content, second.content, similarity, (read_first, read_second))
+        if judge is not None:
             pair = Pair(first.content, second.content, likeness, similarity)
-            if self.judge.wants(pair) and not self._held_or_suggested(first, second):
-                self.held.append((memory.agent, first, second, pair))
-                if len(self.held) >= self.judge.batch_size:
-                    self._hear()
-                return
-        self._record(memory.agent, first, second, likeness)
-
-    def finish(self) -> Counter[str]:
-        """How many new suggestions of each kind, once the pairs held are judged."""
-        self._hear()
-        return self.counts
-
-    def _held_or_suggested(self, first: Memory, second: Memory) -> bool:
-        # A pair can come twice in a pass (same words and near): the judge hears it once.
-        if any((a.pk, b.pk) == (first.pk, second.pk) for _, a, b, _ in self.held):
-            return True
-        return Suggestion.objects.filter(
-            agent_id=first.agent_id, fingerprint=_fingerprint([first, second])
-        ).exists()
-
-    def _hear(self) -> None:
-        held, self.held = self.held, []
-        if self.judge is None or not held:
-            return
-        verdicts = self.judge.decide([pair for *_, pair in held])
-        for (agent, first, second, _), likeness in zip(held, verdicts, strict=True):
-            self._record(agent, first, second, likeness)
-
-    def _record(
-        self, agent: Agent, first: Memory, second: Memory, likeness: Likeness | None
-    ) -> None:
-        if likeness is None:
-            return
-        made = suggestion_create(
-            agent=agent,
-            kind=str(likeness.kind),
-            memories=[first, second],
-            reason=likeness.reason,
-            score=likeness.score,
-            # The older memory is kept by default: it has the history.
-            proposal={"keep": first.pk},
-        )
-        if made is not None:
-            self.counts[made.kind] += 1
+            if judge.wants(pair):
+                heard.setdefault((first.pk, second.pk), (first, second, pair))
+                continue
+        if likeness is not None:
+            finds.append(_found(first, second, likeness))
+    if judge is not None and heard:
+        # The model hears a pair once, and never one suggested before.
+        asked = {_fingerprint((first, second)): key for key, (first, second, _) in heard.items()}
+        known = Suggestion.objects.filter(agent=agent, fingerprint__in=list(asked))
+        for fingerprint in known.values_list("fingerprint", flat=True):
+            heard.pop(asked[fingerprint])
+        held = list(heard.values())
+        verdicts = judge.decide([pair for _, _, pair in held])
+        finds += [
+            _found(first, second, likeness)
+            for (first, second, _), likeness in zip(held, verdicts, strict=True)
+            if likeness is not None
+        ]
+    return finds
 
 
-def mark_stale(memory_ids: list[int]) -> int:
-    """Open suggestions whose records moved since they were found become stale."""
-    moved: list[int] = []
-    versions = dict(Memory.objects.filter(pk__in=memory_ids).values_list("pk", "version"))
-    for suggestion in found.open_touching(memory_ids).prefetch_related("records"):
-        if any(
-            versions.get(record.memory_id) != record.version
-            for record in suggestion.records.all()
-            if record.memory_id in memory_ids
-        ):
-            moved.append(suggestion.pk)
-    return Suggestion.objects.filter(pk__in=moved, status=Suggestion.State.OPEN).update(
-        status=Suggestion.State.STALE, settled_at=timezone.now(), settled_by=PASS
-    )
+def _found(first: Memory, second: Memory, likeness: Likeness) -> Found:
+    # The older memory is kept by default: it has the history.
+    proposal = {"keep": first.pk}
+    return Found(str(likeness.kind), (first, second), likeness.reason, likeness.score, proposal)
+
+
+def _counted(suggestions: Iterable[Suggestion]) -> Counter[str]:
+    return Counter(suggestion.kind for suggestion in suggestions)
+
+
+def mark_stale(memory_ids: Collection[int] | None = None, *, agent: Agent | None = None) -> int:
+    """Open suggestions (holding any of `memory_ids`, or of `agent`) whose records moved since
+    they were found become stale, each a `suggestion.stale` change in its agent's feed."""
+    moved = found.moved_open(agent=agent, memory_ids=memory_ids)
+    marked = 0
+    for start in range(0, len(moved), STALE_BATCH):
+        with transaction.atomic():
+            stale = list(
+                Suggestion.objects.select_for_update()
+                .filter(pk__in=moved[start : start + STALE_BATCH], status=Suggestion.State.OPEN)
+                .order_by("pk")
+            )
+            if not stale:
+                continue
+            now = timezone.now()
+            Suggestion.objects.filter(pk__in=[suggestion.pk for suggestion in stale]).update(
+                status=Suggestion.State.STALE, settled_at=now, settled_by=PASS
+            )
+            for suggestion in stale:
+                suggestion.status = Suggestion.State.STALE
+                suggestion.settled_at, suggestion.settled_by = now, PASS
+            _announce(stale, Channel.TASK)
+        marked += len(stale)
+    return marked
 
 
 def suggest_for_memory(memory_id: int) -> Counter[str]:
@@ -215,39 +264,68 @@ def suggest_for_memory(memory_id: int) -> Counter[str]:
     memory = found.comparable_memory(memory_id)
     if memory is None:
         return Counter()
-    vector = found.vector_of(memory_id)
-    candidates = found.candidates_of(memory, vector)
+    candidates = found.candidates_of(memory, found.vector_of(memory_id))
     others = found.memories_by_id([candidate.memory_id for candidate in candidates])
-    finder = _Finder()
-    for candidate in candidates:
-        if (other := others.get(candidate.memory_id)) is not None:
-            finder.consider(memory, other, candidate.similarity)
-    return finder.finish()
+    pairs = [
+        (memory, other, candidate.similarity)
+        for candidate in candidates
+        if (other := others.get(candidate.memory_id)) is not None
+    ]
+    finds = _findings(memory.agent, pairs, {}, Judge.configured())
+    return _counted(_record(memory.agent, finds))
 
 
 def suggest_for_agent(agent: Agent) -> Counter[str]:
     """The whole-agent pass: every memory against its nearest neighbours, and every group of
-    memories holding the same words. Returns how many new suggestions of each kind."""
-    mark_stale(found.open_memory_ids(agent))
-    finder = _Finder()
-    by_words: dict[tuple[int | None, frozenset[str]], int] = {}
-    for memory, vector in found.agent_memories(agent):
-        words = (memory.subject_id, read(memory.content).canon)
-        pairs: list[tuple[int, float | None]] = []
-        if words[1] and (twin := by_words.setdefault(words, memory.pk)) != memory.pk:
-            pairs.append((twin, None))
+    memories holding the same words. Returns how many new suggestions of each kind.
+
+    It streams the agent a batch at a time (found.CHUNK memories): one statement finds the
+    batch's neighbours, one reads the texts of the memories they pair with, one transaction
+    writes the batch's suggestions. Between batches it keeps one small entry per distinct set
+    of words, so its memory is bounded by the batch, not by the agent's texts.
+    """
+    mark_stale(agent=agent)
+    counts: Counter[str] = Counter()
+    # The first memory holding each (bank, words), by their hash: a collision only adds a
+    # pair for the rule to judge.
+    first_with: dict[int, int] = {}
+    judge = Judge.configured()
+    for batch in found.agent_batches(agent):
+        counts += _counted(_record(agent, _batch_findings(agent, batch, first_with, judge)))
+    return counts
+
+
+def _batch_findings(
+    agent: Agent, batch: list[Memory], first_with: dict[int, int], judge: Judge | None
+) -> list[Found]:
+    """What the pass finds of `batch` (the agent's next memories), each pair from its later
+    memory: with the earlier one holding the same words, and with its nearest neighbours."""
+    readings: dict[int, Reading] = {}
+    neighbours = found.neighbours_of_each(agent, batch)
+    pairs: list[tuple[Memory, int, float | None]] = []
+    for memory in batch:
+        words = _reading(readings, memory).canon
+        if words:
+            twin = first_with.setdefault(hash((memory.subject_id, words)), memory.pk)
+            if twin != memory.pk:
+                pairs.append((memory, twin, None))
         # A memory not embedded yet is compared with those holding its words instead.
+        candidates = neighbours.get(memory.pk)
+        if candidates is None:
+            candidates = found.candidates_of(memory, None)
         pairs += [
-            (candidate.memory_id, candidate.similarity)
-            for candidate in found.candidates_of(memory, vector, lexical=vector is None)
-            # Each pair once: from its later memory.
+            (memory, candidate.memory_id, candidate.similarity)
+            for candidate in candidates
             if candidate.memory_id < memory.pk
         ]
-        others = found.memories_by_id([pk for pk, _ in pairs])
-        for pk, similarity in pairs:
-            if (other := others.get(pk)) is not None:
-                finder.consider(memory, other, similarity)
-    return finder.finish()
+    memories = {memory.pk: memory for memory in batch}
+    memories |= found.memories_by_id({pk for _, pk, _ in pairs} - memories.keys())
+    known_pairs = [
+        (memory, other, similarity)
+        for memory, pk, similarity in pairs
+        if (other := memories.get(pk)) is not None
+    ]
+    return _findings(agent, known_pairs, readings, judge)
 
 
 def suggest_everywhere() -> Counter[str]:
@@ -367,7 +445,7 @@ def _accept(
                 revisions=result.details.get("revisions", []),
             )
             suggestion.status = Suggestion.State.ACCEPTED
-            _announce(suggestion, actor.channel)
+            _announce([suggestion], actor.channel)
     except _Preview as preview:
         result = preview.result
         result.details["dry_run"] = True
@@ -429,7 +507,7 @@ def _dismiss(*, agent: Agent, actor: Actor, suggestion_id: Any) -> WriteResult:
         if not settled:
             raise Conflict(f"Suggestion {suggestion.pk} was settled at the same moment.")
         suggestion.status = Suggestion.State.DISMISSED
-        _announce(suggestion, actor.channel)
+        _announce([suggestion], actor.channel)
     return WriteResult(
         status=Status.UPDATED,
         message="Dismissed: the memories stay as they are.",

@@ -281,6 +281,60 @@ def test_a_proposed_then_dismissed_suggestion_is_in_the_feed_a_dry_run_is_not(ap
     ]
 
 
+def test_a_suggestion_whose_record_moved_is_announced_stale_before_what_is_found_anew(
+    api, agent, make
+):
+    suggestion, paris, lyon = found_conflict(agent, make)
+    start = feed(api)["next"]
+
+    edited = api.call(
+        "post", f"memories/{paris.pk}/edit/", {"old_string": "Paris", "new_string": "Nice"}
+    )
+    assert edited.status_code == 200, edited.json()
+
+    items = feed(api, f"?after={start}")["results"]
+    assert [(i["op"], (i.get("suggestion") or {}).get("event")) for i in items] == [
+        ("edit", None),
+        ("suggestion", "stale"),
+        ("suggestion", "created"),
+    ]
+    stale, found = items[1], items[2]
+    assert stale["suggestion"] == {
+        "id": suggestion.pk,
+        "event": "stale",
+        "kind": "conflict",
+        "status": "stale",
+        "records": [{"id": paris.pk, "version": 1}, {"id": lyon.pk, "version": 1}],
+        "revisions": [],
+    }
+    assert stale["status"] == "updated" and stale["actor"] == "pass:suggestions"
+    assert stale["channel"] == "task" and stale["version"] is None
+    assert found["suggestion"]["records"] == [
+        {"id": paris.pk, "version": 2},
+        {"id": lyon.pk, "version": 1},
+    ]
+
+
+def test_the_whole_pass_announces_what_went_stale_once(api, agent, make, settings):
+    suggestion, paris, _lyon = found_conflict(agent, make)
+    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "SUGGEST_AFTER_WRITE": False}
+    edited = api.call(
+        "post", f"memories/{paris.pk}/edit/", {"old_string": "lives in", "new_string": "visits"}
+    )
+    assert edited.status_code == 200, edited.json()
+    start = feed(api)["next"]
+
+    suggest_for_agent(agent)
+    suggest_for_agent(agent)
+
+    items = feed(api, f"?after={start}")["results"]
+    assert [(i["suggestion"]["id"], i["suggestion"]["event"]) for i in items] == [
+        (suggestion.pk, "stale")
+    ]
+    suggestion.refresh_from_db()
+    assert suggestion.status == "stale" and suggestion.settled_by == "pass:suggestions"
+
+
 def test_a_suggestions_change_is_what_the_schema_says(agent, make):
     found_conflict(agent, make)
     operation = schemathesis.openapi.from_wsgi("/api/schema/", get_wsgi_application())[

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+import json
+from pathlib import Path
+
 import pytest
 
-from stores.editing.likeness import MAX_COMPARED_CHARS, Kind, compare
+from stores.editing.likeness import MAX_COMPARED_CHARS, Kind, compare, may_be_alike, read
+
+PAIRS = Path(__file__).parent.parent / "fixtures" / "suggestions" / "pairs.json"
 
 DUPLICATES = [
     ("The user lives in Berlin.", "the user lives in BERLIN"),
@@ -67,3 +73,38 @@ def test_a_paraphrase_scores_its_similarity():
 def test_only_the_start_of_a_long_text_is_read():
     tail = " filler" * MAX_COMPARED_CHARS
     assert compare("The user lives in Paris." + tail, "The user lives in Paris." + tail + " x")
+
+
+def test_the_cheap_test_lets_through_every_pair_the_rule_finds():
+    labelled = json.loads(PAIRS.read_text("utf-8"))["pairs"]
+    texts = {text for pair in labelled for text in (pair["first"], pair["second"])}
+    texts |= {text for case in (*DUPLICATES, *CONFLICTS, *FINE) for text in case[:2]}
+    found = 0
+    for first, second in itertools.permutations(sorted(texts), 2):
+        if compare(first, second) is not None:
+            found += 1
+            assert may_be_alike(read(first), read(second)), (first, second)
+    assert found >= len(labelled)
+
+
+def test_the_cheap_test_turns_away_texts_with_nothing_in_common():
+    first, second = "The user lives in Paris.", "Quarterly invoices are due on Mondays."
+    assert not may_be_alike(read(first), read(second))
+    assert compare(first, second) is None
+    assert not may_be_alike(read("The the."), read("A a."))
+    # They share a word, and each says five the other does not: more than one place differs.
+    first, second = (
+        "The user keeps bees, goats, hens and ducks.",
+        "The user rides a red bike to work daily.",
+    )
+    assert not may_be_alike(read(first), read(second))
+    assert compare(first, second) is None
+
+
+def test_words_shared_only_through_an_opposite_still_reach_the_rule():
+    # The rule reads "dislikes" as a negated "likes" and "disables" as a negated "enables":
+    # these two share no word as written, and the rule still finds them alike.
+    first, second = "Dislikes; disables.", "Likes; enables."
+    assert read(first).canon.isdisjoint(read(second).canon)
+    assert compare(first, second) is not None
+    assert may_be_alike(read(first), read(second))

@@ -335,6 +335,28 @@ def test_a_webhook_for_suggestions_hears_only_of_them_a_dismissal_too(agent):
     assert log_of(discord) == [(None, 1, "delivered")]
 
 
+def test_a_suggestion_gone_stale_goes_out_to_a_webhook_for_stale_ones(agent):
+    with receiver() as hook:
+        add_webhook(agent, hook.url, events=["suggestion.stale"])
+        maker = RecordMaker()
+        with together():
+            paris = maker.memory(agent, "The user lives in Paris.")
+            maker.memory(agent, "The user lives in Lyon.")
+            suggest_for_agent(agent)
+            (suggestion,) = Suggestion.objects.filter(agent=agent)
+            edit(paris, "lives in", "works in")
+            suggest_for_agent(agent)
+        settle()
+        (arrived,) = hook.wait_for(1)
+
+    payload = json.loads(arrived.body)
+    assert payload["type"] == "suggestion.stale"
+    assert arrived.headers["webhook-id"] == f"suggestion-{suggestion.pk}-stale"
+    stale = payload["data"]["suggestion"]
+    assert stale["id"] == suggestion.pk and stale["status"] == stale["event"] == "stale"
+    assert payload["data"]["actor"] == "pass:suggestions"
+
+
 def test_another_agents_webhook_never_hears_of_a_suggestion(agent, other_agent):
     with receiver() as hook:
         add_webhook(other_agent, hook.url)

@@ -64,8 +64,8 @@ class SuggestionEventSerializer(serializers.Serializer):
     id = serializers.IntegerField(help_text="The suggestion (GET /api/v1/suggestions/{id}/).")
     event = serializers.ChoiceField(
         choices=list(SUGGESTION_EVENTS),
-        help_text="created (found by the pass or proposed), accepted or dismissed; the "
-        "webhook event is suggestion.<event>.",
+        help_text="created (found by the pass or proposed), accepted, dismissed, or stale "
+        "(marked by the pass: a record of it moved); the webhook event is suggestion.<event>.",
     )
     kind = serializers.ChoiceField(choices=Suggestion.Kind.values)
     status = serializers.ChoiceField(
@@ -94,7 +94,7 @@ class ChangeSerializer(SourcedFields):
     )
     status = serializers.ChoiceField(
         help_text="What the write answered; for a suggestion, created when it is found or "
-        "proposed, updated when it is accepted or dismissed.",
+        "proposed, updated when it is accepted, dismissed or marked stale.",
         choices=[
             Status.CREATED.value,
             Status.UPDATED.value,

@@ -54,7 +54,8 @@ EVENT_PATTERN = "^({any}|({surfaces})\\.({statuses})|{suggestion}\\.({events}))$
 EVENTS_HELP = (
     "Which changes go out: '*' (all), or '<surface>.<status>' patterns where either part may "
     "be '*', e.g. ['memory.*', 'skill.updated', '*.deleted'], or a suggestion's events "
-    "('suggestion.created', '.accepted', '.dismissed', 'suggestion.*'). Default: all."
+    "('suggestion.created', '.accepted', '.dismissed', '.stale', 'suggestion.*'). "
+    "Default: all."
 )
 
 
