@@ -77,7 +77,9 @@ class PreparedQuery(Generic[M]):
             places = [
                 index
                 for index, param in enumerate(params)
-                if type(param) is type(placeholder) and param == placeholder
+                # The driver's own kind of the value counts too (psycopg's Int8, which Django
+                # gives a big integer column's value on PostgreSQL); `run` keeps it.
+                if isinstance(param, type(placeholder)) and param == placeholder
             ]
             if not places:
                 raise ValueError(f"placeholder {number} is not a parameter of its own: {sql}")
@@ -110,7 +112,7 @@ class PreparedQuery(Generic[M]):
             raise TransactionManagementError("A locking read needs a transaction.")
         params = list(compiled.params)
         for index, number in compiled.slots:
-            params[index] = values[number]
+            params[index] = type(compiled.params[index])(values[number])
         with connection.cursor() as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()

@@ -15,6 +15,7 @@ from typing import Any
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from stores.models import Agent, Revision
+from stores.runtime.prepared import PreparedQuery
 from stores.surfaces import SURFACES
 
 PENDING = Revision.Review.PENDING
@@ -99,9 +100,24 @@ def record_revision_of(
     agent: Agent, surface_key: str, record_id: int, revision_id: int
 ) -> Revision | None:
     """Revision `revision_id` if it is a revision of that very record."""
-    return Revision.objects.filter(
-        agent=agent, surface=surface_key, record_id=record_id, pk=revision_id
-    ).first()
+    if not 0 < revision_id <= _MAX_ID:
+        return None  # no id is out of a big integer's range, and the database would refuse it
+    found = _RECORD_REVISION.run(agent.pk, surface_key, record_id, revision_id)
+    return found[0] if found else None
+
+
+_MAX_ID = 2**63 - 1
+# Every undo and revert reads the revision it goes back to: compiled once (a take-back of a
+# conversation runs it once a record).
+_RECORD_REVISION: PreparedQuery[Revision] = PreparedQuery(
+    lambda agent_id, surface_key, record_id, revision_id: Revision.objects.filter(
+        agent_id=agent_id, surface=surface_key, record_id=record_id, pk=revision_id
+    ).order_by()[:1],
+    int,
+    str,
+    int,
+    int,
+)
 
 
 def last_revision(agent: Agent, surface_key: str, record_id: int) -> Revision | None:
@@ -120,6 +136,29 @@ def latest_version_of(agent: Agent, surface_key: str, record_id: int) -> int | N
         .order_by("-version_after")
         .values_list("version_after", flat=True)
         .first()
+    )
+
+
+def latest_state(agent: Agent, surface_key: str, record_id: int) -> dict[str, Any] | None:
+    """The state the record's latest revision left it in (None: no revision)."""
+    return (
+        Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id)
+        .order_by("-version_after")
+        .values_list("after_state", flat=True)
+        .first()
+    )
+
+
+def later_states(
+    agent: Agent, surface_key: str, record_id: int, version: int
+) -> QuerySet[Revision, tuple[int, dict[str, Any]]]:
+    """The (id, state after) of the record's revisions after `version`, oldest first. Lazy."""
+    return (
+        Revision.objects.filter(
+            agent=agent, surface=surface_key, record_id=record_id, version_after__gt=version
+        )
+        .order_by("version_after")
+        .values_list("pk", "after_state")
     )
 
 

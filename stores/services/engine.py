@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Mapping
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, ParamSpec
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, models, transaction
+from django.db import DEFAULT_DB_ALIAS, IntegrityError, models, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -188,7 +189,11 @@ def find_record(
         raise NotFound(_not_found_message(spec, ref))
     # As lookup_filter: an id or an alias, or an alias only (so too a number past any id).
     text = str(ref).strip()
-    if text.isdecimal() and 0 < int(text) <= MAX_ID:
+    held = _held(spec, agent, text, lock)
+    if held is not None:
+        # An id beats an alias, as below: the record locked up front is the one meant.
+        candidates = [held]
+    elif text.isdecimal() and 0 < int(text) <= MAX_ID:
         query = _record_lookup(spec, by_id=True, lock=lock)
         candidates = query.run(agent.pk, text, int(text))
     else:
@@ -201,6 +206,78 @@ def find_record(
     if spec.expires and record.is_expired():
         raise NotFound(f"{spec.label} {ref} has expired.")
     return record
+
+
+@dataclass
+class LockedRecords:
+    """Records a run of writes locked up front in its transaction, by (surface, id): the
+    run's writes find them here instead of reading each again, and leave them here as they
+    wrote them."""
+
+    agent_id: int
+    records: dict[tuple[str, int], VersionedRecord]
+    # Every record written since the lock, in order, for a rolled-back part to be forgotten.
+    written: list[tuple[str, int]] = field(default_factory=list)
+
+    def mark(self) -> int:
+        return len(self.written)
+
+    def rolled_back(self, mark: int) -> None:
+        """The writes since `mark` were rolled back: their records are read again if asked."""
+        for key in self.written[mark:]:
+            self.records.pop(key, None)
+        del self.written[mark:]
+
+    def wrote(self, spec: SurfaceSpec, record: VersionedRecord, *, deleted: bool = False) -> None:
+        key = (spec.key, record.pk)
+        self.written.append(key)
+        if deleted:
+            self.records.pop(key, None)
+        elif getattr(record, "agent_id", None) == self.agent_id:
+            self.records[key] = record
+
+
+_LOCKED: ContextVar[LockedRecords | None] = ContextVar("locked_records", default=None)
+# Ids per locking read: well within any database's limit on parameters.
+_LOCK_CHUNK = 1000
+
+
+@contextmanager
+def records_locked(agent: Agent, ids: Mapping[str, Iterable[int]]) -> Iterator[LockedRecords]:
+    """Lock `agent`'s records `ids` (per surface key) in one read per surface, in id order,
+    for the writes inside to find them there (what is gone is not held).
+
+    Inside the caller's transaction. In id order, as merges lock theirs, so two runs over the
+    same records wait for each other instead of deadlocking.
+    """
+    records: dict[tuple[str, int], VersionedRecord] = {}
+    for surface_key, wanted in sorted(ids.items()):
+        spec = SURFACES[surface_key]
+        manager: Any = spec.model._default_manager
+        ordered = sorted(set(wanted))
+        for start in range(0, len(ordered), _LOCK_CHUNK):
+            rows = manager.filter(agent_id=agent.pk, pk__in=ordered[start : start + _LOCK_CHUNK])
+            if spec.select_related:
+                rows = rows.select_related(*spec.select_related)
+            if spec.embedded:
+                rows = rows.defer("embedding")
+            for record in rows.select_for_update(of=("self",)).order_by("pk"):
+                record.agent = agent
+                records[(surface_key, record.pk)] = record
+    locked = LockedRecords(agent.pk, records)
+    token = _LOCKED.set(locked)
+    try:
+        yield locked
+    finally:
+        _LOCKED.reset(token)
+
+
+def _held(spec: SurfaceSpec, agent: Agent, text: str, lock: bool) -> VersionedRecord | None:
+    """The record `text` names if a run of writes holds it locked already."""
+    locked = _LOCKED.get()
+    if locked is None or not lock or locked.agent_id != agent.pk or not text.isdecimal():
+        return None
+    return locked.records.get((spec.key, int(text)))
 
 
 def _not_found_message(spec: SurfaceSpec, ref: RecordRef) -> str:
@@ -281,6 +358,9 @@ def commit(
         values.setdefault("decayed_at", timezone.now())
 
     old_hash = getattr(record, "text_hash", None)
+    if (locked := _LOCKED.get()) is not None:
+        # Before the instance changes: a refusal from here on rolls its write back.
+        locked.wrote(spec, record)
     for name, value in values.items():
         setattr(record, name, value)
     if isinstance(record, EmbeddedRecord):
@@ -430,8 +510,15 @@ def delete(spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor) -> Write
     text_field = spec.primary_text_field
     before_text = getattr(record, text_field)
     before_state = spec.snapshot(record)
+    if (locked := _LOCKED.get()) is not None:
+        locked.wrote(spec, record, deleted=True)
     unlinked = _unlink_dependants(spec, record, actor=actor)
-    deleted = spec.model.objects.filter(pk=record.pk, version=record.version).delete()[0]
+    # A plain DELETE: every link to the record was cleared just above, each with its revision,
+    # and the database's constraints refuse one that was not. Django's delete() would read the
+    # row again and clear the same links a second time, behind their history.
+    deleted = spec.model._default_manager.filter(pk=record.pk, version=record.version)._raw_delete(
+        using=DEFAULT_DB_ALIAS
+    )
     if not deleted:
         raise Conflict("Another write changed the record at the same moment; re-read it.")
     version_before = record.version
@@ -470,15 +557,29 @@ def _unlinked_sentence(link: Mapping[str, Any]) -> str:
     )
 
 
-def _links_to(spec: SurfaceSpec) -> list[tuple[SurfaceSpec, models.ForeignKey]]:
+@functools.cache
+def _links_to(spec: SurfaceSpec) -> list[tuple[SurfaceSpec, str, PreparedQuery[Any]]]:
     """The foreign keys of surface records that point at records of `spec` (a memory's
-    successor is the one today)."""
+    successor is the one today), each with the locking read of the records that point at one
+    record, compiled once: every forget runs it."""
     return [
-        (other, field)
+        (other, field.attname, _dependants(other, field.attname))
         for other in SURFACES.values()
         for field in other.model._meta.concrete_fields
         if field.many_to_one and field.related_model is spec.model
     ]
+
+
+def _dependants(other: SurfaceSpec, attname: str) -> PreparedQuery[Any]:
+    manager: Any = other.model._default_manager
+
+    def build(target: int, same: int) -> models.QuerySet[Any]:
+        dependants = manager.filter(**{attname: target}).exclude(pk=same)
+        if other.embedded:
+            dependants = dependants.defer("embedding")
+        return dependants.select_for_update(of=("self",)).order_by("pk")
+
+    return PreparedQuery(build, int, int)
 
 
 def _unlink_dependants(
@@ -493,18 +594,15 @@ def _unlink_dependants(
     invalidated), names the forget's actor, and is reviewable and revertible like any write.
     """
     unlinked: list[dict[str, Any]] = []
-    for other, link in _links_to(spec):
-        dependants = other.model.objects.filter(**{link.attname: record.pk}).exclude(pk=record.pk)
-        if other.embedded:
-            dependants = dependants.defer("embedding")
-        for dependant in dependants.select_for_update(of=("self",)).order_by("pk"):
+    for other, attname, dependants in _links_to(spec):
+        for dependant in dependants.run(record.pk, record.pk):
             if dependant.agent_id == record.agent_id:
                 dependant.agent = record.agent  # spares a query for the revision
             result = commit(
                 other,
                 dependant,
                 actor=actor,
-                change=Change(op=OpName.UNLINK, values={link.attname: None}),
+                change=Change(op=OpName.UNLINK, values={attname: None}),
             )
             unlinked.append(
                 {

@@ -4,8 +4,8 @@ Not an op of its own: an op changes one record, and every door offers it on a su
 records. A take-back walks what one conversation wrote across all of an agent's records and
 applies the ops that already exist to each: a record the conversation created is forgotten
 (an episodic memory, which may only be invalidated, is invalidated), a change it made is
-undone with `undo` (or, for a change of fields only, reverted while nothing came after it),
-and a record it deleted is restored by a revert to before its deletion. Each of those
+undone with `undo` (its text and the fields it set, later changes of others kept), and a
+record it deleted is restored by a revert to before its deletion. Each of those
 writes is a revision like any other, carrying the conversation it took back
 (`Source.takeback`), so the history reads as what happened and a second take-back finds
 nothing left to do.
@@ -23,18 +23,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import transaction
-from django.db.models import BooleanField, ExpressionWrapper, F, Q
+from django.db.models import Q
 
 from stores import metrics
 from stores.editing import Status, TextEditError
 from stores.errors import ApplicationError, Conflict, Forbidden, Invalid, NotFound
-from stores.models import Agent, Memory, Revision
+from stores.models import Agent, Memory, Revision, VersionedRecord
 from stores.ops.catalog import CATALOG
+from stores.ops.memory.merge import merge_revisions
 from stores.ops.names import OpName
 from stores.services.actors import Actor
+from stores.services.engine import records_locked
 from stores.services.results import WriteResult
 from stores.services.sources import Source, parse_source
-from stores.surfaces import SURFACES
 
 logger = logging.getLogger("memoryadmin.writes")
 
@@ -141,16 +142,23 @@ def conversation_takeback(
     taker = replace(actor, source=Source(conversation=conversation, takeback=True))
     taken_back = _taken_back(agent, conversation)
     by_record = _by_record(written)
-    stores = _stores_of(agent, by_record)
+    ids: dict[str, list[int]] = {}
+    for surface_key, record_id in by_record:
+        ids.setdefault(surface_key, []).append(record_id)
     results = []
-    with transaction.atomic():
+    with transaction.atomic(), records_locked(agent, ids) as locked:
+        # Which records exist, each with its store, as the take-back begins.
+        stores = {key: _store_of(record) for key, record in locked.records.items()}
         for (surface_key, record_id), revisions in by_record.items():
             store = stores.get((surface_key, record_id))
-            results.append(
-                _take_back_record(
-                    agent, taker, surface_key, record_id, revisions, taken_back, store
-                )
+            mark = locked.mark()
+            result = _take_back_record(
+                agent, taker, surface_key, record_id, revisions, taken_back, store
             )
+            if result.revision is None:
+                # Refused or nothing to do: whatever it wrote was rolled back.
+                locked.rolled_back(mark)
+            results.append(result)
         if dry_run:
             transaction.set_rollback(True)
             # The revisions it wrote are rolled back: none of them exists.
@@ -181,15 +189,12 @@ def conversation_takeback(
 
 
 def _writes_of(agent: Agent, conversation: str) -> list[Revision]:
-    """The conversation's own revisions of `agent`'s records, newest first, without texts
-    (whether one changed its text is compared in the database)."""
-    same_text = ExpressionWrapper(Q(before_text=F("after_text")), output_field=BooleanField())
+    """The conversation's own revisions of `agent`'s records, newest first, without texts."""
     return list(
         Revision.objects.filter(
             agent=agent, source_conversation=conversation, source_takeback=False
         )
         .only("surface", "record_id", "op", "version_before", "version_after")
-        .annotate(same_text=same_text)
         .order_by("-id")
     )
 
@@ -215,24 +220,9 @@ def _by_record(written: Iterable[Revision]) -> dict[tuple[str, int], list[Revisi
     return records
 
 
-def _stores_of(agent: Agent, records: Iterable[tuple[str, int]]) -> dict[tuple[str, int], str]:
-    """Which of `records` still exist, each with its store ("" on a surface without stores),
-    read in one query per surface."""
-    ids: dict[str, list[int]] = {}
-    for surface_key, record_id in records:
-        ids.setdefault(surface_key, []).append(record_id)
-    found: dict[tuple[str, int], str] = {}
-    for surface_key, wanted in ids.items():
-        spec = SURFACES[surface_key]
-        manager: Any = spec.model._default_manager
-        rows = manager.filter(agent=agent, pk__in=wanted)
-        if spec.store_policy:
-            found.update(
-                ((surface_key, pk), store) for pk, store in rows.values_list("pk", "store")
-            )
-        else:
-            found.update(((surface_key, pk), "") for pk in rows.values_list("pk", flat=True))
-    return found
+def _store_of(record: VersionedRecord) -> str:
+    """The record's store ("" on a surface without stores)."""
+    return record.store if isinstance(record, Memory) else ""
 
 
 def _take_back_record(
@@ -270,6 +260,11 @@ def _take_back_record(
             surface_key, record_id, refused.op, refused.error.status, message=refused.error.message
         )
     assert last is not None
+    for _, revision in steps:
+        if revision is not None and revision.op == OpName.MERGE:
+            # Its undo restored every record of the merge: their revisions of it are taken
+            # back too.
+            taken_back.update(r.pk for r in merge_revisions(agent, revision))
     return RecordTakeback(surface_key, record_id, steps[-1][0], last.status, last.revision)
 
 
@@ -280,11 +275,9 @@ def _removal(store: str | None) -> OpName:
 
 
 def _reversal(revision: Revision) -> OpName:
-    """How a change is taken back: its text change undone (later edits kept), or, for a
-    change of fields only or a deletion, the record brought back by a revert to before it."""
-    if getattr(revision, "same_text", False) or _deleted(revision):
-        return OpName.REVERT
-    return OpName.UNDO
+    """How a change is taken back: undone, its text and fields (later edits of others kept),
+    or, for a deletion, the record brought back by a revert to before it."""
+    return OpName.REVERT if _deleted(revision) else OpName.UNDO
 
 
 def _deleted(revision: Revision | None) -> bool:
@@ -317,8 +310,8 @@ def _apply(
 
 
 def _nothing_after(revision: Revision, actor: Actor) -> None:
-    """A revert to before a change brings back the whole record as it stood: only while every
-    later write of it is the conversation's own (or this take-back's)."""
+    """A revert to before a deletion brings back the whole record as it stood: only while
+    every later write of it is the conversation's own (or this take-back's)."""
     conversation = actor.source.conversation if actor.source else ""
     later = (
         Revision.objects.filter(
@@ -333,7 +326,7 @@ def _nothing_after(revision: Revision, actor: Actor) -> None:
     if others:
         named = ", ".join(map(str, others))
         raise Conflict(
-            f"Revision {revision.pk} changed fields that later writes (revisions {named}) "
-            "came after; bringing them back would undo those too. Change them by hand.",
+            f"Revision {revision.pk} deleted the record and later writes (revisions {named}) "
+            "came after; bringing it back as it stood would undo those too. Change it by hand.",
             revisions=others,
         )

@@ -220,6 +220,31 @@ def test_take_back_previews_then_applies_then_has_nothing_left(api, agent):
     assert (again.status_code, again.json()["status"], again.json()["count"]) == (200, "ok", 0)
 
 
+def test_take_back_undoes_a_change_of_fields_only_past_later_text_edits(api, agent, make):
+    notes = make.memory(agent, "Likes tea.\nLives in Lyon.\n", tags=["home"])
+    tagged = api.call(
+        "patch", f"memories/{notes.pk}/", {"tags": ["trusted"], "source": {"conversation": "8121"}}
+    )
+    assert tagged.status_code == 200, tagged.json()
+    edited = api.call(
+        "post",
+        f"memories/{notes.pk}/edit/",
+        {"old_string": "Lyon", "new_string": "Paris", "source": {"conversation": "7"}},
+    )
+    assert edited.status_code == 200, edited.json()
+
+    preview = api.call("post", "sources/takeback/", {"conversation": "8121", "dry_run": True})
+    applied = api.call("post", "sources/takeback/", {"conversation": "8121"})
+
+    assert preview.json()["results"] == [
+        {"surface": "memory", "id": notes.pk, "op": "undo", "status": "updated", "revision": None}
+    ]
+    assert applied.status_code == 200, applied.json()
+    assert (applied.json()["status"], applied.json()["count"]) == ("updated", 1)
+    record = api.call("get", f"memories/{notes.pk}/").json()["record"]
+    assert (record["tags"], record["content"]) == (["home"], "Likes tea.\nLives in Paris.\n")
+
+
 def test_take_back_is_isolated_between_agents(api, other_agent):
     planted = written_by_8121(other_agent)
 

@@ -3,10 +3,14 @@ undone, later edits of others kept, an overlap left as it is, nothing written by
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from stores.editing import Status
 from stores.errors import Forbidden, NotFound
@@ -18,6 +22,8 @@ from stores.services import (
     record_edit,
     record_forget,
     record_revert,
+    record_update,
+    working_set_ttl,
 )
 from stores.services.sources import Source
 from stores.services.takeback import conversation_takeback
@@ -151,16 +157,125 @@ def test_an_episodic_memory_it_created_is_invalidated_and_keeps_its_text(agent):
     assert memory.content == "Met the attacker."
 
 
-def test_a_change_of_fields_only_is_reverted_while_nothing_came_after(agent, make):
+def test_a_change_of_fields_only_is_undone_while_nothing_came_after(agent, make):
     notes = make.memory(agent, "Likes tea.", importance=0.2)
     result = memory_set_importance(agent=agent, ref=notes.pk, actor=HOSTILE, importance=1.0)
     assert result.ok
 
     answer = take_back(agent)
 
-    assert [(r.op, r.status) for r in answer.results] == [("revert", Status.REVERTED)]
+    assert [(r.op, r.status) for r in answer.results] == [("undo", Status.UPDATED)]
     notes.refresh_from_db()
     assert notes.importance == pytest.approx(0.2)
+
+
+def fields_changed_then_text_edited_by_others(agent, make):
+    """A memory whose tags and importance the conversation changed, then whose text another
+    conversation edited."""
+    notes = make.memory(agent, "Likes tea.\nLives in Lyon.\n", tags=["home"], importance=0.2)
+    tagged = record_update(
+        surface_key="memory", agent=agent, ref=notes.pk, actor=HOSTILE,
+        changes={"tags": ["trusted-source"]},
+    )  # fmt: skip
+    assert tagged.ok, tagged
+    assert memory_set_importance(agent=agent, ref=notes.pk, actor=HOSTILE, importance=1.0).ok
+    edit(agent, notes.pk, "Lyon", "Paris", actor=OTHER)
+    return notes
+
+
+def test_a_change_of_fields_only_is_undone_past_later_text_edits_of_others(agent, make):
+    notes = fields_changed_then_text_edited_by_others(agent, make)
+
+    answer = take_back(agent)
+
+    assert (answer.status, answer.count) == (Status.UPDATED, 1)
+    assert [(r.op, r.status) for r in answer.results] == [("undo", Status.UPDATED)]
+    notes.refresh_from_db()
+    assert (notes.tags, notes.importance) == (["home"], pytest.approx(0.2))
+    assert notes.content == "Likes tea.\nLives in Paris.\n"
+    assert take_back(agent).count == 0
+
+
+def test_a_field_a_later_write_changed_again_is_a_conflict_left_as_it_is(agent, make):
+    notes = make.memory(agent, "Likes tea.", tags=["home"], importance=0.2)
+    assert memory_set_importance(agent=agent, ref=notes.pk, actor=HOSTILE, importance=1.0).ok
+    tagged = record_update(
+        surface_key="memory", agent=agent, ref=notes.pk, actor=HOSTILE, changes={"tags": ["x"]}
+    )
+    assert tagged.ok, tagged
+    retagged = record_update(
+        surface_key="memory", agent=agent, ref=notes.pk, actor=OTHER, changes={"tags": ["y"]}
+    )
+    assert retagged.ok, retagged
+
+    answer = take_back(agent)
+
+    assert [(r.op, r.status) for r in answer.results] == [("undo", Status.CONFLICT)]
+    assert f"later revision {retagged.revision}" in answer.results[0].message
+    assert "tags" in answer.results[0].message
+    notes.refresh_from_db()
+    assert (notes.tags, notes.importance) == (["y"], pytest.approx(1.0))
+
+
+def test_a_field_the_conversation_changed_twice_goes_back_to_before_the_first(agent, make):
+    notes = make.memory(agent, "Likes tea.", importance=0.2)
+    for importance in (1.0, 0.9):
+        assert memory_set_importance(
+            agent=agent, ref=notes.pk, actor=HOSTILE, importance=importance
+        ).ok
+    edit(agent, notes.pk, "tea", "mate", actor=OTHER)
+
+    answer = take_back(agent)
+
+    assert [(r.op, r.status) for r in answer.results] == [("undo", Status.UPDATED)]
+    notes.refresh_from_db()
+    assert (notes.importance, notes.content) == (pytest.approx(0.2), "Likes mate.")
+
+
+def test_a_working_entrys_expiry_it_lifted_comes_back_past_later_edits(agent, make):
+    expires = timezone.now() + dt.timedelta(hours=1)
+    entry = make.working(agent, value="Reviewing the patrol log.", expires_at=expires)
+    assert working_set_ttl(agent=agent, ref=entry.pk, actor=HOSTILE, clear=True).ok
+    edit(agent, entry.pk, "patrol", "supply", actor=OTHER, surface_key="working")
+
+    answer = take_back(agent)
+
+    assert [(r.op, r.status) for r in answer.results] == [("undo", Status.UPDATED)]
+    entry.refresh_from_db()
+    assert (entry.expires_at, entry.value) == (expires, "Reviewing the supply log.")
+
+
+def queries_to_take_back(agent, make, conversation: str, records: int, dry_run: bool) -> int:
+    """How many queries taking back a conversation takes that created `records` / 2 memories
+    and edited as many others (each edited again later by another conversation)."""
+    writer = ME.with_source(Source(conversation=conversation))
+    for number in range(records // 2):
+        create(agent, actor=writer, content=f"Planted {number}.")
+        notes = make.memory(agent, f"Fact {number}.\nSeen on Monday.\n")
+        edit(agent, notes.pk, f"Fact {number}.", "Obey.", actor=writer)
+        edit(agent, notes.pk, "Monday", "Tuesday", actor=OTHER)
+    with CaptureQueriesContext(connection) as queries:
+        answer = take_back(agent, conversation, dry_run=dry_run)
+    assert answer.count == records, answer.as_dict()
+    return len(queries)
+
+
+# What one record costs: a savepoint and its release, the read of the revision an undo takes
+# back (or of the records that point at a forgotten one), the record's write, and its
+# revision. The records are locked up front, in one read per surface.
+QUERIES_PER_RECORD = 5
+# Reading what the conversation wrote and what was taken back already, the locking read, the
+# transaction (and a dry run's rollback).
+QUERIES_PER_TAKE_BACK = 6
+
+
+@pytest.mark.parametrize("dry_run", [False, True])
+def test_the_queries_of_a_take_back_grow_by_a_constant_per_record(agent, make, dry_run):
+    few = queries_to_take_back(agent, make, "c-few", 2, dry_run)
+    many = queries_to_take_back(agent, make, "c-many", 10, dry_run)
+
+    assert (many - few) / (10 - 2) <= QUERIES_PER_RECORD, (few, many)
+    assert few - 2 * QUERIES_PER_RECORD <= QUERIES_PER_TAKE_BACK, few
 
 
 def test_other_surfaces_are_taken_back_too(agent):

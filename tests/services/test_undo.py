@@ -159,24 +159,12 @@ def test_an_undo_checks_the_version_it_was_told(agent, make):
     assert result.details == {"current_version": 2, "expected_version": 1}
 
 
-@pytest.mark.parametrize(
-    "what",
-    ["create", "field update", "another record's revision", "no such revision"],
-)
-def test_what_has_no_change_of_this_text_to_undo_is_refused(agent, make, what):
+@pytest.mark.parametrize("what", ["create", "another record's revision", "no such revision"])
+def test_what_has_no_change_of_this_record_to_undo_is_refused(agent, make, what):
     memory = make.memory(agent, NOTES)
     other = make.memory(agent, "Another memory.")
     if what == "create":
         revision_id = Revision.objects.get(record_id=memory.pk, surface="memory", op="create").pk
-    elif what == "field update":
-        result = record_update(
-            surface_key="memory",
-            agent=agent,
-            ref=memory.pk,
-            actor=ME,
-            changes={"category": "drinks"},
-        )
-        revision_id = result.revision
     elif what == "another record's revision":
         revision_id = edit(other, old_string="Another", new_string="One more")
     else:
@@ -186,8 +174,60 @@ def test_what_has_no_change_of_this_text_to_undo_is_refused(agent, make, what):
     assert result.status is expected, result
     if what == "create":
         assert "forget it instead" in result.message
-    if what == "field update":
-        assert "revert to before it" in result.message
+
+
+def update(memory, actor=ME, **changes) -> int:
+    result = record_update(
+        surface_key="memory", agent=memory.agent, ref=memory.pk, actor=actor, changes=changes
+    )
+    assert result.ok, result
+    return result.revision
+
+
+def test_undoing_a_field_update_sets_those_fields_back_keeping_later_edits(agent, make):
+    memory = make.memory(agent, NOTES, category="food", tags=["home"])
+    retagged = update(memory, category="drinks", tags=["bar"])
+    edit(memory, old_string="nights", new_string="days")
+    update(memory, importance=0.9)
+
+    result = undo(memory, retagged)
+
+    assert result.status is Status.UPDATED, result
+    memory.refresh_from_db()
+    assert (memory.category, memory.tags) == ("food", ["home"])
+    assert (memory.content, memory.importance) == (NOTES.replace("nights", "days"), 0.9)
+    written = Revision.objects.get(pk=result.revision)
+    assert (written.op, written.reverted_revision) == ("undo", retagged)
+    assert undo(memory, retagged).status is Status.NO_CHANGE
+
+
+def test_undoing_a_field_update_a_later_write_changed_again_is_a_conflict(agent, make):
+    memory = make.memory(agent, NOTES, category="food")
+    drinks = update(memory, category="drinks")
+    later = update(memory, category="snacks")
+
+    result = undo(memory, drinks)
+
+    assert result.status is Status.CONFLICT
+    assert result.details["revisions"] == [later]
+    assert result.details["fields"] == ["category"]
+    memory.refresh_from_db()
+    assert memory.category == "snacks"
+
+
+def test_an_undo_of_text_and_fields_takes_back_both(agent, make):
+    memory = make.memory(agent, NOTES, category="food")
+    both = record_update(
+        surface_key="memory", agent=agent, ref=memory.pk, actor=ME, expected_version=1,
+        changes={"content": NOTES.replace("tea", "mate"), "category": "drinks"},
+    )  # fmt: skip
+    assert both.ok, both
+
+    result = undo(memory, both.revision)
+
+    assert result.status is Status.UPDATED, result
+    memory.refresh_from_db()
+    assert (memory.content, memory.category) == (NOTES, "food")
 
 
 def test_an_undo_that_would_empty_a_memory_is_refused(agent, make):

@@ -4,20 +4,26 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Any
 
-from stores.editing import UndoConflict, touched_by, undo_change
-from stores.errors import Conflict, Invalid
+from stores.editing import NoChange, UndoConflict, touched_by, undo_change
+from stores.errors import Conflict, Invalid, NoChangeError
 from stores.models import Agent, Revision, VersionedRecord
 from stores.ops.base import Op, ToolSpec
 from stores.ops.memory.merge import undo_merge
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.selectors.revisions import text_changes_after
+from stores.selectors.revisions import later_states, latest_state, text_changes_after
 from stores.services import validation
 from stores.services.actors import Actor
 from stores.services.engine import Change, RecordRef, apply_change, atomic, find_record, text_limit
 from stores.services.results import WriteResult
-from stores.services.revisions import mark_reviewed, revision_of, revision_text
+from stores.services.revisions import (
+    mark_reviewed,
+    restorable_values,
+    revision_of,
+    revision_text,
+)
 from stores.surfaces import SurfaceSpec
 
 # How many later revisions an undo's conflict is traced through to name those that made it.
@@ -39,11 +45,13 @@ class Undo(Op):
     ) -> WriteResult:
         """Take back the change one revision made, keeping every change since: a new revision.
 
-        The revision's change, reversed, is merged into today's text line by line. Where later
-        edits touched the same lines the undo is refused as a conflict naming those revisions;
-        where they already took the change back it is no_change. Distinct from a revert, which
-        brings back a whole version. Undoing an agent's change settles its pending review as
-        reverted; `dry_run` answers what the undo would, writing and settling nothing.
+        The revision's change, reversed, is merged into today's text line by line, and the
+        fields it set (tags, importance, an expiry...) go back to what they were. Where later
+        edits touched the same lines, or changed one of those fields, the undo is refused as a
+        conflict naming those revisions; where they already took the change back it is
+        no_change. Distinct from a revert, which brings back a whole version. Undoing an
+        agent's change settles its pending review as reverted; `dry_run` answers what the undo
+        would, writing and settling nothing.
         """
         spec = self.spec_for(surface_key)
         with atomic(dry_run):
@@ -59,31 +67,22 @@ class Undo(Op):
                     expected_version=expected_version,
                     dry_run=dry_run,
                 )
-            # The revision is read once the policy and the version let the undo go on; the
-            # build hands it back here, for its review to be settled in the same transaction.
-            undone: list[Revision] = []
             result = apply_change(
                 spec,
                 record,
                 actor=actor,
                 op=self.name,
                 expected_version=expected_version,
-                build=functools.partial(self.build, spec, agent, revision_id, undone),
+                build=functools.partial(self.build, spec, agent, asked),
                 dry_run=dry_run,
             )
             if not dry_run:
-                mark_reviewed(undone[0], actor, "before")
+                mark_reviewed(asked, actor, "before")
             return result
 
     def build(
-        self,
-        spec: SurfaceSpec,
-        agent: Agent,
-        revision_id: int,
-        undone: list[Revision],
-        record: VersionedRecord,
+        self, spec: SurfaceSpec, agent: Agent, revision: Revision, record: VersionedRecord
     ) -> Change:
-        revision = revision_of(spec, agent, record.pk, revision_id)
         text_field, before = revision_text(spec, revision, "before")
         after = validation.text(revision.after_text, text_field)
         if not revision.before_state:
@@ -91,31 +90,106 @@ class Undo(Op):
                 f"Revision {revision.pk} brought the record into being ({revision.op}); "
                 "undoing it would remove the record: forget it instead."
             )
-        if before == after:
-            raise Invalid(
-                f"Revision {revision.pk} ({revision.op}) changed no {text_field} text, so there "
-                "is nothing in the text to undo. To bring back the fields it set, revert to "
-                "before it."
+        values = _fields_taken_back(spec, agent, record, revision)
+        if before != after:
+            try:
+                text = undo_change(
+                    before, after, getattr(record, text_field), max_length=text_limit(spec)
+                )
+            except UndoConflict as clash:
+                raise _undo_conflict(spec, agent, record, revision, text_field, clash) from None
+            except NoChange:
+                # The text is back already; the fields it set may not be.
+                if not values:
+                    raise
+            else:
+                if not text.strip() and text_field == spec.primary_text_field:
+                    raise Invalid(
+                        f"Undoing revision {revision.pk} would leave the {text_field} empty, "
+                        "which would erase the record; forget it instead."
+                    )
+                values[text_field] = text
+        if not values:
+            raise NoChangeError(
+                f"Revision {revision.pk} ({revision.op}) changed neither the {text_field} text "
+                "nor a field an undo brings back, or those fields hold what it replaced "
+                "already: there is nothing to undo."
             )
-        try:
-            text = undo_change(
-                before, after, getattr(record, text_field), max_length=text_limit(spec)
-            )
-        except UndoConflict as clash:
-            raise _undo_conflict(spec, agent, record, revision, text_field, clash) from None
-        if not text.strip() and text_field == spec.primary_text_field:
-            raise Invalid(
-                f"Undoing revision {revision.pk} would leave the {text_field} empty, which "
-                "would erase the record; forget it instead."
-            )
-        undone.append(revision)
         return Change(
             op=self.name,
-            values={text_field: text},
+            values=values,
             text_field=text_field,
             details={"undone_revision": revision.pk},
             reverted_revision=revision.pk,
         )
+
+
+def undoable_fields(spec: SurfaceSpec) -> tuple[str, ...]:
+    """The fields beside the text an undo takes back: those a revert restores, and the expiry
+    (only set_ttl moves it, so only its undo moves it back)."""
+    return (*spec.revertable_fields, *(("expires_at",) if spec.expires else ()))
+
+
+def _fields_taken_back(
+    spec: SurfaceSpec, agent: Agent, record: VersionedRecord, revision: Revision
+) -> dict[str, Any]:
+    """The values that take back the fields `revision` changed, as model values; a Conflict
+    naming the later revisions if one of those fields was changed since.
+
+    A three-way merge of each field, as the text's is of its lines: the base is what the
+    revision set, today is what the record's last revision holds (not the row: the decay pass
+    lowers importance without a revision, and that is no one's edit). A field still as the
+    revision set it goes back; one already back needs nothing; any other was changed since.
+    """
+    before, after = revision.before_state, revision.after_state
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return {}
+    changed = [
+        name
+        for name in undoable_fields(spec)
+        if name in before and name in after and before[name] != after[name]
+    ]
+    if not changed:
+        return {}
+    today = latest_state(agent, spec.key, record.pk) or after
+    moved = [name for name in changed if today.get(name) not in (after[name], before[name])]
+    if moved:
+        raise _fields_conflict(spec, agent, record, revision, moved)
+    back = tuple(name for name in changed if today.get(name) == after[name])
+    return restorable_values(spec, before, back, agent=agent, record_id=record.pk)
+
+
+def _fields_conflict(
+    spec: SurfaceSpec,
+    agent: Agent,
+    record: VersionedRecord,
+    revision: Revision,
+    fields: list[str],
+) -> Conflict:
+    """The refusal of an undo whose fields were changed since, naming the revisions that did."""
+    set_by_it = {name: revision.after_state[name] for name in fields}
+    named: list[int] = []
+    for pk, state in later_states(agent, spec.key, record.pk, revision.version_after)[
+        :UNDO_TRACE_LIMIT
+    ]:
+        if state and any(state.get(name) != set_by_it[name] for name in fields):
+            named.append(pk)
+            set_by_it.update((name, state.get(name)) for name in fields)
+    who = (
+        f"later revision {named[0]}"
+        if len(named) == 1
+        else f"later revisions {', '.join(map(str, named))}"
+        if named
+        else "later edits"
+    )
+    return Conflict(
+        f"Revision {revision.pk} cannot be undone on its own: {who} changed "
+        f"{', '.join(fields)} since. Set {'it' if len(fields) == 1 else 'them'} by hand, or "
+        f"undo those revisions first, newest first.",
+        revisions=named,
+        fields=fields,
+        current_version=record.version,
+    )
 
 
 def _undo_conflict(
@@ -179,8 +253,9 @@ OP = Undo(
     previews=True,
     tool=ToolSpec(
         "undo_change",
-        "Take back what one revision changed in a record's text, keeping every change "
-        "made since (unlike revert_record, which restores a whole version). Refused as "
-        "conflict, naming the revisions, when a later edit touched the same lines.",
+        "Take back what one revision changed in a record's text and fields, keeping every "
+        "change made since (unlike revert_record, which restores a whole version). Refused "
+        "as conflict, naming the revisions, when a later edit touched the same lines or "
+        "fields.",
     ),
 )
