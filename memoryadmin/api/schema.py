@@ -13,6 +13,7 @@ from drf_spectacular.extensions import (
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 
+from memoryadmin.api.serializers.inputs import NO_NUL
 from memoryadmin.api.serializers.outputs import ResultSerializer
 from stores.ops.catalog import FIELD_PARAMS, Op
 from stores.ops.params import Kind, given_schema
@@ -81,7 +82,6 @@ class InputScheme(OpenApiSerializerExtension):
 
 
 # PostgreSQL stores no NUL character, and the parser refuses one in any text.
-NO_NUL = "^[^\\u0000]*$"
 
 
 class QueryTextScheme(OpenApiSerializerFieldExtension):
@@ -281,6 +281,62 @@ def declare_door_refusals(
                 operation["responses"].setdefault(
                     str(code), {"description": description, "content": refused}
                 )
+    return result
+
+
+# Free-form JSON as every door takes it: any value, but no text (a key either) holding a NUL,
+# which no text column can store. Recursive, as the JSON it describes.
+_FREE_JSON = "FreeJson"
+_FREE_JSON_REF = {"$ref": f"#/components/schemas/{_FREE_JSON}"}
+_FREE_OBJECT = {
+    "type": "object",
+    "propertyNames": {"pattern": NO_NUL},
+    "additionalProperties": _FREE_JSON_REF,
+}
+
+
+def _free_object(schema: Any) -> bool:
+    """A free-form JSON object: any keys, any values (`metadata`)."""
+    return (
+        isinstance(schema, dict)
+        and schema.get("type") == "object"
+        and "properties" not in schema
+        and schema.get("additionalProperties", {}) in ({}, True)
+    )
+
+
+def free_json_without_nul(
+    result: Any, generator: Any = None, request: Any = None, public: Any = None
+):
+    """Each free-form JSON object (a record's `metadata`) as `_FREE_OBJECT`: the doors refuse a
+    NUL in any of its texts, keys and nested values alike, and the schema says so."""
+
+    def rewrite(schema: Any) -> Any:
+        if isinstance(schema, list):
+            return [rewrite(item) for item in schema]
+        if not isinstance(schema, dict):
+            return schema
+        if _free_object(schema):
+            return {**schema, **_FREE_OBJECT}
+        return {key: rewrite(value) for key, value in schema.items()}
+
+    # Only what requests carry: an answer's free-form data is the server's to shape.
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    for name in [name for name in schemas if name.endswith("Request")]:
+        schemas[name] = rewrite(schemas[name])
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            if isinstance(operation, dict) and "requestBody" in operation:
+                operation["requestBody"] = rewrite(operation["requestBody"])
+    schemas[_FREE_JSON] = {
+        "anyOf": [
+            {"type": "string", "nullable": True, "pattern": NO_NUL},
+            {"type": "number"},
+            {"type": "boolean"},
+            {"type": "array", "items": _FREE_JSON_REF},
+            _FREE_OBJECT,
+        ]
+    }
     return result
 
 

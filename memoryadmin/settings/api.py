@@ -45,5 +45,6 @@ SPECTACULAR_SETTINGS = {
         "memoryadmin.api.schema.require_constrained_bodies",
         "memoryadmin.api.schema.declare_door_refusals",
         "memoryadmin.api.schema.blank_as_any_of",
+        "memoryadmin.api.schema.free_json_without_nul",
     ],
 }

@@ -4,11 +4,12 @@ data-acceptance checks hold it (schemathesis.toml)."""
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 
 import pytest
-from jsonschema import Draft4Validator
+from jsonschema import Draft4Validator, Draft7Validator
 from schemathesis.specs.openapi.warnings import enforced_pattern
 
 from stores.services import Actor, rules_add
@@ -310,3 +311,41 @@ def test_a_webhook_body_takes_only_its_fields(api):
     created = api.call("post", "webhooks/", {"url": url}).json()
     refused = api.call("patch", f"webhooks/{created['id']}/", {"enabled": "yes"})
     assert (refused.status_code, refused.json()["status"]) == (400, "invalid")
+
+
+def _with_components(schema: dict) -> dict:
+    """`schema` with the components it refers to, as JSON Schema's definitions."""
+    whole = {**schema, "definitions": _served_schema()["components"]["schemas"]}
+    return json.loads(json.dumps(whole).replace("#/components/schemas/", "#/definitions/"))
+
+
+def test_free_form_metadata_holds_no_nul_at_any_depth_as_its_schema_says(api, agent, make):
+    paths = _served_schema()["paths"]
+    tool = paths["/api/v1/tools/update_record/"]["post"]["requestBody"]
+    declared = [
+        _served_schema()["components"]["schemas"]["MemoryCreateInputRequest"]["properties"][
+            "metadata"
+        ],
+        tool["content"]["application/json"]["schema"]["properties"]["metadata"],
+    ]
+    memory = make.memory(agent)
+    for metadata in ({"a\x00": 1}, {"a": ["x", "y\x00"]}, {"a": {"b": {"c": "d\x00"}}}):
+        for schema in declared:
+            assert not Draft7Validator(_with_components(schema)).is_valid(metadata)
+        answer = api.call("patch", f"memories/{memory.pk}/", {"metadata": metadata})
+        assert (answer.status_code, answer.json()["status"]) == (400, "invalid"), metadata
+    taken = {"a": 1.5, "b": [1, "x", True], "c": {"d": {"e": "f"}}}
+    for schema in declared:
+        assert Draft7Validator(_with_components(schema)).is_valid(taken)
+    assert api.call("patch", f"memories/{memory.pk}/", {"metadata": taken}).status_code == 200
+
+
+def test_a_blank_rule_is_whitespace_as_the_services_strip_it():
+    pattern = _body_schema(_served_schema(), "v1_rules_remove_rule_create")["properties"]["rule"][
+        "pattern"
+    ]
+    spaces = [chr(code) for code in range(0x3001) if chr(code).isspace()]
+    assert all(not re.search(pattern, space * 2) for space in spaces)
+    for taken in ("Be kind.", " \u001dBe kind.", "\ufeff", "a\u0085b"):
+        assert re.search(pattern, taken), taken
+    assert not re.search(pattern, "Be\x00kind.")

@@ -81,10 +81,17 @@ class StrictText(serializers.CharField):
 
 # The longest alias a record may have had in the store it came from.
 ALIAS_LENGTH = 255
+# No text holds a NUL (every door refuses one).
+NO_NUL = "^[^\\u0000]*$"
 
 
 @extend_schema_field(
-    {"anyOf": [{"type": "integer"}, {"type": "string", "minLength": 1, "maxLength": ALIAS_LENGTH}]}
+    {
+        "anyOf": [
+            {"type": "integer"},
+            {"type": "string", "minLength": 1, "maxLength": ALIAS_LENGTH, "pattern": NO_NUL},
+        ]
+    }
 )
 class Reference(serializers.Field):
     """A record's id, or the alias it had in the store it came from."""
