@@ -81,9 +81,6 @@ class InputScheme(OpenApiSerializerExtension):
             ]
 
 
-# PostgreSQL stores no NUL character, and the parser refuses one in any text.
-
-
 class QueryTextScheme(OpenApiSerializerFieldExtension):
     target_class = "memoryadmin.api.serializers.inputs.QueryText"
 
@@ -306,8 +303,8 @@ def _free_object(schema: Any) -> bool:
 
 
 def free_json_without_nul(
-    result: Any, generator: Any = None, request: Any = None, public: Any = None
-):
+    result: dict[str, Any], generator: Any, request: Any, public: bool
+) -> dict[str, Any]:
     """Each free-form JSON object (a record's `metadata`) as `_FREE_OBJECT`: the doors refuse a
     NUL in any of its texts, keys and nested values alike, and the schema says so."""
 

@@ -81,7 +81,7 @@ class StrictText(serializers.CharField):
 
 # The longest alias a record may have had in the store it came from.
 ALIAS_LENGTH = 255
-# No text holds a NUL (every door refuses one).
+# PostgreSQL stores no NUL character, and the parser refuses one in any text.
 NO_NUL = "^[^\\u0000]*$"
 
 
