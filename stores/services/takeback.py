@@ -147,6 +147,7 @@ def conversation_takeback(
         ids.setdefault(surface_key, []).append(record_id)
     results = []
     with transaction.atomic(), records_locked(agent, ids) as locked:
+        since = Revision.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         # Which records exist, each with its store, as the take-back begins.
         stores = {key: _store_of(record) for key, record in locked.records.items()}
         for (surface_key, record_id), revisions in by_record.items():
@@ -159,6 +160,7 @@ def conversation_takeback(
                 # Refused or nothing to do: whatever it wrote was rolled back.
                 locked.rolled_back(mark)
             results.append(result)
+        results = _with_restored(agent, conversation, results, since)
         if dry_run:
             transaction.set_rollback(True)
             # The revisions it wrote are rolled back: none of them exists.
@@ -186,6 +188,33 @@ def conversation_takeback(
         },
     )
     return answer
+
+
+def _with_restored(
+    agent: Agent, conversation: str, results: list[RecordTakeback], since: int
+) -> list[RecordTakeback]:
+    """`results`, a record whose own steps had nothing left to do but which a take-back write
+    of this run changed all the same (a merge's undo brings back every memory of the merge)
+    answered with that write."""
+    idle = {(result.surface, result.id) for result in results if not result.changed}
+    if not idle:
+        return results
+    restored: dict[tuple[str, int], tuple[int, str]] = {}
+    for surface, record_id, pk, op in (
+        Revision.objects.filter(
+            agent=agent, source_conversation=conversation, source_takeback=True, pk__gt=since
+        )
+        .order_by("pk")
+        .values_list("surface", "record_id", "pk", "op")
+    ):
+        if (surface, record_id) in idle:
+            restored[(surface, record_id)] = (pk, op)
+    return [
+        replace(result, op=written[1], status=Status.UPDATED, revision=written[0], message="")
+        if (written := restored.get((result.surface, result.id))) is not None
+        else result
+        for result in results
+    ]
 
 
 def _writes_of(agent: Agent, conversation: str) -> list[Revision]:

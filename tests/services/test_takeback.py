@@ -25,6 +25,7 @@ from stores.services import (
     record_update,
     working_set_ttl,
 )
+from stores.services.memories import memory_merge
 from stores.services.sources import Source
 from stores.services.takeback import conversation_takeback
 from tests.factories import agent_token
@@ -265,8 +266,9 @@ def queries_to_take_back(agent, make, conversation: str, records: int, dry_run: 
 # revision. The records are locked up front, in one read per surface.
 QUERIES_PER_RECORD = 5
 # Reading what the conversation wrote and what was taken back already, the locking read, the
+# newest revision before the take-back's own (to tell its writes from earlier ones), the
 # transaction (and a dry run's rollback).
-QUERIES_PER_TAKE_BACK = 6
+QUERIES_PER_TAKE_BACK = 7
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
@@ -372,4 +374,27 @@ def test_a_record_it_deleted_is_restored_with_its_earlier_edits_undone(agent, ma
     restored = Memory.objects.get(pk=kept.pk)
     assert restored.content == "The user takes the 07:40 train to work."
     assert not Memory.objects.filter(pk=deleted_by_someone_else.pk).exists()
+    assert take_back(agent).count == 0
+
+
+def test_a_merge_taken_back_answers_for_every_memory_it_brings_back(agent):
+    kept = create(agent, actor=OTHER, content="Standup is at 9:30.")
+    merged = create(agent, actor=OTHER, content="The daily standup starts at 9:30.")
+    merging = memory_merge(agent=agent, actor=HOSTILE, ref=kept, merge_from=[merged])
+    assert merging.ok, merging
+    assert Memory.objects.get(pk=merged).superseded_by_id == kept
+
+    preview = take_back(agent, dry_run=True)
+    answer = take_back(agent)
+
+    outcomes = {result.id: (result.status, result.changed) for result in answer.results}
+    assert outcomes == {kept: (Status.UPDATED, True), merged: (Status.UPDATED, True)}
+    assert [(r.id, r.op, r.status) for r in preview.results] == [
+        (r.id, r.op, r.status) for r in answer.results
+    ]
+    restored = Memory.objects.get(pk=merged)
+    assert restored.superseded_by_id is None and restored.invalidated_at is None
+    for result in answer.results:
+        written = Revision.objects.get(pk=result.revision)
+        assert (written.record_id, written.source["takeback"]) == (result.id, True)
     assert take_back(agent).count == 0
