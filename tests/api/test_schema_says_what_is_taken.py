@@ -172,15 +172,19 @@ def test_a_source_the_schemas_allow_is_taken_and_one_they_refuse_is_refused(
         assert refused is not taken, (path, answer.content)
 
 
-def _patterns(schema: object):
+def _objects(schema: object):
+    """Every object within `schema`, itself included, at any depth."""
     if isinstance(schema, dict):
-        if isinstance(schema.get("pattern"), str):
-            yield schema["pattern"]
+        yield schema
         for value in schema.values():
-            yield from _patterns(value)
+            yield from _objects(value)
     elif isinstance(schema, list):
         for item in schema:
-            yield from _patterns(item)
+            yield from _objects(item)
+
+
+def _patterns(schema: object):
+    return (found["pattern"] for found in _objects(schema) if isinstance(found.get("pattern"), str))
 
 
 def test_every_pattern_of_the_schema_is_one_a_test_data_generator_can_use():
@@ -272,24 +276,13 @@ def test_a_merge_beyond_its_bounds_is_outside_the_schema_and_refused(api, agent,
     assert _valid(declared, [2] * 50) and _valid(declared, ["a" * 255])
 
 
-def _strings(schema: object):
-    if isinstance(schema, dict):
-        if schema.get("type") == "string":
-            yield schema
-        for value in schema.values():
-            yield from _strings(value)
-    elif isinstance(schema, list):
-        for item in schema:
-            yield from _strings(item)
-
-
 def test_every_text_of_a_tool_call_holds_no_nul_as_its_schema_says(api, agent, make):
     paths = _served_schema()["paths"]
     calls = [path for path in paths if path.startswith("/api/v1/tools/") and "post" in paths[path]]
     assert len(calls) > 20
     for path in calls:
         body = paths[path]["post"]["requestBody"]["content"]["application/json"]["schema"]
-        for text in _strings(body):
+        for text in (found for found in _objects(body) if found.get("type") == "string"):
             assert {"pattern", "format", "enum"} & set(text), (path, text)
     body = paths["/api/v1/tools/update_record/"]["post"]["requestBody"]
     tags = body["content"]["application/json"]["schema"]["properties"]["tags"]
