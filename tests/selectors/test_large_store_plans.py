@@ -29,8 +29,9 @@ def no_seqscan(postgres_only):
         cursor.execute("SET LOCAL enable_seqscan = off")
 
 
-def seed(agent, count: int) -> None:
-    """`count` plain memories, inserted in one statement, then the planner's statistics."""
+def seed(agent, count: int, invalidated: int = 0) -> None:
+    """`count` plain memories and `invalidated` ones no longer true, inserted in one statement
+    each, then the planner's statistics."""
     with connection.cursor() as cursor:
         # Autovacuum sees none of this test's uncommitted rows: an ANALYZE of its own meanwhile
         # would write the table's size back as it was, and the planner would price the plan for
@@ -48,6 +49,18 @@ def seed(agent, count: int) -> None:
             """,
             [agent.pk, count],
         )
+        cursor.execute(
+            """
+            INSERT INTO stores_memory (agent_id, store, category, tags, content, importance,
+                importance_floor, pinned, last_seen_at, reinforcement_count, metadata,
+                version, created_at, updated_at, text_hash, embedding_model, embedding_hash,
+                invalidated_at)
+            SELECT %s, 'working', 'cat-' || (n %% 20), '[]', 'Outdated memory number ' || n,
+                0.5, 0, false, now(), 1, '{}', 1, now(), now(), md5(n::text), '', '', now()
+            FROM generate_series(1, %s) AS n
+            """,
+            [agent.pk, invalidated],
+        )
         # As autovacuum leaves them: the GIN indexes' pending entries moved into the index.
         # Left pending, they made the planner price the trigram match above reading every
         # memory of the agent, in a fresh database only (a flaky plan).
@@ -63,7 +76,9 @@ def plan_of(sql: str, params) -> str:
 
 
 def test_the_list_counts_its_pager_from_the_still_true_index(no_seqscan, agent):
-    seed(agent, 5000)
+    # With every memory still true, the agent's own index costs the same and the planner may
+    # take either; an agent whose store has outgrown half its memories is where it matters.
+    seed(agent, 5000, invalidated=5000)
     records = record_list(surface_ui("memory"), agent, {})
     assert "memory_still_true" in plan_of(*records.order_by().values("pk").query.sql_with_params())
     assert records.count() == 5000
