@@ -29,9 +29,10 @@ g. (full run) many agents in one table: 200 agents of 1,000 memories and one of 
 h. a RockBot import of 100,000 memories (each its own file) and its no-op re-import;
 i. the phrase edit over HTTP with the suggestion pass after each write on and off: two
    production servers alike but for MEMORYADMIN_SUGGEST_AFTER_WRITE, edited in alternating
-   blocks, without a broker, so the pass runs in a thread of the serving process, beside
-   the requests. `--suggest-only` measures this alone (400 edits a side) and writes its own
-   small section of docs/BENCHMARKS.md.
+   blocks, with a broker and a Celery worker each (production), then without a broker (the
+   pass in a thread of the serving process, once the writes pause). `--suggest-only`
+   measures this alone (400 edits a side) and writes its own small section of
+   docs/BENCHMARKS.md.
 
 The last line printed is one JSON object with the figures the issue names.
 """
@@ -50,6 +51,8 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -225,17 +228,37 @@ class Bench:
 
     # --- (i) the suggestion pass after a write ------------------------------------------------
 
-    def after_write_pass(self, options) -> dict:
+    def after_write_pass(self, options, broker_url: str | None = None) -> dict:
         """The same phrase edit on two servers, one running the suggestion pass after each
         write and one not, in alternating blocks (each after a pause, so the other's
-        background work is done): the answer times side by side, and their ratio."""
+        background work is done): the answer times side by side, and their ratio.
+
+        Without `broker_url` the re-embed and the pass run in a thread of the serving process;
+        with it, as production runs them, in a Celery worker of each server's own (each pair on
+        its own Redis database, so neither worker takes the other's tasks)."""
         from tests.load.server import gunicorn
 
         server = {"workers": 2, "threads": 8, "API_RATE_LIMIT": RATE_LIMIT}
+        brokers = {"on": None, "off": None}
+        if broker_url is not None:
+            root = broker_url.rsplit("/", 1)[0]
+            brokers = {"on": f"{root}/1", "off": f"{root}/2"}
         times: dict[str, list[float]] = {"on": [], "off": []}
         with (
-            gunicorn(port=options.http_port, SUGGEST_AFTER_WRITE="true", **server) as on,
-            gunicorn(port=options.second_http_port, SUGGEST_AFTER_WRITE="false", **server) as off,
+            celery_worker(brokers["on"], SUGGEST_AFTER_WRITE="true"),
+            celery_worker(brokers["off"], SUGGEST_AFTER_WRITE="false"),
+            gunicorn(
+                port=options.http_port,
+                SUGGEST_AFTER_WRITE="true",
+                **server,
+                **_broker(brokers["on"]),
+            ) as on,
+            gunicorn(
+                port=options.second_http_port,
+                SUGGEST_AFTER_WRITE="false",
+                **server,
+                **_broker(brokers["off"]),
+            ) as off,
         ):
             bases = {"on": on, "off": off}
             sessions = {label: self.session() for label in bases}
@@ -286,6 +309,32 @@ class Bench:
                     done[number] += 1
 
         return _run(writer, len(records), done)
+
+
+def _broker(url: str | None) -> dict[str, str]:
+    return {} if url is None else {"BROKER_URL": url}
+
+
+@contextmanager
+def celery_worker(broker_url: str | None, **settings: str) -> Iterator[None]:
+    """A Celery worker as docker-compose.yml runs it (two processes), on `broker_url`, with
+    these MEMORYADMIN_* settings; nothing without a broker."""
+    if broker_url is None:
+        yield
+        return
+    env = {
+        **os.environ,
+        "MEMORYADMIN_BROKER_URL": broker_url,
+        **{f"MEMORYADMIN_{name}": value for name, value in settings.items()},
+    }
+    command = [sys.executable, "-m", "celery", "--app=memoryadmin", "worker", "--loglevel=WARNING"]
+    command += ["--concurrency=2", "--without-gossip", "--without-mingle"]
+    process = subprocess.Popen(command, cwd=ROOT, env=env)
+    try:
+        yield
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
 
 
 def _run(writer, count: int, done: list[int]) -> float:
@@ -609,9 +658,12 @@ def run(options, work: Path) -> dict:
 
         bench = Bench(url)
         seed_memories(url, bench.agent.pk, 1000)
-        log("(i) phrase edit with the suggestion pass after each write on and off (no broker)")
-        results["i"] = bench.after_write_pass(options)
+        log("(i) phrase edit with the suggestion pass after each write on and off, with a worker")
+        results["i"] = bench.after_write_pass(options, redis_url)
         log(json.dumps(results["i"]))
+        log("(i) the same without a broker: the pass in a thread of the serving process")
+        results["i_thread"] = bench.after_write_pass(options)
+        log(json.dumps(results["i_thread"]))
         if options.suggest_only:
             results["load_after"] = os.getloadavg()
             return results
@@ -876,36 +928,44 @@ each. The whole run took {seconds / 60:.1f} minutes; the load average (1, 5, 15 
 
 def write_suggest_section(results: dict) -> None:
     """(i) alone, in a section of its own: the other rows keep their figures."""
-    i = results["i"]
-    verdict = "met" if i["ratio_p50"] <= 1.05 else "**missed**"
+    worker, thread = results["i"], results["i_thread"]
+
+    def verdict(run: dict) -> str:
+        return "met" if run["ratio_p50"] <= 1.05 else "**missed**"
+
     section = f"""{SUGGEST_BEGIN}
 ### The suggestion pass after a write, side by side (`bench/edit_path.py`, row i)
 
 Measured on {results["date"]}: {results["machine"]}; load average {_load(results["load_before"])}
 before and {_load(results["load_after"])} after. Two production servers (`gunicorn -c
 gunicorn.conf.py memoryadmin.asgi:application`, 2 processes, 8 Django threads each) on one
-PostgreSQL 18, alike but for `MEMORYADMIN_SUGGEST_AFTER_WRITE`, each without a broker: the
-re-embed (fake model) and, on the first, the suggestion pass of the written memory run in a
-background thread of the process that answered, beside its request threads, which is where
-the pass could slow an answer (with a broker it runs in a Celery worker instead). The same
-phrase edit, {i["edits"]} a side after 20 warm-up edits, in {SUGGEST_BLOCKS} alternating
-blocks with a second's pause before each; the agent holds about 1,000 memories.
+PostgreSQL 18, alike but for `MEMORYADMIN_SUGGEST_AFTER_WRITE`, measured twice: with a broker,
+as production runs (each server with a Celery worker of its own, two processes, where the
+re-embed and the pass run), and without one, as the embedded default runs (the re-embed in a
+background thread of the process that answered, and the pass in another once the writes
+pause, `MEMORYADMIN_SUGGEST_QUIET_SECONDS`, 1 s). The same phrase edit of one memory,
+{worker["edits"]} a side after 20 warm-up edits, in {SUGGEST_BLOCKS} alternating blocks with a
+second's pause before each; the agent holds about 1,000 memories; the fake embedding model.
 
 | phrase edit over HTTP | p50 | p95 | mean |
 |---|---:|---:|---:|
-| suggestion pass after each write | {_times(i["on"])} |
-| no suggestion pass | {_times(i["off"])} |
-| ratio, pass on / off | {i["ratio_p50"]:.2f}x | {i["ratio_p95"]:.2f}x | |
+| with a broker: suggestion pass after each write | {_times(worker["on"])} |
+| with a broker: no suggestion pass | {_times(worker["off"])} |
+| ratio, pass on / off | {worker["ratio_p50"]:.2f}x | {worker["ratio_p95"]:.2f}x | |
+| without a broker: suggestion pass after the writes pause | {_times(thread["on"])} |
+| without a broker: no suggestion pass | {_times(thread["off"])} |
+| ratio, pass on / off | {thread["ratio_p50"]:.2f}x | {thread["ratio_p95"]:.2f}x | |
 
-Target: the pass adds nothing to a write's answer time (p50 within 5%): {verdict}.
+Target: the pass adds nothing to a write's answer time (p50 within 5%): with a broker
+{verdict(worker)}, without one {verdict(thread)}.
 
-What an answer shares with the pass here: the process's interpreter lock (the pass reads and
-judges in Python between the requests' statements), the two cores, and the agent's feed lock
-(each write of the pass's, a suggestion found or marked stale, takes it as an edit's commit
-does). This bench edits one memory back to back, so every edit starts a pass. What would
-close the gap: the pass in a process of its own (a broker and a Celery worker, production's
-setup, leaves the server's interpreter to its requests), and a pass that waits for a memory
-to be quiet (a burst of edits of one memory judged once, after the last).
+With a broker the pass never shares the serving process: what an answer still shares with it
+is the machine's two cores and the agent's feed lock (a suggestion the pass writes takes it as
+an edit's commit does). Without one it shares the process's interpreter lock as well, and
+judging in Python between a request's statements slowed answers by 1.6x when the pass ran
+right after each re-embed; now it waits until no memory was written for a second (half a
+minute at most under a steady stream), so a burst of edits of one memory is judged once, after
+the last, while the process has nothing to answer.
 {SUGGEST_END}"""
     record_section(section, SUGGEST_BEGIN, SUGGEST_END)
 
@@ -973,7 +1033,7 @@ def main() -> None:
         work = Path(temp)
         work.chmod(0o755)  # the server runs as the `postgres` user when we are root
         results = run(options, work)
-    print(json.dumps(results["i"]), flush=True)
+    print(json.dumps({"i": results["i"], "i_thread": results["i_thread"]}), flush=True)
     if options.suggest_only:
         if not options.no_record:
             write_suggest_section(results)

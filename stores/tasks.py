@@ -55,11 +55,15 @@ def reembed_records(self, surface_key: str, record_ids: list[int]) -> dict[str, 
     return outcome
 
 
+def _suggests_after_write(surface_key: str) -> bool:
+    return surface_key == MEMORY.key and settings.MEMORYADMIN["SUGGEST_AFTER_WRITE"]
+
+
 def suggest_after_write(surface_key: str, record_ids: list[int]) -> None:
     """The suggestion pass of memories just written, once their new vectors are stored (their
     nearest neighbours are found by them). A failure costs a suggestion, never the write:
     the periodic pass finds it later."""
-    if surface_key != MEMORY.key or not settings.MEMORYADMIN["SUGGEST_AFTER_WRITE"]:
+    if not _suggests_after_write(surface_key):
         return
     for record_id in record_ids:
         try:
@@ -168,12 +172,23 @@ def _send_reembed(surface_key: str, record_ids: list[int]) -> None:
 
 def _embed(surface_key: str, record_ids: list[int]) -> None:
     embeddings.reembed(surface_key, record_ids)
-    suggest_after_write(surface_key, record_ids)
+    if _suggests_after_write(surface_key):
+        for record_id in record_ids:
+            background_suggester.submit(surface_key, record_id)
 
 
 # The embedded default, which has no broker: an eager Celery task ran the model inside the
 # request (half a second for one 512-token window on two cores).
 background_reembedder = AfterWriteQueue("memoryadmin-reembed", _embed)
+# Without a broker the suggestion pass shares the serving process's interpreter with its
+# requests, and judging in Python between their statements slowed every answer (by half,
+# bench/edit_path.py): it waits for the writes to pause, and a burst of edits of one memory
+# is judged once, after the last. With a broker it runs in the worker, after the re-embed.
+background_suggester = AfterWriteQueue(
+    "memoryadmin-suggest",
+    suggest_after_write,
+    quiet=lambda: settings.MEMORYADMIN["SUGGEST_QUIET_SECONDS"],
+)
 # With a broker: the task is sent from here, off the request (about 1 ms of an edit).
 background_sender = AfterWriteQueue("memoryadmin-reembed-sender", _send_reembed)
 # With a broker: the agents whose writes committed, their webhooks looked up and their

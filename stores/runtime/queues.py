@@ -23,6 +23,9 @@ logger = logging.getLogger("memoryadmin.tasks")
 # How long a process that exits normally (a shell, a command, a server stopping) waits for
 # its queued work: past it, the sweeps do what is left.
 EXIT_WAIT_SECONDS = 30.0
+# How long a queue that waits for quiet lets a steady stream of submissions postpone its
+# oldest id.
+QUIET_AT_MOST_SECONDS = 30.0
 
 
 class AfterWriteQueue:
@@ -32,13 +35,23 @@ class AfterWriteQueue:
     writes costs one pass per key (a surface), in batches of REEMBED_BATCH_SIZE. What a process
     that stops had not handled yet stays stale, and the periodic sweep embeds it; at a
     normal exit the process first waits a little for the queue to empty (EXIT_WAIT_SECONDS).
+
+    A queue given `quiet` (seconds, read at each batch) waits until nothing was submitted for
+    that long before it handles a batch, QUIET_AT_MOST_SECONDS at most: work that can wait,
+    done while the process has no writes to answer, never beside them. A drain does not wait.
     """
 
     def __init__(
-        self, name: str, handle: Callable[[str, list[int]], None], *, keep_connection: bool = False
+        self,
+        name: str,
+        handle: Callable[[str, list[int]], None],
+        *,
+        keep_connection: bool = False,
+        quiet: Callable[[], float] | None = None,
     ) -> None:
         self._name = name
         self._handle = handle
+        self._quiet = quiet
         # A queue that reads the database after most writes keeps its connection, as a
         # request thread does (a new PostgreSQL session per burst of writes is a new server
         # process each time); the others close theirs between bursts.
@@ -54,10 +67,15 @@ class AfterWriteQueue:
         self._condition = threading.Condition()
         self._busy = False
         self._release = False
+        self._draining = 0
+        self._first_submitted = self._last_submitted = 0.0
         self._thread: threading.Thread | None = None
 
     def submit(self, surface_key: str, record_id: int) -> None:
         with self._condition:
+            self._last_submitted = time.monotonic()
+            if not self._pending:
+                self._first_submitted = self._last_submitted
             self._pending.setdefault(surface_key, set()).add(record_id)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
@@ -70,10 +88,26 @@ class AfterWriteQueue:
         with self._condition:
             if release and self._thread is not None and self._thread.is_alive():
                 self._release = True
-                self._condition.notify_all()
-            return self._condition.wait_for(
-                lambda: not self._pending and not self._busy and not self._release, timeout
-            )
+            self._draining += 1
+            self._condition.notify_all()
+            try:
+                return self._condition.wait_for(
+                    lambda: not self._pending and not self._busy and not self._release, timeout
+                )
+            finally:
+                self._draining -= 1
+
+    def _wait_for_quiet(self) -> None:
+        """Holding the condition: until no submission for `quiet` seconds, the oldest pending
+        one has waited QUIET_AT_MOST_SECONDS, or somebody drains the queue."""
+        quiet = self._quiet() if self._quiet is not None else 0.0
+        latest = self._first_submitted + QUIET_AT_MOST_SECONDS
+        while not self._draining and not self._release:
+            now = time.monotonic()
+            due = min(self._last_submitted + quiet, latest)
+            if now >= due:
+                return
+            self._condition.wait(due - now)
 
     def _run(self) -> None:
         while True:
@@ -84,6 +118,7 @@ class AfterWriteQueue:
                     self._release = False
                     self._condition.notify_all()
                     continue
+                self._wait_for_quiet()
                 batch, self._pending = self._pending, {}
                 self._busy = True
             try:

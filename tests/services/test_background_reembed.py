@@ -8,7 +8,8 @@ import pytest
 
 from stores import tasks
 from stores.embeddings.fake import FakeBackend
-from stores.models import Memory
+from stores.models import Memory, Suggestion
+from stores.runtime.queues import AfterWriteQueue
 from stores.services import Actor, record_edit
 
 MAINTAINER = Actor.maintainer("tests")
@@ -38,6 +39,7 @@ def threaded(settings):
     yield
     GatedBackend.gate.set()
     assert tasks.background_reembedder.drain(30)
+    assert tasks.background_suggester.drain(30)
 
 
 def fresh(memory: Memory) -> bool:
@@ -100,3 +102,33 @@ def test_writes_made_while_a_batch_embeds_are_coalesced_into_the_next(threaded, 
 
     assert tasks.background_reembedder.drain(30)
     assert all(fresh(memory) for memory in [first, *later])
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_suggestion_pass_waits_for_the_writes_to_pause(threaded, settings, agent, make):
+    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "SUGGEST_QUIET_SECONDS": 600}
+    make.memory(agent, "The user lives in Paris.")
+    make.memory(agent, "The user lives in Lyon.")
+    assert tasks.background_reembedder.drain(30)
+    assert not Suggestion.objects.filter(agent=agent).exists(), "judged before the pause"
+
+    assert tasks.background_suggester.drain(30)  # a drain (an exit, a test) does not wait
+
+    assert Suggestion.objects.get(agent=agent).kind == Suggestion.Kind.CONFLICT
+
+
+def test_a_queue_waiting_for_quiet_handles_a_burst_once_after_its_last_id():
+    batches: list[list[int]] = []
+    handled = threading.Event()
+
+    def handle(_key: str, ids: list[int]) -> None:
+        batches.append(ids)
+        handled.set()
+
+    queue = AfterWriteQueue("test-quiet", handle, quiet=lambda: 1.0)
+    for record_id in range(5):
+        queue.submit("memory", record_id)
+        assert not handled.wait(0.1), "handled before the submissions paused"
+    assert handled.wait(30)
+    assert queue.drain(30)
+    assert batches == [[0, 1, 2, 3, 4]]
