@@ -142,18 +142,18 @@ _REFUSALS = {
 _READ_REFUSALS = (400, 401, 403, 404, 429)
 
 
+def answers(body: Any, refusals: dict[int, str], success: int = 200) -> dict[int, Any]:
+    """`body` under the `success` code, and each refusal (code: when) as a Result."""
+    refused = {code: OpenApiResponse(ResultSerializer, when) for code, when in refusals.items()}
+    return {success: body, **refused}
+
+
 def write_responses(success: int = 200) -> dict[int, Any]:
-    answers: dict[int, Any] = {success: OpenApiResponse(ResultSerializer, "done")}
-    for code, description in _REFUSALS.items():
-        answers[code] = OpenApiResponse(ResultSerializer, description)
-    return answers
+    return answers(OpenApiResponse(ResultSerializer, "done"), _REFUSALS, success)
 
 
 def read_responses(body: Any) -> dict[int, Any]:
-    answers: dict[int, Any] = {200: body}
-    for code in _READ_REFUSALS:
-        answers[code] = OpenApiResponse(ResultSerializer, _REFUSALS[code])
-    return answers
+    return answers(body, {code: _REFUSALS[code] for code in _READ_REFUSALS})
 
 
 WRITE_PARAMETERS = [AGENT_PARAMETER, IF_MATCH, IDEMPOTENCY_KEY]

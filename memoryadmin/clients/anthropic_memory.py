@@ -20,19 +20,9 @@ memoryadmin copies this one file.
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx2
 from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
-from anthropic.types.beta import (
-    BetaCacheControlEphemeralParam,
-    BetaMemoryTool20250818CreateCommand,
-    BetaMemoryTool20250818DeleteCommand,
-    BetaMemoryTool20250818InsertCommand,
-    BetaMemoryTool20250818RenameCommand,
-    BetaMemoryTool20250818StrReplaceCommand,
-    BetaMemoryTool20250818ViewCommand,
-)
+from anthropic.types.beta import BetaCacheControlEphemeralParam, BetaMemoryTool20250818Command
 
 TOOL_PATH = "/api/v1/tools/memory/"
 
@@ -55,7 +45,7 @@ class MemoryadminMemoryTool(BetaAbstractMemoryTool):
         self._http = http or httpx2.Client(timeout=timeout)
         self._headers = {"Authorization": f"Bearer {token}"}
 
-    def _send(self, command: Any) -> str:
+    def _send(self, command: BetaMemoryTool20250818Command) -> str:
         body = command.to_dict(exclude_none=True)
         try:
             response = self._http.post(self._url, json=body, headers=self._headers)
@@ -75,20 +65,6 @@ class MemoryadminMemoryTool(BetaAbstractMemoryTool):
             raise ToolError(text)
         return text
 
-    def view(self, command: BetaMemoryTool20250818ViewCommand) -> str:
-        return self._send(command)
-
-    def create(self, command: BetaMemoryTool20250818CreateCommand) -> str:
-        return self._send(command)
-
-    def str_replace(self, command: BetaMemoryTool20250818StrReplaceCommand) -> str:
-        return self._send(command)
-
-    def insert(self, command: BetaMemoryTool20250818InsertCommand) -> str:
-        return self._send(command)
-
-    def delete(self, command: BetaMemoryTool20250818DeleteCommand) -> str:
-        return self._send(command)
-
-    def rename(self, command: BetaMemoryTool20250818RenameCommand) -> str:
-        return self._send(command)
+    # The server runs every command as the SDK's file-system tool would: each handler the SDK
+    # dispatches to is the same request.
+    view = create = str_replace = insert = delete = rename = _send

@@ -27,7 +27,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.core.exceptions import SuspiciousOperation
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponseBase
+from django.views import View
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.utils import import_from_settings
 from mozilla_django_oidc.views import (
@@ -209,27 +210,25 @@ def apply_agent_grants(user: Any, groups: set[str]) -> None:
             access_revoke(actor=actor, access=access)
 
 
-class SSOStart(OIDCAuthenticationRequestView):
-    """GET /oidc/authenticate/: off to the provider (404 while single sign-on is not set)."""
+class SSOView(View):
+    """A view of mozilla-django-oidc's, on memoryadmin's settings: 404 while single sign-on
+    is not set."""
 
     get_settings = staticmethod(oidc_setting)
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         if not sso_enabled():
             raise Http404
         return super().dispatch(request, *args, **kwargs)
+
+
+class SSOStart(SSOView, OIDCAuthenticationRequestView):
+    """GET /oidc/authenticate/: off to the provider."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if sso_enabled():
             super().__init__(*args, **kwargs)
 
 
-class SSOCallback(OIDCAuthenticationCallbackView):
+class SSOCallback(SSOView, OIDCAuthenticationCallbackView):
     """GET /oidc/callback/: the provider's answer; a login or a refusal."""
-
-    get_settings = staticmethod(oidc_setting)
-
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not sso_enabled():
-            raise Http404
-        return super().dispatch(request, *args, **kwargs)

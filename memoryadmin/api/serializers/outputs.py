@@ -217,7 +217,7 @@ def record_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
 def read_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
     """{status: ok, record: <record>} — the answer of a full read."""
     full = type(f"{_schema_name(spec)}FullRecord", (record_output(spec), OriginFields), {})
-    return _read(full, f"{_schema_name(spec)}Read")
+    return read_of(full, f"{_schema_name(spec)}Read")
 
 
 @cache
@@ -231,7 +231,8 @@ def page_output(spec: SurfaceSpec) -> type[serializers.Serializer]:
     return page_of(item, f"{_schema_name(spec)}Page")
 
 
-def _read(record: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
+def read_of(record: type[serializers.Serializer], name: str) -> type[serializers.Serializer]:
+    """{status: ok, record: <record>}, named `name` in the schema."""
     return type(
         name,
         (serializers.Serializer,),
@@ -300,7 +301,7 @@ class RevisionDetailSerializer(RevisionSerializer):
 
 
 RevisionPage = page_of(RevisionSerializer, "RevisionPage")
-RevisionRead = _read(RevisionDetailSerializer, "RevisionRead")
+RevisionRead = read_of(RevisionDetailSerializer, "RevisionRead")
 
 
 class LinesRead(serializers.Serializer):

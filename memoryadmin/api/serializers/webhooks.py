@@ -10,6 +10,7 @@ from drf_spectacular.utils import extend_schema_serializer
 from rest_framework import serializers
 
 from memoryadmin.api.serializers.inputs import InputSerializer, StrictBoolean, StrictText
+from memoryadmin.api.serializers.outputs import read_of
 from stores.editing import Status
 from stores.models import Webhook, WebhookDelivery
 from stores.selectors.changes import SUGGESTION, SUGGESTION_EVENTS
@@ -124,9 +125,7 @@ class WebhookList(serializers.Serializer):
     results = WebhookSerializer(many=True)
 
 
-class WebhookRead(serializers.Serializer):
-    status = serializers.ChoiceField(choices=[Status.OK.value])
-    record = WebhookDetail()
+WebhookRead = read_of(WebhookDetail, "WebhookRead")
 
 
 class WebhookAnswer(serializers.Serializer):

@@ -4,15 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from memoryadmin.api.schema import AGENT_PARAMETER, IDEMPOTENCY_KEY, read_responses
+from memoryadmin.api.schema import AGENT_PARAMETER, IDEMPOTENCY_KEY, answers, read_responses
 from memoryadmin.api.serializers import inputs
-from memoryadmin.api.serializers.outputs import ResultSerializer, page_of
+from memoryadmin.api.serializers.outputs import page_of
 from memoryadmin.api.views.base import AgentViewSet
 from memoryadmin.doors import statuses
 from stores.editing import Status
@@ -113,19 +113,16 @@ class SourceViewSet(AgentViewSet):
         tags=["sources"],
         parameters=[AGENT_PARAMETER, IDEMPOTENCY_KEY],
         request=TakebackInput,
-        responses={
-            200: TakebackSerializer,
-            **{
-                code: OpenApiResponse(ResultSerializer, description)
-                for code, description in (
-                    (400, "invalid"),
-                    (403, "forbidden (a read-only token)"),
-                    (404, "this agent has no write from that conversation"),
-                    (409, "conflict: later edits overlap every change left to take back"),
-                    (422, "not_editable: the store rules keep every record as it is"),
-                )
+        responses=answers(
+            TakebackSerializer,
+            {
+                400: "invalid",
+                403: "forbidden (a read-only token)",
+                404: "this agent has no write from that conversation",
+                409: "conflict: later edits overlap every change left to take back",
+                422: "not_editable: the store rules keep every record as it is",
             },
-        },
+        ),
         description="Take back everything one conversation wrote, newest first, each record "
         "as a write of its own: a record it created is forgotten (an episodic memory "
         "invalidated), a change it made undone, keeping later edits, a record it deleted "
@@ -147,17 +144,14 @@ class SourceViewSet(AgentViewSet):
         tags=["sources"],
         parameters=[AGENT_PARAMETER, IDEMPOTENCY_KEY],
         request=HoldInput,
-        responses={
-            200: HeldSerializer,
-            **{
-                code: OpenApiResponse(ResultSerializer, description)
-                for code, description in (
-                    (400, "invalid"),
-                    (403, "forbidden: tokens and viewers may not"),
-                    (404, "not_found: no such agent is visible to the caller"),
-                )
+        responses=answers(
+            HeldSerializer,
+            {
+                400: "invalid",
+                403: "forbidden: tokens and viewers may not",
+                404: "not_found: no such agent is visible to the caller",
             },
-        },
+        ),
         description="People: hold a conversation for review (quarantine), so its further "
         "writes by agents wait in the review queue, or trust it again (held: false).",
     )

@@ -102,27 +102,24 @@ class SurfaceViewSet(AgentViewSet):
         if op.target is Target.DOCUMENT:
             # The op finds the agent's one document itself; the path must still name it.
             find_record(self.spec, agent=self.caller.agent, ref=ref, actor=self.caller.actor)
-        result = op.call(
-            agent=self.caller.agent,
-            actor=self.caller.actor,
-            values=values,
-            surface_key=self.surface_key,
-            ref=ref,
-        )
-        return self.render(result, condition)
+        return self.render(self._call(op, values, ref), condition)
 
     def read(self, op: Op, ref: str) -> Response:
         """A read op of the record `ref`, its parameters in the query string."""
         values = self.parse(inputs.op_query(op, self.surface_key), self.request.query_params)
         values.pop("agent", None)
-        answer = op.call(
+        answer = self._call(op, values, ref)
+        return Response(answer, headers={"ETag": etag(answer["version"])})
+
+    def _call(self, op: Op, values: dict[str, Any], ref: str | None) -> Any:
+        """`op` on this surface, as the caller."""
+        return op.call(
             agent=self.caller.agent,
             actor=self.caller.actor,
             values=values,
             surface_key=self.surface_key,
             ref=ref,
         )
-        return Response(answer, headers={"ETag": etag(answer["version"])})
 
 
 def _action(op: Op) -> Callable[..., Response]:

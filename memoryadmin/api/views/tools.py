@@ -21,8 +21,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from memoryadmin.api.exceptions import ApiError
-from memoryadmin.api.schema import AGENT_PARAMETER, IDEMPOTENCY_KEY, read_responses
-from memoryadmin.api.serializers.outputs import ResultSerializer
+from memoryadmin.api.schema import AGENT_PARAMETER, IDEMPOTENCY_KEY, answers, read_responses
 from memoryadmin.api.views.base import AgentViewSet
 from stores.editing import Status
 from stores.tools import ToolArgumentError, ToolContext, all_tools, call_tool, get_tool
@@ -87,20 +86,17 @@ class ToolViewSet(AgentViewSet):
         tags=["tools"],
         parameters=[AGENT_PARAMETER, TOOL_NAME, IDEMPOTENCY_KEY],
         request={"application/json": OpenApiTypes.OBJECT},
-        responses={
-            200: OpenApiResponse(ToolResultSerializer, "the tool's answer, whatever its status"),
-            **{
-                code: OpenApiResponse(ResultSerializer, description)
-                for code, description in (
-                    (400, "invalid arguments"),
-                    (401, "not authenticated"),
-                    (403, "forbidden"),
-                    (404, "no such tool"),
-                    (409, "this Idempotency-Key was used for another request"),
-                    (429, "rate limited"),
-                )
+        responses=answers(
+            OpenApiResponse(ToolResultSerializer, "the tool's answer, whatever its status"),
+            {
+                400: "invalid arguments",
+                401: "not authenticated",
+                403: "forbidden",
+                404: "no such tool",
+                409: "this Idempotency-Key was used for another request",
+                429: "rate limited",
             },
-        },
+        ),
         description="Run a tool call: the body is the model's arguments object.",
     )
     def create_call(self, request: Request, name: str) -> Response:

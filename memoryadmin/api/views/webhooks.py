@@ -7,8 +7,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from memoryadmin.api.exceptions import ApiError
-from memoryadmin.api.schema import AGENT_PARAMETER, IDEMPOTENCY_KEY
-from memoryadmin.api.serializers.outputs import ResultSerializer
+from memoryadmin.api.schema import AGENT_PARAMETER, IDEMPOTENCY_KEY, answers
 from memoryadmin.api.serializers.webhooks import (
     WebhookAnswer,
     WebhookChange,
@@ -37,16 +36,13 @@ WHO = (
 
 
 def _answers(success: int, body: type, refusals: dict[int, str]) -> dict[int, OpenApiResponse]:
-    answers = {success: OpenApiResponse(body, "done")}
     common = {
         401: "not authenticated",
         403: "forbidden: a read-only token or a viewer",
         404: "not_found: no such agent or webhook",
         429: "rate limited",
     }
-    for code, description in {**common, **refusals}.items():
-        answers[code] = OpenApiResponse(ResultSerializer, description)
-    return answers
+    return answers(OpenApiResponse(body, "done"), {**common, **refusals}, success)
 
 
 def _delivery(row) -> dict:
