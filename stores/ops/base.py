@@ -292,27 +292,18 @@ class WriteOp(Op):
         prepared = self.prepare(spec, arguments, agent, actor)
         if expected_version is None and (needed := self.version_needed(prepared)):
             raise PreconditionRequired(needed)
-        build = functools.partial(self.build, spec, prepared)
         if self.target is Target.DOCUMENT:
-            return document_write(
-                spec,
-                agent=agent,
-                actor=actor,
-                op=self.word(prepared),
-                expected_version=expected_version,
-                build=build,
-                dry_run=dry_run,
-            )
-        if ref is None:
+            write_to = functools.partial(document_write, spec)
+        elif ref is None:
             raise TypeError(f"{self.service}() needs ref.")
-        return write(
-            spec,
+        else:
+            write_to = functools.partial(write, spec, ref=ref)
+        return write_to(
             agent=agent,
-            ref=ref,
             actor=actor,
             op=self.word(prepared),
             expected_version=expected_version,
-            build=build,
+            build=functools.partial(self.build, spec, prepared),
             dry_run=dry_run,
         )
 
