@@ -25,7 +25,7 @@ from django.db import models
 from stores.editing import Edited
 from stores.errors import Invalid, PreconditionRequired
 from stores.models import Agent, VersionedRecord
-from stores.ops.fields import DRY_RUN, EXPECTED_VERSION, FIELD_PARAMS, SOURCE
+from stores.ops.fields import DRY_RUN, EXPECTED_VERSION, FIELD_PARAMS, SOURCE, TEXT_FIELD
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param, given, phrase_edits
 from stores.services import validation
@@ -292,27 +292,18 @@ class WriteOp(Op):
         prepared = self.prepare(spec, arguments, agent, actor)
         if expected_version is None and (needed := self.version_needed(prepared)):
             raise PreconditionRequired(needed)
-        build = functools.partial(self.build, spec, prepared)
         if self.target is Target.DOCUMENT:
-            return document_write(
-                spec,
-                agent=agent,
-                actor=actor,
-                op=self.word(prepared),
-                expected_version=expected_version,
-                build=build,
-                dry_run=dry_run,
-            )
-        if ref is None:
+            write_to = functools.partial(document_write, spec)
+        elif ref is None:
             raise TypeError(f"{self.service}() needs ref.")
-        return write(
-            spec,
+        else:
+            write_to = functools.partial(write, spec, ref=ref)
+        return write_to(
             agent=agent,
-            ref=ref,
             actor=actor,
             op=self.word(prepared),
             expected_version=expected_version,
-            build=build,
+            build=functools.partial(self.build, spec, prepared),
             dry_run=dry_run,
         )
 
@@ -336,7 +327,10 @@ class WriteOp(Op):
 
 @dataclass(frozen=True)
 class TextOp(WriteOp):
-    """A write op on one text field, edited by the pure text engine."""
+    """A write op on one text field, edited by the pure text engine: it previews, since the
+    engine's edit runs dry as it runs for real."""
+
+    previews: bool = True
 
     def prepare(
         self, spec: SurfaceSpec, arguments: dict[str, Any], agent: Agent, actor: Actor
@@ -357,9 +351,7 @@ class DocumentOp(TextOp):
     def build(
         self, spec: SurfaceSpec, arguments: Mapping[str, Any], record: VersionedRecord
     ) -> Change:
-        values = {
-            param.keyword: arguments.get(param.keyword, param.default) for param in self.parameters
-        }
+        values = _edit_arguments(self.parameters, arguments)
         if not self.removes:
             values["max_length"] = text_limit(spec)
         body = getattr(record, spec.primary_text_field)
@@ -368,13 +360,34 @@ class DocumentOp(TextOp):
 
 @dataclass(frozen=True)
 class LineOp(TextOp):
-    """A text op on any surface's text field (`field`, else the primary one)."""
+    """A text op on any surface's text field (`field`, else the primary one), made by one
+    function of the text engine, `edit_with`: it takes the field's text, then each of the
+    op's other parameters by its keyword, and the surface's limit as `max_length`."""
+
+    edit_with: Callable[..., str] = field(kw_only=True)
 
     def prepare(
         self, spec: SurfaceSpec, arguments: dict[str, Any], agent: Agent, actor: Actor
     ) -> dict[str, Any]:
         checked = checked_texts(self.parameters, arguments)
         return {**checked, "text_field": text_field_of(spec, arguments.get("field"))}
+
+    def build(
+        self, spec: SurfaceSpec, arguments: Mapping[str, Any], record: VersionedRecord
+    ) -> Change:
+        text_field = arguments["text_field"]
+        params = tuple(param for param in self.parameters if param.name != TEXT_FIELD.name)
+        text = self.edit_with(
+            getattr(record, text_field),
+            **_edit_arguments(params, arguments),
+            max_length=text_limit(spec),
+        )
+        return Change(op=self.name, values={text_field: text}, text_field=text_field)
+
+
+def _edit_arguments(params: tuple[Param, ...], arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The text engine's keywords: each parameter's argument, an absent one as its default."""
+    return {param.keyword: arguments.get(param.keyword, param.default) for param in params}
 
 
 def checked_texts(params: tuple[Param, ...], arguments: dict[str, Any]) -> dict[str, Any]:

@@ -61,6 +61,10 @@ TEXT_FIELD = Param(
     "summary); the first one otherwise.",
     choices_of=_text_fields,
 )
+# A revision's id, up to the largest a (big integer) primary key holds.
+REVISION_ID = Param(
+    "revision_id", Kind.INTEGER, "The revision.", required=True, minimum=1, maximum=2**63 - 1
+)
 HEADING = Param("heading", Kind.STRING, "The section's heading text, e.g. 'Steps'.", max_length=500)
 INSERTED_LINES = Param("content", Kind.TEXT, "The lines to insert.", required=True, min_length=1)
 # At least one character that is not whitespace, and no NUL: a blank rule is refused, whatever

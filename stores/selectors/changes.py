@@ -25,6 +25,7 @@ from stores.errors import Invalid
 from stores.models import Agent, Change, Revision, Suggestion
 from stores.models.revisions import FORGET
 from stores.ops.names import OpName
+from stores.selectors.revisions import moment
 from stores.surfaces import MEMORY
 
 # A feed item carries a preview of the text, never the text: at most this many characters.
@@ -151,10 +152,6 @@ def changes_after(
     )
 
 
-def _moment(value: dt.datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def change_data(change: Change) -> dict[str, Any]:
     """One feed item: what changed, by whom, the new text's hash and a preview."""
     cursor = encode_cursor(change.pk)
@@ -170,7 +167,7 @@ def change_data(change: Change) -> dict[str, Any]:
             "version": None,
             "actor": (run.triggered_by if run is not None else "") or "task:decay",
             "channel": "task",
-            "at": _moment(run.finished_at or run.started_at) if run is not None else None,
+            "at": moment(run.finished_at or run.started_at) if run is not None else None,
             "field": "importance",
             "hash": None,
             "preview": "",
@@ -190,7 +187,7 @@ def change_data(change: Change) -> dict[str, Any]:
         "version": revision.version_after,
         "actor": revision.actor,
         "channel": revision.channel,
-        "at": _moment(revision.created_at),
+        "at": moment(revision.created_at),
         "field": revision.field,
         "hash": revision.after_hash or None,
         "preview": getattr(change, "preview", "") or "",
@@ -232,7 +229,7 @@ def _suggestion_change(change: Change, cursor: str) -> dict[str, Any]:
         "version": None,
         "actor": suggestion.found_by if created else suggestion.settled_by,
         "channel": change.channel,
-        "at": _moment(suggestion.created_at if created else suggestion.settled_at),
+        "at": moment(suggestion.created_at if created else suggestion.settled_at),
         "field": "",
         "hash": None,
         "preview": suggestion.reason[:PREVIEW_CHARS],

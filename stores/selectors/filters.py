@@ -64,6 +64,17 @@ def _declare(default: Any, **spec: Any) -> Any:
     return field(default=default, metadata={_SPEC: FilterSpec(**spec)})
 
 
+def _importance_bound(sign: str, words: str) -> Any:
+    """A bound of the importance, which lies in 0..1."""
+    return _declare(
+        None,
+        label=f"Importance {sign}",
+        minimum=0,
+        maximum=1,
+        description=f"Only memories {words} this important (0..1).",
+    )
+
+
 @dataclass(frozen=True)
 class MemoryFilters:
     """Which of an agent's memories a recall, a search or a list looks at, and the query
@@ -103,20 +114,8 @@ class MemoryFilters:
         description=f"Only memories about this person, by external id; '{SHARED_SUBJECT}' "
         "for the agent-wide memories, about nobody in particular.",
     )
-    importance_min: float | None = _declare(
-        None,
-        label="Importance ≥",
-        minimum=0,
-        maximum=1,
-        description="Only memories at least this important (0..1).",
-    )
-    importance_max: float | None = _declare(
-        None,
-        label="Importance ≤",
-        minimum=0,
-        maximum=1,
-        description="Only memories at most this important (0..1).",
-    )
+    importance_min: float | None = _importance_bound("≥", "at least")
+    importance_max: float | None = _importance_bound("≤", "at most")
     source_conversation: str | None = _declare(
         None,
         label="Conversation",

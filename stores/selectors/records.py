@@ -19,7 +19,7 @@ from stores.models import (
     VersionedRecord,
     WorkingMemoryEntry,
 )
-from stores.selectors.revisions import record_origin
+from stores.selectors.revisions import moment, record_origin
 from stores.surfaces import SurfaceSpec, surface_of
 
 # The furthest a page may start: the database's OFFSET is a 64-bit integer, and a larger
@@ -85,10 +85,6 @@ def subject_data(subject: Subject | None) -> dict[str, Any] | None:
     }
 
 
-def _moment(value: dt.datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
 def _read_value(record: VersionedRecord, name: str) -> Any:
     try:
         field = record._meta.get_field(name)
@@ -120,8 +116,8 @@ def record_data(record: VersionedRecord) -> dict[str, Any]:
         "id": record.pk,
         "alias": record.alias,
         "version": record.version,
-        "created_at": _moment(record.created_at),
-        "updated_at": _moment(record.updated_at),
+        "created_at": moment(record.created_at),
+        "updated_at": moment(record.updated_at),
     }
     for name in spec.read_fields:
         data[name] = _read_value(record, name)

@@ -25,7 +25,8 @@ NEWEST_FIRST = ("-created_at", "-id")
 OLDEST_FIRST = ("created_at", "id")
 
 
-def _moment(value: dt.datetime | None) -> str | None:
+def moment(value: dt.datetime | None) -> str | None:
+    """A moment as every read gives it: ISO 8601, or None."""
     return value.isoformat() if value is not None else None
 
 
@@ -41,7 +42,7 @@ def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
         "field": revision.field,
         "actor": revision.actor,
         "channel": revision.channel,
-        "created_at": _moment(revision.created_at),
+        "created_at": moment(revision.created_at),
         "review": revision.review,
         "source": revision.source or None,
     }
@@ -83,7 +84,7 @@ def _origin(revision: Revision | None) -> dict[str, Any] | None:
         "op": revision.op,
         "actor": revision.actor,
         "channel": revision.channel,
-        "at": _moment(revision.created_at),
+        "at": moment(revision.created_at),
         "source": revision.source or None,
     }
 
@@ -120,19 +121,24 @@ _RECORD_REVISION: PreparedQuery[Revision] = PreparedQuery(
 )
 
 
+def _of_record(
+    agent: Agent, surface_key: str, record_id: int, **conditions: Any
+) -> QuerySet[Revision]:
+    """The record's revisions (those of them `conditions` keep)."""
+    return Revision.objects.filter(
+        agent=agent, surface=surface_key, record_id=record_id, **conditions
+    )
+
+
 def last_revision(agent: Agent, surface_key: str, record_id: int) -> Revision | None:
     """The record's latest revision; for a forgotten record, the forget that holds its text."""
-    return (
-        Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id)
-        .order_by("-version_after")
-        .first()
-    )
+    return _of_record(agent, surface_key, record_id).order_by("-version_after").first()
 
 
 def latest_version_of(agent: Agent, surface_key: str, record_id: int) -> int | None:
     """The version the record's latest revision produced (one indexed query, no row read)."""
     return (
-        Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id)
+        _of_record(agent, surface_key, record_id)
         .order_by("-version_after")
         .values_list("version_after", flat=True)
         .first()
@@ -142,7 +148,7 @@ def latest_version_of(agent: Agent, surface_key: str, record_id: int) -> int | N
 def latest_state(agent: Agent, surface_key: str, record_id: int) -> dict[str, Any] | None:
     """The state the record's latest revision left it in (None: no revision)."""
     return (
-        Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id)
+        _of_record(agent, surface_key, record_id)
         .order_by("-version_after")
         .values_list("after_state", flat=True)
         .first()
@@ -154,9 +160,7 @@ def later_states(
 ) -> QuerySet[Revision, tuple[int, dict[str, Any]]]:
     """The (id, state after) of the record's revisions after `version`, oldest first. Lazy."""
     return (
-        Revision.objects.filter(
-            agent=agent, surface=surface_key, record_id=record_id, version_after__gt=version
-        )
+        _of_record(agent, surface_key, record_id, version_after__gt=version)
         .order_by("version_after")
         .values_list("pk", "after_state")
     )
@@ -176,7 +180,7 @@ def history_of(
     """The record's revisions, newest version first, with who reviewed each (one query);
     `offset` skips the newest ones (a later page)."""
     return list(
-        Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id)
+        _of_record(agent, surface_key, record_id)
         .select_related("reviewed_by")
         .order_by("-version_after", "-id")[offset : offset + limit]
     )
@@ -193,7 +197,7 @@ def revision_versions(agent: Agent, revision_ids: list[int]) -> dict[int, tuple[
 
 def has_history(agent: Agent, surface_key: str, record_id: int) -> bool:
     """Whether the record was ever written: a forgotten record stays findable by its history."""
-    return Revision.objects.filter(agent=agent, surface=surface_key, record_id=record_id).exists()
+    return _of_record(agent, surface_key, record_id).exists()
 
 
 def changes_since(
@@ -201,9 +205,9 @@ def changes_since(
 ) -> list[Revision]:
     """The revisions written after `version`, oldest first: what a stale form missed."""
     return list(
-        Revision.objects.filter(
-            agent=agent, surface=surface_key, record_id=record_id, version_after__gt=version
-        ).order_by("version_after")[:limit]
+        _of_record(agent, surface_key, record_id, version_after__gt=version).order_by(
+            "version_after"
+        )[:limit]
     )
 
 
@@ -221,13 +225,7 @@ def text_at_version(
 ) -> str | None:
     """The record's `field` text as it stood at `version`, read back from the revisions."""
     revision = (
-        Revision.objects.filter(
-            agent=agent,
-            surface=surface_key,
-            record_id=record_id,
-            version_after__lte=version,
-            field=field,
-        )
+        _of_record(agent, surface_key, record_id, version_after__lte=version, field=field)
         .order_by("-version_after")
         .only("after_text")
         .first()
@@ -241,13 +239,7 @@ def text_changes_after(
     """The revisions after `version` that changed the record's `field` text, oldest first:
     what an undo of an older change is merged past. Lazy; the texts are the bulk of a row."""
     return (
-        Revision.objects.filter(
-            agent=agent,
-            surface=surface_key,
-            record_id=record_id,
-            field=field,
-            version_after__gt=version,
-        )
+        _of_record(agent, surface_key, record_id, field=field, version_after__gt=version)
         .exclude(before_text=F("after_text"))
         .order_by("version_after")
     )
@@ -351,9 +343,7 @@ def pending_record_ids(agent: Agent, surface_key: str) -> QuerySet[Revision]:
 
 
 def pending_count(agent: Agent, surface_key: str, record_id: int) -> int:
-    return Revision.objects.filter(
-        agent=agent, surface=surface_key, record_id=record_id, review=PENDING
-    ).count()
+    return _of_record(agent, surface_key, record_id, review=PENDING).count()
 
 
 def pending_counts(agent: Agent, surface_key: str, record_ids: Iterable[int]) -> dict[int, int]:

@@ -14,6 +14,7 @@ from typing import Any
 from django.db.models import Count, Max, Min, QuerySet
 
 from stores.models import Agent, QuarantinedConversation, Revision
+from stores.selectors.revisions import moment
 
 # Conversations on one page of the Sources list.
 SOURCES_PER_PAGE = 50
@@ -43,18 +44,14 @@ class ConversationSummary:
             "conversation": self.conversation,
             "writes": self.writes,
             "records": self.records,
-            "first_at": _moment(self.first_at),
-            "last_at": _moment(self.last_at),
+            "first_at": moment(self.first_at),
+            "last_at": moment(self.last_at),
             "platforms": self.platforms,
             "by_op": self.by_op,
             "by_surface": self.by_surface,
             "taken_back": self.taken_back,
             "held": self.held,
         }
-
-
-def _moment(value: dt.datetime | None) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def _sourced(agent: Agent) -> QuerySet[Revision]:

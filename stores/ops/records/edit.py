@@ -87,7 +87,6 @@ OP = Edit(
     ),
     takes_surface=True,
     one_of=(("old_string", "new_string"), ("edits",)),
-    previews=True,
     tool=ToolSpec(
         "edit_record",
         "Change part of a record's text by replacing an exact phrase: the preferred way "

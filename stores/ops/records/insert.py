@@ -1,42 +1,20 @@
-"""insert: lines into a record's text after line N (0: before the first)."""
+"""insert: lines into a record's text after line N (0: before the first).
+
+A line number outside [0, lines] is refused as invalid naming that range. The new lines take
+the text's own line ending, and the text ends with one afterwards, as the Anthropic memory
+tool's insert leaves a file. Without `expected_version` the line number is read against the
+current text under the row lock, as a phrase edit's match is.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
-
 from stores.editing import insert_lines
-from stores.models import VersionedRecord
 from stores.ops.base import REFUSAL_ADVICE, LineOp, ToolSpec
 from stores.ops.fields import TEXT_FIELD
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services.engine import Change, text_limit
-from stores.surfaces import SurfaceSpec
 
-
-@dataclass(frozen=True)
-class Insert(LineOp):
-    """A line number outside [0, lines] is refused as invalid naming that range. The new
-    lines take the text's own line ending, and the text ends with one afterwards, as the
-    Anthropic memory tool's insert leaves a file. Without `expected_version` the line number
-    is read against the current text under the row lock, as a phrase edit's match is."""
-
-    def build(
-        self, spec: SurfaceSpec, arguments: Mapping[str, Any], record: VersionedRecord
-    ) -> Change:
-        text_field = arguments["text_field"]
-        text = insert_lines(
-            getattr(record, text_field),
-            arguments["insert_line"],
-            arguments["content"],
-            max_length=text_limit(spec),
-        )
-        return Change(op=self.name, values={text_field: text}, text_field=text_field)
-
-
-OP = Insert(
+OP = LineOp(
     OpName.INSERT,
     "Insert lines after line N (0: before the first).",
     "record_insert",
@@ -58,11 +36,11 @@ OP = Insert(
         TEXT_FIELD,
     ),
     takes_surface=True,
-    previews=True,
     tool=ToolSpec(
         "insert_lines",
         "Insert lines into a record's text after a given line (0: at the very top); "
         "every other line stays byte for byte. view_record shows the line numbers."
         + REFUSAL_ADVICE,
     ),
+    edit_with=insert_lines,
 )

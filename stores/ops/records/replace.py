@@ -79,7 +79,6 @@ OP = Replace(
     ),
     takes_surface=True,
     needs_version=True,
-    previews=True,
     tool=ToolSpec(
         "replace_record",
         "Replace a record's whole text. Use only when most of the text changes; "

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import IntegrityError
@@ -12,6 +12,7 @@ from stores.editing import Status
 from stores.errors import Conflict, Invalid, NoChangeError, NotFound
 from stores.models import Agent, EmbeddedRecord, Revision, Subject, text_fingerprint
 from stores.ops.base import Op, ToolSpec
+from stores.ops.fields import REVISION_ID
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import last_revision
@@ -225,14 +226,7 @@ OP = Revert(
     "Back to how the record stood after/before a revision, as a new revision.",
     "record_revert",
     (
-        Param(
-            "revision_id",
-            Kind.INTEGER,
-            "The revision to go back to.",
-            required=True,
-            minimum=1,
-            maximum=2**63 - 1,
-        ),
+        replace(REVISION_ID, description="The revision to go back to."),
         Param(
             "to",
             Kind.CHOICE,

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from stores.editing import NoChange, UndoConflict, touched_by, undo_change
 from stores.errors import Conflict, Invalid, NoChangeError
 from stores.models import Agent, Revision, VersionedRecord
 from stores.ops.base import Op, ToolSpec
+from stores.ops.fields import REVISION_ID
 from stores.ops.memory.merge import undo_merge
 from stores.ops.names import OpName
-from stores.ops.params import Kind, Param
 from stores.selectors.revisions import later_states, latest_state, text_changes_after
 from stores.services import validation
 from stores.services.actors import Actor
@@ -239,16 +239,7 @@ OP = Undo(
     OpName.UNDO,
     "Take back the change one revision made, keeping every change since.",
     "record_undo",
-    (
-        Param(
-            "revision_id",
-            Kind.INTEGER,
-            "The revision whose change to take back.",
-            required=True,
-            minimum=1,
-            maximum=2**63 - 1,
-        ),
-    ),
+    (replace(REVISION_ID, description="The revision whose change to take back."),),
     takes_surface=True,
     previews=True,
     tool=ToolSpec(

@@ -25,7 +25,6 @@ OP = DocumentOp(
     ),
     surfaces=("rules",),
     target=Target.DOCUMENT,
-    previews=True,
     tool=ToolSpec(
         "add_rule",
         "Add one behavioural rule to the rules document, after the last rule (of "

@@ -14,7 +14,6 @@ OP = DocumentOp(
     (RULE,),
     surfaces=("rules",),
     target=Target.DOCUMENT,
-    previews=True,
     tool=ToolSpec(
         "remove_rule",
         "Remove the one behavioural rule that reads `rule` (as written in the "

@@ -16,7 +16,6 @@ OP = DocumentOp(
     (RULE, replace(RULE, name="new_rule", description="The rule's new text.")),
     surfaces=("rules",),
     target=Target.DOCUMENT,
-    previews=True,
     tool=ToolSpec(
         "replace_rule",
         "Rewrite one behavioural rule in place (its bullet and position stay); every "

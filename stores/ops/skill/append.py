@@ -22,7 +22,6 @@ OP = DocumentOp(
         ),
     ),
     surfaces=("skill",),
-    previews=True,
     tool=ToolSpec(
         "skill_append",
         "Add text at the end of a skill's markdown body, or at the end of one section.",

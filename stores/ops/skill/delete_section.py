@@ -15,7 +15,6 @@ OP = DocumentOp(
     "skill_delete_section",
     (replace(HEADING, required=True),),
     surfaces=("skill",),
-    previews=True,
     tool=ToolSpec(
         "skill_delete_section",
         "Delete one section (its heading and body) of a skill.",

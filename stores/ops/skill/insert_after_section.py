@@ -16,7 +16,6 @@ OP = DocumentOp(
     "skill_insert_after_section",
     (replace(HEADING, required=True), INSERTED_LINES),
     surfaces=("skill",),
-    previews=True,
     tool=ToolSpec(
         "skill_insert_after_section",
         "Insert text as whole lines just below one section's heading line of a skill, as a "

@@ -15,7 +15,6 @@ OP = DocumentOp(
     "skill_insert_before_section",
     (replace(HEADING, required=True), INSERTED_LINES),
     surfaces=("skill",),
-    previews=True,
     tool=ToolSpec(
         "skill_insert_before_section",
         "Insert text as whole lines just above one section's heading line of a skill, as a "

@@ -31,7 +31,6 @@ OP = DocumentOp(
         ),
     ),
     surfaces=("skill",),
-    previews=True,
     tool=ToolSpec(
         "skill_replace_section",
         "Replace the body of one section (under its heading) of a skill; the rest stays as is.",
