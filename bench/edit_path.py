@@ -48,25 +48,26 @@ import sqlite3
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from import_export import (  # noqa: E402
-    generate,
+from common import (
+    ROOT,
+    command_line,
+    log,
     machine,
+    percentile,
     record_section,
     run_step,
     start_database,
     stop_database,
+    summary,
+    work_folder,
 )
+from import_export import generate
 
 BEGIN = "<!-- bench/edit_path.py: begin -->"
 END = "<!-- bench/edit_path.py: end -->"
@@ -81,23 +82,6 @@ PASSWORD = "bench-password-not-secret"
 RATE_LIMIT = "100000000/second"
 WRITERS = 16
 RESULTS_FILE = ROOT / "var" / "edit_path.json"
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
-
-
-def summary(seconds: list[float]) -> dict[str, float]:
-    return {
-        "p50": percentile(seconds, 0.5) * 1000,
-        "p95": percentile(seconds, 0.95) * 1000,
-        "mean": statistics.fmean(seconds) * 1000,
-    }
-
-
-def log(message: str) -> None:
-    print(message, flush=True)
 
 
 def floor_edit(connection, record_id: int, agent_id: int, token: str) -> None:
@@ -979,11 +963,8 @@ def _load(averages: list[float]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__, port=55492)
     parser.add_argument("--quick", action="store_true", help="Smaller sizes, under 3 minutes.")
-    parser.add_argument(
-        "--port", type=int, default=int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55492"))
-    )
     parser.add_argument("--http-port", type=int, default=55493)
     parser.add_argument("--redis-port", type=int, default=55494)
     parser.add_argument("--embedded-port", type=int, default=55495)
@@ -993,7 +974,6 @@ def main() -> None:
         action="store_true",
         help="Measure (i) alone, at the full run's size, and write its section.",
     )
-    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
     parser.add_argument(
         "--render",
         action="store_true",
@@ -1029,9 +1009,7 @@ def main() -> None:
     options.big_store = 1_000_000
     del options.section, options.arguments
     started = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="memoryadmin-bench.") as temp:
-        work = Path(temp)
-        work.chmod(0o755)  # the server runs as the `postgres` user when we are root
+    with work_folder() as work:
         results = run(options, work)
     print(json.dumps({"i": results["i"], "i_thread": results["i_thread"]}), flush=True)
     if options.suggest_only:

@@ -55,20 +55,18 @@ from pathlib import Path
 from typing import Any
 
 import requests
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from import_export import (  # noqa: E402
+from common import (
     BENCHMARKS,
+    ROOT,
     machine,
     record_section,
     start_database,
     stop_database,
+    work_folder,
 )
 
-from tests.load.server import browser_session, csrf_from, free_port  # noqa: E402
+# Importable once common has put the repository root on the path.
+from tests.load.server import browser_session, csrf_from, free_port
 
 BEGIN = "<!-- bench/hostile.py: begin -->"
 END = "<!-- bench/hostile.py: end -->"
@@ -1800,9 +1798,7 @@ def main() -> None:
     # Stopped from outside: unwind like Ctrl-C, so the server and the database stop too.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
-        with tempfile.TemporaryDirectory(prefix="memoryadmin-hostile.") as temp:
-            work = Path(temp)
-            work.chmod(0o755)  # PostgreSQL runs as the `postgres` user when we are root
+        with work_folder("memoryadmin-hostile.") as work:
             rows, bench, took = run(options, work)
             print()
             print(table(rows))

@@ -13,22 +13,21 @@ section of docs/BENCHMARKS.md with the machine they ran on.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
-import platform
-import re
-import subprocess
-import sys
-import tempfile
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-BENCHMARKS = ROOT / "docs" / "BENCHMARKS.md"
+from common import (
+    BENCHMARKS,
+    ROOT,
+    command_line,
+    machine,
+    migrated_postgres,
+    record_section,
+    run_step,
+)
+
 BEGIN = "<!-- bench/import_export.py: begin -->"
 END = "<!-- bench/import_export.py: end -->"
 PAM_BEGIN = "<!-- bench/import_export.py --pam: begin -->"
@@ -114,52 +113,6 @@ def generate_pam(path: Path, count: int) -> None:
         out.write("]}\n")
 
 
-def run_step(label: str, args: list[str], env: dict[str, str]) -> dict[str, object]:
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        text=True,
-    )
-    output = process.stdout.read() if process.stdout else ""
-    _, status, usage = os.wait4(process.pid, 0)
-    seconds = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(f"{label} failed ({process.returncode}):\n{output}")
-    peak_mib = usage.ru_maxrss / 1024  # Linux reports kilobytes
-    cpu = usage.ru_utime + usage.ru_stime
-    load = os.getloadavg()[0]
-    print(
-        f"{label}: {seconds:.1f} s, {cpu:.1f} s CPU, peak {peak_mib:.0f} MiB, "
-        f"load average {load:.1f}",
-        flush=True,
-    )
-    return {
-        "step": label,
-        "seconds": seconds,
-        "cpu": cpu,
-        "peak_mib": peak_mib,
-        "load": load,
-        "output": output,
-    }
-
-
-def machine() -> str:
-    meminfo = Path("/proc/meminfo").read_text()
-    total_kib = int(re.search(r"MemTotal:\s+(\d+)", meminfo).group(1))
-    cpuinfo = Path("/proc/cpuinfo").read_text()
-    model = re.search(r"model name\s*:\s*(.+)", cpuinfo)
-    return (
-        f"{os.cpu_count()} CPUs ({model.group(1).strip() if model else platform.processor()}), "
-        f"{total_kib / 1024 / 1024:.1f} GiB memory, Python {platform.python_version()}, "
-        f"{platform.system()} {platform.release()}"
-    )
-
-
 def write_section(count: int, results: list[dict[str, object]]) -> None:
     rows = "\n".join(
         f"| {r['step']} | {r['seconds']:.1f} | {count / r['seconds']:,.0f} | {r['peak_mib']:.0f} |"
@@ -185,23 +138,6 @@ Embedding is left to the re-embedding sweep (no `--embed`), so these are the imp
 - *export_agent*: the native JSON Lines file.
 {END}"""
     record_section(section, BEGIN, END)
-
-
-def record_section(section: str, begin: str, end: str) -> None:
-    """Put a bench's `section` (from `begin` to `end`) in docs/BENCHMARKS.md.
-
-    The section replaces that bench's previous one where there is one, else goes last; every
-    other bench's section stays as it was.
-    """
-    section = section.strip("\n")
-    text = BENCHMARKS.read_text("utf-8") if BENCHMARKS.exists() else "# Benchmarks\n"
-    if begin in text and end in text:
-        start, stop = text.index(begin), text.index(end) + len(end)
-        text = text[:start] + section + text[stop:]
-    else:
-        text = text.rstrip("\n") + "\n\n" + section + "\n"
-    BENCHMARKS.parent.mkdir(exist_ok=True)
-    BENCHMARKS.write_text(text, "utf-8")
 
 
 def pam_verdict(count: int, results: list[dict[str, object]]) -> str:
@@ -279,60 +215,9 @@ def pam_steps(work: Path, count: int, env: dict[str, str]) -> tuple[int, list[di
     return size, results
 
 
-def start_database(folder: Path, port: int | str) -> str:
-    """A PostgreSQL of the benchmark's own (bin/postgres) with its data in `folder`: its URL."""
-    return subprocess.run(
-        ["bin/postgres", "start", str(folder), str(port)],
-        cwd=ROOT,
-        check=True,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHON": sys.executable},
-    ).stdout.strip()
-
-
-def stop_database(folder: Path) -> None:
-    subprocess.run(
-        ["bin/postgres", "stop", str(folder)],
-        cwd=ROOT,
-        check=False,
-        capture_output=True,
-        env={**os.environ, "PYTHON": sys.executable},
-    )
-
-
-@contextmanager
-def migrated_postgres(port: int) -> Iterator[tuple[Path, dict[str, str]]]:
-    """A PostgreSQL of its own (bin/postgres) in a temporary folder, migrated: the folder and
-    the environment a `manage.py` process runs on it with; stopped and removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="memoryadmin-bench.") as temp:
-        work = Path(temp)
-        work.chmod(0o755)  # the server runs as the `postgres` user when we are root
-        pg_dir = work / "postgres"
-        url = start_database(pg_dir, port)
-        try:
-            env = {
-                **os.environ,
-                "MEMORYADMIN_DATABASE_URL": url,
-                "MEMORYADMIN_DATA_DIR": str(work / "data"),
-                "MEMORYADMIN_EMBEDDING_BACKEND": "stores.embeddings.fake.FakeBackend",
-                "MEMORYADMIN_LOG_LEVEL": "WARNING",
-            }
-            subprocess.run(
-                [sys.executable, "manage.py", "migrate", "-v0"], cwd=ROOT, env=env, check=True
-            )
-            yield work, env
-        finally:
-            stop_database(pg_dir)
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__, port=55472)
     parser.add_argument("--memories", type=int, default=100_000)
-    parser.add_argument(
-        "--port", type=int, default=int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55472"))
-    )
-    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
     parser.add_argument("--pam", action="store_true", help="PAM in and out instead of RockBot.")
     options = parser.parse_args()
     if options.pam:

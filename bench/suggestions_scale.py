@@ -20,28 +20,25 @@ import argparse
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from background import (  # noqa: E402
-    clustered,
-    load_memories,
+from background import clustered, load_memories, synthetic_corpus
+from common import (
+    ROOT,
+    command_line,
+    log,
+    machine,
+    record_section,
+    run_step,
     start_postgres,
     stop_postgres,
-    synthetic_corpus,
+    work_folder,
 )
-from import_export import machine, record_section, run_step  # noqa: E402
 
 # One memory in this many is a copy of another in upper case: an exact duplicate to find.
 DUPLICATE_EVERY = 50
@@ -52,10 +49,6 @@ GOAL_SECONDS = 600
 GOAL_MIB = 300
 SECTION_START = "<!-- bench/suggestions_scale.py: start -->"
 SECTION_END = "<!-- bench/suggestions_scale.py: end -->"
-
-
-def log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def seed(url: str, agent_id: int, count: int) -> None:
@@ -99,47 +92,45 @@ def made(output: str) -> dict[str, int]:
 
 
 def measure(count: int) -> dict:
-    run_dir = Path(tempfile.mkdtemp(prefix="memoryadmin-suggest-scale."))
-    run_dir.chmod(0o755)  # as root the server runs as `postgres`, which must reach it
-    url = start_postgres(run_dir)
-    env = {
-        **os.environ,
-        "MEMORYADMIN_LOG_LEVEL": "WARNING",
-        "MEMORYADMIN_DATABASE_URL": url,
-        "MEMORYADMIN_SUGGEST_AFTER_WRITE": "false",
-    }
-    try:
-        log(f"seeding {count:,} memories ...")
-        seeded = run_dir / "seed.json"
-        subprocess.run(
-            [sys.executable, __file__, "--seed", str(seeded), "--memories", str(count)],
-            cwd=ROOT,
-            check=True,
-            env=env,
-        )
-        load_before = os.getloadavg()
-        runs = []
-        for label in ("first pass", "again"):
-            step = run_step(label, ["suggest", "--agent", AGENT], env)
-            runs.append(
-                {
-                    "label": label,
-                    "seconds": step["seconds"],
-                    "peak_mib": step["peak_mib"],
-                    "made": made(str(step["output"])),
-                }
-            )
-        return {
-            "memories": count,
-            "seed_seconds": json.loads(seeded.read_text("utf-8")),
-            "expected_duplicates": len(range(1, count, DUPLICATE_EVERY)),
-            "runs": runs,
-            "load_before": load_before,
-            "load_after": os.getloadavg(),
+    with work_folder("memoryadmin-suggest-scale.") as run_dir:
+        url = start_postgres(run_dir)
+        env = {
+            **os.environ,
+            "MEMORYADMIN_LOG_LEVEL": "WARNING",
+            "MEMORYADMIN_DATABASE_URL": url,
+            "MEMORYADMIN_SUGGEST_AFTER_WRITE": "false",
         }
-    finally:
-        stop_postgres(run_dir)
-        shutil.rmtree(run_dir, ignore_errors=True)
+        try:
+            log(f"seeding {count:,} memories ...")
+            seeded = run_dir / "seed.json"
+            subprocess.run(
+                [sys.executable, __file__, "--seed", str(seeded), "--memories", str(count)],
+                cwd=ROOT,
+                check=True,
+                env=env,
+            )
+            load_before = os.getloadavg()
+            runs = []
+            for label in ("first pass", "again"):
+                step = run_step(label, ["suggest", "--agent", AGENT], env)
+                runs.append(
+                    {
+                        "label": label,
+                        "seconds": step["seconds"],
+                        "peak_mib": step["peak_mib"],
+                        "made": made(str(step["output"])),
+                    }
+                )
+            return {
+                "memories": count,
+                "seed_seconds": json.loads(seeded.read_text("utf-8")),
+                "expected_duplicates": len(range(1, count, DUPLICATE_EVERY)),
+                "runs": runs,
+                "load_before": load_before,
+                "load_after": os.getloadavg(),
+            }
+        finally:
+            stop_postgres(run_dir)
 
 
 def report(result: dict) -> str:
@@ -193,9 +184,8 @@ again has its fingerprint recorded already.
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__)
     parser.add_argument("--memories", type=int, default=MEMORIES)
-    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
     parser.add_argument("--seed", type=Path, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.seed:

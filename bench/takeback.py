@@ -21,13 +21,8 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from import_export import machine, migrated_postgres, record_section  # noqa: E402
+from common import ROOT, command_line, machine, migrated_postgres, record_section
 
 BEGIN = "<!-- bench/takeback.py: begin -->"
 END = "<!-- bench/takeback.py: end -->"
@@ -151,12 +146,8 @@ every change taken back already and writes nothing.
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__, port=55496)
     parser.add_argument("--changes", type=int, default=1000)
-    parser.add_argument(
-        "--port", type=int, default=int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55496"))
-    )
-    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.inside:

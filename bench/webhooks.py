@@ -19,25 +19,31 @@ The figures are printed and written into their section of docs/BENCHMARKS.md.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+from common import (
+    ROOT,
+    command_line,
+    machine,
+    record_section,
+    start_database,
+    stop_database,
+    summary,
+    work_folder,
+)
+from edit_path import ANCHOR
 
-from edit_path import ANCHOR, summary  # noqa: E402
-from import_export import machine, record_section, start_database, stop_database  # noqa: E402
+# Importable once common has put the repository root on the path.
+from tests.load.server import free_port
 
 BEGIN = "<!-- bench/webhooks.py: begin -->"
 END = "<!-- bench/webhooks.py: end -->"
@@ -49,12 +55,6 @@ SERVER_ENV = {
     "MEMORYADMIN_WEBHOOK_ALLOW_PRIVATE": "true",
     "MEMORYADMIN_WEBHOOK_TIMEOUT": "10",
 }
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @contextmanager
@@ -255,16 +255,10 @@ workers, one Celery worker making the deliveries)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = command_line(__doc__, port=55493)
     parser.add_argument("--edits", type=int, default=300)
-    parser.add_argument(
-        "--port", type=int, default=int(os.environ.get("MEMORYADMIN_TEST_PG_PORT", "55493"))
-    )
-    parser.add_argument("--no-record", action="store_true", help="Do not write BENCHMARKS.md.")
     options = parser.parse_args()
-    with tempfile.TemporaryDirectory(prefix="memoryadmin-bench.") as temp:
-        work = Path(temp)
-        work.chmod(0o755)  # the server runs as the `postgres` user when we are root
+    with work_folder() as work:
         results = {"embedded": embedded(options, work)}
         print(json.dumps(results["embedded"]), flush=True)
         results["production"] = production(options, work)

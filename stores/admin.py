@@ -57,12 +57,39 @@ def _settled(result: WriteResult) -> WriteResult:
     return result
 
 
-def _changes(form: forms.ModelForm) -> dict[str, Any]:
-    return {name: form.cleaned_data[name] for name in form.changed_data}
+def _adopt(obj: Any, result: WriteResult) -> None:
+    """The admin's object stands for the row the service wrote: its log entry and the page
+    after the save need the row's id."""
+    obj.pk = _settled(result).id
+    obj._state.adding = False
+
+
+class _WrittenByServices(admin.ModelAdmin):
+    """An admin whose saves are its model's service writes: a change sends the fields the
+    form changed to `update`, an addition the form's values to `create`. Deleting here is
+    not offered."""
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def save_model(
+        self, request: HttpRequest, obj: Any, form: forms.ModelForm, change: bool
+    ) -> None:
+        if change:
+            changed = {name: form.cleaned_data[name] for name in form.changed_data}
+            _settled(self.update(_actor(request), obj, changed))
+        else:
+            _adopt(obj, self.create(_actor(request), obj, form.cleaned_data))
+
+    def update(self, actor: Actor, obj: Any, values: dict[str, Any]) -> WriteResult:
+        raise NotImplementedError
+
+    def create(self, actor: Actor, obj: Any, data: dict[str, Any]) -> WriteResult:
+        raise NotImplementedError
 
 
 @admin.register(Agent)
-class AgentAdmin(admin.ModelAdmin):
+class AgentAdmin(_WrittenByServices):
     """Added through `agent_create` (as the web UI's *New agent*), changed through
     `agent_update`; deleting one (and all it remembers) is not done here."""
 
@@ -75,25 +102,17 @@ class AgentAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Agent | None = None) -> list[str]:
         return ["name", "created_at"] if obj is not None else []
 
-    def has_delete_permission(self, request: HttpRequest, obj: Agent | None = None) -> bool:
-        return False
+    def update(self, actor: Actor, obj: Agent, values: dict[str, Any]) -> WriteResult:
+        current = Agent.objects.get(pk=obj.pk)
+        return agent_update(actor=actor, agent=current, values=values)
 
-    def save_model(
-        self, request: HttpRequest, obj: Agent, form: forms.ModelForm, change: bool
-    ) -> None:
-        actor = _actor(request)
-        if change:
-            current = Agent.objects.get(pk=obj.pk)
-            _settled(agent_update(actor=actor, agent=current, values=_changes(form)))
-            return
-        settings = {name: form.cleaned_data[name] for name in AGENT_SETTINGS}
-        result = _settled(agent_create(actor=actor, name=form.cleaned_data["name"], **settings))
-        obj.pk = result.id
-        obj._state.adding = False
+    def create(self, actor: Actor, obj: Agent, data: dict[str, Any]) -> WriteResult:
+        settings = {name: data[name] for name in AGENT_SETTINGS}
+        return agent_create(actor=actor, name=data["name"], **settings)
 
 
 @admin.register(Subject)
-class SubjectAdmin(admin.ModelAdmin):
+class SubjectAdmin(_WrittenByServices):
     """Added and changed through `subject_create` / `subject_update`. Deleting a subject would
     delete its memories without a revision: not done here."""
 
@@ -104,21 +123,13 @@ class SubjectAdmin(admin.ModelAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Subject | None = None) -> list[str]:
         return ["agent"] if obj is not None else []
 
-    def has_delete_permission(self, request: HttpRequest, obj: Subject | None = None) -> bool:
-        return False
+    def update(self, actor: Actor, obj: Subject, values: dict[str, Any]) -> WriteResult:
+        current = Subject.objects.select_related("agent").get(pk=obj.pk)
+        return subject_update(actor=actor, subject=current, values=values)
 
-    def save_model(
-        self, request: HttpRequest, obj: Subject, form: forms.ModelForm, change: bool
-    ) -> None:
-        actor = _actor(request)
-        if change:
-            current = Subject.objects.select_related("agent").get(pk=obj.pk)
-            _settled(subject_update(actor=actor, subject=current, values=_changes(form)))
-            return
-        values = {name: form.cleaned_data[name] for name in SUBJECT_FIELDS}
-        result = _settled(subject_create(actor=actor, agent=obj.agent, **values))
-        obj.pk = result.id
-        obj._state.adding = False
+    def create(self, actor: Actor, obj: Subject, data: dict[str, Any]) -> WriteResult:
+        values = {name: data[name] for name in SUBJECT_FIELDS}
+        return subject_create(actor=actor, agent=obj.agent, **values)
 
 
 @admin.register(AgentAccess)
@@ -136,11 +147,9 @@ class AgentAccessAdmin(admin.ModelAdmin):
     def save_model(
         self, request: HttpRequest, obj: AgentAccess, form: forms.ModelForm, change: bool
     ) -> None:
-        result = _settled(
-            access_grant(actor=_actor(request), agent=obj.agent, user=obj.user, role=obj.role)
+        _adopt(
+            obj, access_grant(actor=_actor(request), agent=obj.agent, user=obj.user, role=obj.role)
         )
-        obj.pk = result.id
-        obj._state.adding = False
 
     def delete_model(self, request: HttpRequest, obj: AgentAccess) -> None:
         _settled(access_revoke(actor=_actor(request), access=obj))

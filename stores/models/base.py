@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from django.db import models
+from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
@@ -27,6 +28,16 @@ class VersionedRecord(models.Model):
 
     class Meta:
         abstract = True
+
+
+def unique_alias(surface: str) -> models.UniqueConstraint:
+    """What keeps two of an agent's records of `surface` from sharing an alias (records
+    without one are free); every concrete record's Meta lists it."""
+    return models.UniqueConstraint(
+        fields=["agent", "alias"],
+        condition=Q(alias__isnull=False),
+        name=f"{surface}_unique_alias",
+    )
 
 
 class EmbeddedRecord(VersionedRecord):

@@ -13,10 +13,9 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
 
 from stores.models.agents import Agent
-from stores.models.base import EmbeddedRecord
+from stores.models.base import EmbeddedRecord, unique_alias
 
 MEMORY_ROOT = "/memories"
 MAX_PATH_LENGTH = 1000
@@ -112,11 +111,7 @@ class MemoryFile(EmbeddedRecord):
         indexes = [models.Index(fields=["agent", "-updated_at"], name="file_updated")]
         constraints = [
             models.UniqueConstraint(fields=["agent", "path"], name="file_unique_path"),
-            models.UniqueConstraint(
-                fields=["agent", "alias"],
-                condition=Q(alias__isnull=False),
-                name="file_unique_alias",
-            ),
+            unique_alias("file"),
         ]
 
     def __str__(self) -> str:

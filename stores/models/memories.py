@@ -7,7 +7,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from stores.models.agents import Agent, Subject
-from stores.models.base import EmbeddedRecord
+from stores.models.base import EmbeddedRecord, unique_alias
 
 SHARED_BANK = "shared"
 
@@ -84,11 +84,7 @@ class Memory(EmbeddedRecord):
             # including the expensive HNSW and full-text ones.
         ]
         constraints = [
-            models.UniqueConstraint(
-                fields=["agent", "alias"],
-                condition=Q(alias__isnull=False),
-                name="memory_unique_alias",
-            ),
+            unique_alias("memory"),
             models.CheckConstraint(
                 condition=Q(importance__gte=0.0) & Q(importance__lte=1.0),
                 name="memory_importance_range",

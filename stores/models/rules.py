@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
 
 from stores.models.agents import Agent
-from stores.models.base import VersionedRecord
+from stores.models.base import VersionedRecord, unique_alias
 
 
 class RulesDocument(VersionedRecord):
@@ -15,13 +14,7 @@ class RulesDocument(VersionedRecord):
 
     class Meta:
         verbose_name = "rules document"
-        constraints = [
-            models.UniqueConstraint(
-                fields=["agent", "alias"],
-                condition=Q(alias__isnull=False),
-                name="rules_unique_alias",
-            ),
-        ]
+        constraints = [unique_alias("rules")]
 
     def __str__(self) -> str:
         return f"rules.md of {self.agent_id}"

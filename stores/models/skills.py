@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
 
 from stores.models.agents import Agent
-from stores.models.base import EmbeddedRecord
+from stores.models.base import EmbeddedRecord, unique_alias
 
 
 class Skill(EmbeddedRecord):
@@ -22,11 +21,7 @@ class Skill(EmbeddedRecord):
         indexes = [models.Index(fields=["agent", "-updated_at"], name="skill_updated")]
         constraints = [
             models.UniqueConstraint(fields=["agent", "name"], name="skill_unique_name"),
-            models.UniqueConstraint(
-                fields=["agent", "alias"],
-                condition=Q(alias__isnull=False),
-                name="skill_unique_alias",
-            ),
+            unique_alias("skill"),
         ]
 
     def __str__(self) -> str:

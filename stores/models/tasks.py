@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
 
 from stores.models.agents import Agent
-from stores.models.base import EmbeddedRecord
+from stores.models.base import EmbeddedRecord, unique_alias
 
 
 class ScheduledTask(EmbeddedRecord):
@@ -22,11 +21,7 @@ class ScheduledTask(EmbeddedRecord):
         indexes = [models.Index(fields=["agent", "-updated_at"], name="task_updated")]
         constraints = [
             models.UniqueConstraint(fields=["agent", "name"], name="task_unique_name"),
-            models.UniqueConstraint(
-                fields=["agent", "alias"],
-                condition=Q(alias__isnull=False),
-                name="task_unique_alias",
-            ),
+            unique_alias("task"),
         ]
 
     def __str__(self) -> str:

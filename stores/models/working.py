@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from django.db import models
-from django.db.models import Q
 from django.utils import timezone
 
 from stores.models.agents import Agent
-from stores.models.base import EmbeddedRecord
+from stores.models.base import EmbeddedRecord, unique_alias
 
 
 class WorkingMemoryEntry(EmbeddedRecord):
@@ -33,11 +32,7 @@ class WorkingMemoryEntry(EmbeddedRecord):
             models.UniqueConstraint(
                 fields=["agent", "namespace", "key"], name="working_unique_key"
             ),
-            models.UniqueConstraint(
-                fields=["agent", "alias"],
-                condition=Q(alias__isnull=False),
-                name="working_unique_alias",
-            ),
+            unique_alias("working"),
         ]
 
     def __str__(self) -> str:
