@@ -23,7 +23,7 @@ class Change(models.Model):
     class Kind(models.TextChoices):
         WRITE = "write", "A write (one revision)"
         DECAY = "decay", "An importance decay pass"
-        SUGGESTION = "suggestion", "A suggestion found, proposed, accepted or dismissed"
+        SUGGESTION = "suggestion", "A suggestion found, proposed, accepted, dismissed or gone stale"
 
     agent = models.ForeignKey("stores.Agent", on_delete=models.CASCADE, related_name="changes")
     revision = models.OneToOneField(
