@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 # Allocations between collections of the youngest generation (Python's default is 700).
-BULK_THRESHOLD = 10_000
+BULK_THRESHOLD = 50_000
 
 _lock = threading.Lock()
 _passes = 0
