@@ -38,6 +38,7 @@ from stores.models import (
 from stores.models.revisions import after_hash
 from stores.ops.names import OpName
 from stores.runtime.bulk import insert_rows
+from stores.runtime.collector import rare_collections
 from stores.selectors.revisions import recorded_versions
 from stores.services import policy, validation, webhooks
 from stores.services.actors import Actor
@@ -349,6 +350,19 @@ def import_records(
     policy.check_agent(agent, actor=actor, op=OpName.IMPORT)
     report = report or ImportReport()
     report.dry_run = dry_run
+    with rare_collections():
+        _import_all(agent, items, actor, dry_run, progress, report)
+    return report
+
+
+def _import_all(
+    agent: Agent,
+    items: Iterable[Incoming | Problem | Trace | Unread],
+    actor: Actor,
+    dry_run: bool,
+    progress: Callable[[int], None] | None,
+    report: ImportReport,
+) -> None:
     seen: dict[tuple[str, str], str] = {}
     seen_keys: dict[tuple[str, tuple[Any, ...]], str] = {}
     links: list[_Link] = []
@@ -389,7 +403,6 @@ def import_records(
         if progress:
             progress(len(batch))
     _link_superseded(agent, links, actor, dry_run, report)
-    return report
 
 
 def _alias_limit() -> int:

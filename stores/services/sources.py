@@ -159,7 +159,7 @@ def _part(name: str, value: Any, field: str) -> str:
 
 
 def _holds_surrogate(value: str) -> bool:
-    return any("\ud800" <= character <= "\udfff" for character in value)
+    return not value.isascii() and any("\ud800" <= character <= "\udfff" for character in value)
 
 
 def conversation_hold(*, agent: Agent, actor: Actor, conversation: str, held: bool = True) -> bool:

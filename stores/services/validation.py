@@ -65,6 +65,8 @@ def text_problem(value: str) -> str | None:
     "\\ud800" decodes to), or None."""
     if "\x00" in value:
         return "contains a NUL character, which cannot be stored"
+    if value.isascii():  # no surrogate, and nothing to encode: most texts, at no cost
+        return None
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
@@ -222,6 +224,12 @@ def field_value(model_field: models.Field, value: Any) -> Any:
         if value not in known:
             raise Invalid(f"{name} must be one of {', '.join(map(repr, known))}, not {value!r}.")
     try:
+        if name in SHAPED and type(model_field) is models.JSONField:
+            # Its shape has made it JSON already (metadata was encoded to be measured, tags
+            # are strings): the field's own check would encode it again, the rest of it stays.
+            models.Field.validate(model_field, value, None)
+            model_field.run_validators(value)
+            return value
         return model_field.clean(value, None)
     except ValidationError as error:
         raise Invalid(f"{name}: {' '.join(error.messages)}") from None

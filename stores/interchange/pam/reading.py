@@ -30,6 +30,7 @@ from stores.interchange.pam.mapping import (
     source_of,
 )
 from stores.models import Agent, Subject, Suggestion
+from stores.runtime.collector import rare_collections
 from stores.services import Actor, subject_create
 from stores.services.importing import (
     ImportReport,
@@ -251,6 +252,18 @@ def import_memory_store(
     are never all in memory at once."""
     if not isinstance(document, Document):
         document = from_dict(document)
+    with rare_collections():
+        return _import_checked(agent, document, actor, dry_run, times_stated, files)
+
+
+def _import_checked(
+    agent: Agent,
+    document: Document,
+    actor: Actor,
+    dry_run: bool,
+    times_stated: bool,
+    files: list[Incoming] | None,
+) -> PamImport:
     checked = check_store(document)
     wanted = checked.subjects
     known = {} if agent.pk is None else {s.external_id: s for s in agent.subjects.all()}
