@@ -925,15 +925,16 @@ before and {_load(results["load_after"])} after. Two production servers (`gunico
 gunicorn.conf.py memoryadmin.asgi:application`, 2 processes, 8 Django threads each) on one
 PostgreSQL 18, alike but for `MEMORYADMIN_SUGGEST_AFTER_WRITE`, measured twice: with a broker,
 as production runs (each server with a Celery worker of its own, two processes, where the
-re-embed and the pass run), and without one, as the embedded default runs (the re-embed in a
-background thread of the process that answered, and the pass in another once the writes
-pause, `MEMORYADMIN_SUGGEST_QUIET_SECONDS`, 1 s). The same phrase edit of one memory,
+re-embed runs and, a second after it unless the memory was written again, the pass), and
+without one, as the embedded default runs (the re-embed in a background thread of the process
+that answered, and the pass in another once no memory was written for a second). Both wait
+`MEMORYADMIN_SUGGEST_QUIET_SECONDS` (1 s). The same phrase edit of one memory,
 {worker["edits"]} a side after 20 warm-up edits, in {SUGGEST_BLOCKS} alternating blocks with a
 second's pause before each; the agent holds about 1,000 memories; the fake embedding model.
 
 | phrase edit over HTTP | p50 | p95 | mean |
 |---|---:|---:|---:|
-| with a broker: suggestion pass after each write | {_times(worker["on"])} |
+| with a broker: suggestion pass once the memory is left alone | {_times(worker["on"])} |
 | with a broker: no suggestion pass | {_times(worker["off"])} |
 | ratio, pass on / off | {worker["ratio_p50"]:.2f}x | {worker["ratio_p95"]:.2f}x | |
 | without a broker: suggestion pass after the writes pause | {_times(thread["on"])} |
@@ -943,13 +944,12 @@ second's pause before each; the agent holds about 1,000 memories; the fake embed
 Target: the pass adds nothing to a write's answer time (p50 within 5%): with a broker
 {verdict(worker)}, without one {verdict(thread)}.
 
-With a broker the pass never shares the serving process: what an answer still shares with it
-is the machine's two cores and the agent's feed lock (a suggestion the pass writes takes it as
-an edit's commit does). Without one it shares the process's interpreter lock as well, and
-judging in Python between a request's statements slowed answers by 1.6x when the pass ran
-right after each re-embed; now it waits until no memory was written for a second (half a
-minute at most under a steady stream), so a burst of edits of one memory is judged once, after
-the last, while the process has nothing to answer.
+What an answer shares with the pass: with a broker the machine's two cores (the worker runs
+on them too) and the agent's feed lock (a suggestion the pass writes takes it as an edit's
+commit does); without one the process's interpreter lock as well. Run right after each
+re-embed, the pass slowed the answers it ran beside by 1.6x without a broker and 1.3x with
+one; waiting until the memory is left alone, a burst of edits is judged once, after the last,
+while nothing is waiting on an answer.
 {SUGGEST_END}"""
     record_section(section, SUGGEST_BEGIN, SUGGEST_END)
 

@@ -21,6 +21,7 @@ from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from stores import metrics
 from stores.runtime.queues import AfterWriteQueue, RetryingQueue
+from stores.selectors import suggestions as found
 from stores.selectors.webhooks import enabled_webhook_ids
 from stores.services import decay, embeddings, engine, expiry, suggestions, webhooks
 from stores.surfaces import MEMORY
@@ -51,8 +52,22 @@ def _count_failed(sender: object = None, **_: object) -> None:
 )
 def reembed_records(self, surface_key: str, record_ids: list[int]) -> dict[str, int]:
     outcome = embeddings.reembed(surface_key, record_ids).as_dict()
-    suggest_after_write(surface_key, record_ids)
+    if _suggests_after_write(surface_key):
+        versions = list(found.versions_of(record_ids).items())
+        suggest_unless_written_again.apply_async(
+            (surface_key, versions), countdown=settings.MEMORYADMIN["SUGGEST_QUIET_SECONDS"]
+        )
     return outcome
+
+
+@shared_task(ignore_result=True)
+def suggest_unless_written_again(surface_key: str, versions: list[tuple[int, int]]) -> None:
+    """The suggestion pass of memories a moment after their re-embed, as the worker runs it:
+    a memory written again meanwhile has a pass of its own coming after that write, so a
+    burst of edits of one memory is judged once, after the last, not beside each edit."""
+    current = found.versions_of([memory_id for memory_id, _ in versions])
+    unchanged = [memory_id for memory_id, version in versions if current.get(memory_id) == version]
+    suggest_after_write(surface_key, unchanged)
 
 
 def _suggests_after_write(surface_key: str) -> bool:
@@ -183,7 +198,8 @@ background_reembedder = AfterWriteQueue("memoryadmin-reembed", _embed)
 # Without a broker the suggestion pass shares the serving process's interpreter with its
 # requests, and judging in Python between their statements slowed every answer (by half,
 # bench/edit_path.py): it waits for the writes to pause, and a burst of edits of one memory
-# is judged once, after the last. With a broker it runs in the worker, after the re-embed.
+# is judged once, after the last. With a broker the worker waits as long per memory
+# (suggest_unless_written_again).
 background_suggester = AfterWriteQueue(
     "memoryadmin-suggest",
     suggest_after_write,

@@ -121,8 +121,9 @@ MEMORYADMIN: dict[str, Any] = {
     # The suggestion pass of a memory after its write, once its new vector is stored (off
     # the request, as the re-embedding is): duplicates and conflicts found as they arrive.
     "SUGGEST_AFTER_WRITE": env_bool("SUGGEST_AFTER_WRITE", True),
-    # Without a broker the pass runs in the serving process once no memory was written for
-    # this many seconds (half a minute at most after the write), never beside the answers.
+    # The pass waits until the memory was left alone this long: with a broker the worker
+    # skips a memory written again meanwhile (that write's pass comes later); without one the
+    # serving process waits until no memory was written this long (half a minute at most).
     "SUGGEST_QUIET_SECONDS": float(env("SUGGEST_QUIET_SECONDS", "1") or 1),
     # An OpenAI-compatible chat endpoint that classifies the pass's candidate pairs beside
     # the rule (stores/services/judge.py); off while MEMORYADMIN_JUDGE_URL is empty.

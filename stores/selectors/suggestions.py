@@ -76,6 +76,11 @@ def memories_by_id(ids: Collection[int]) -> dict[int, Memory]:
     return {m.pk: m for m in Memory.objects.filter(pk__in=ids).only(*_COMPARED)}
 
 
+def versions_of(ids: Collection[int]) -> dict[int, int]:
+    """The memories' versions, by id (a memory gone is not in it)."""
+    return dict(Memory.objects.filter(pk__in=ids).values_list("pk", "version"))
+
+
 def memory_of(agent: Agent, ref: int | str) -> Memory | None:
     """The agent's memory by id or alias."""
     text = str(ref).strip()

@@ -27,7 +27,7 @@ from django.db.utils import load_backend
 
 from memoryadmin.celery import app
 from stores import tasks
-from stores.models import DecayPass, Memory, WorkingMemoryEntry
+from stores.models import DecayPass, Memory, Suggestion, WorkingMemoryEntry
 from stores.services import Actor, record_edit
 from tests.factories import AgentFactory, RecordMaker
 
@@ -231,6 +231,21 @@ def test_edits_through_the_service_are_reembedded_by_the_worker(worker):
     decay = tasks.decay_memories.delay().get(timeout=DEADLINE_SECONDS)
     assert decay["rows_touched"] == 1
     assert DecayPass.objects.get().triggered_by == "task:decay"
+
+
+def test_the_worker_finds_a_conflict_a_moment_after_the_write(worker):
+    agent = AgentFactory()
+    make = RecordMaker()
+    make.memory(agent, "The user lives in Paris.")
+    make.memory(agent, "The user lives in Lyon.")
+
+    found = wait_for(
+        lambda: Suggestion.objects.filter(agent=agent).first(), "the conflict", process=worker
+    )
+
+    assert found.kind == Suggestion.Kind.CONFLICT
+    assert "'Paris' → 'Lyon'" in found.reason
+    assert "stores.tasks.suggest_unless_written_again" in worker.log_path.read_text()
 
 
 @pytest.fixture

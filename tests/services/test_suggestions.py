@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from stores import tasks
 from stores.editing import Status
 from stores.models import Agent, Memory, Revision, Suggestion
 from stores.services import Actor, record_edit
@@ -68,6 +69,17 @@ def test_a_write_finds_its_conflict_after_commit(agent, remember, committed):
     assert pinned(found) == {paris.pk, lyon.pk}
     assert "'Paris' → 'Lyon'" in found.reason
     assert found.found_by == "pass:suggestions"
+
+
+def test_a_delayed_pass_leaves_a_memory_written_again_to_its_own_pass(agent, make):
+    make.memory(agent, "The user lives in Paris.")
+    lyon = make.memory(agent, "The user lives in Lyon.")  # no commit: no pass has run
+
+    tasks.suggest_unless_written_again("memory", [(lyon.pk, lyon.version - 1)])
+    assert not open_of(agent).exists()
+
+    tasks.suggest_unless_written_again("memory", [(lyon.pk, lyon.version)])
+    assert open_of(agent).get().kind == Suggestion.Kind.CONFLICT
 
 
 def test_alike_but_compatible_memories_are_left_alone(agent, remember, committed):
