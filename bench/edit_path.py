@@ -950,10 +950,10 @@ commit does); without one the process's interpreter lock as well. Run right afte
 re-embed, the pass slowed the answers it ran beside by 1.6x without a broker and 1.3x with
 one; waiting until the memory is left alone, a burst of edits is judged once, after the last,
 while nothing is waiting on an answer.
-With a broker each write still costs the worker a read of the memory's version and a delayed
-task that, in a burst, finds it written again and does nothing; one pending pass per memory (a
-marker in Redis that later writes find) would leave only the last write's, and a worker on
-cores of its own, as a deployment has it, shares nothing but the feed lock.
+With a broker each write still costs the worker a read of the memory's text fingerprint and
+a delayed task that, in a burst, finds it written again and does nothing; one pending pass per
+memory (a marker in Redis that later writes find) would leave only the last write's, and a
+worker on cores of its own, as a deployment has it, shares nothing but the feed lock.
 {SUGGEST_END}"""
     record_section(section, SUGGEST_BEGIN, SUGGEST_END)
 

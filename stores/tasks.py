@@ -53,20 +53,24 @@ def _count_failed(sender: object = None, **_: object) -> None:
 def reembed_records(self, surface_key: str, record_ids: list[int]) -> dict[str, int]:
     outcome = embeddings.reembed(surface_key, record_ids).as_dict()
     if _suggests_after_write(surface_key):
-        versions = list(found.versions_of(record_ids).items())
-        suggest_unless_written_again.apply_async(
-            (surface_key, versions), countdown=settings.MEMORYADMIN["SUGGEST_QUIET_SECONDS"]
-        )
+        texts = list(found.text_hashes_of(record_ids).items())
+        try:
+            suggest_unless_written_again.apply_async(
+                (surface_key, texts), countdown=settings.MEMORYADMIN["SUGGEST_QUIET_SECONDS"]
+            )
+        except BrokerUnavailable as error:  # the vectors are stored: the periodic pass judges
+            logger.warning("broker unavailable (%s); suggestions of %s left", error, record_ids)
     return outcome
 
 
 @shared_task(ignore_result=True)
-def suggest_unless_written_again(surface_key: str, versions: list[tuple[int, int]]) -> None:
+def suggest_unless_written_again(surface_key: str, texts: list[tuple[int, str]]) -> None:
     """The suggestion pass of memories a moment after their re-embed, as the worker runs it:
-    a memory written again meanwhile has a pass of its own coming after that write, so a
-    burst of edits of one memory is judged once, after the last, not beside each edit."""
-    current = found.versions_of([memory_id for memory_id, _ in versions])
-    unchanged = [memory_id for memory_id, version in versions if current.get(memory_id) == version]
+    a memory whose text was written again meanwhile has a re-embed and a pass of its own
+    coming, so a burst of edits of one memory is judged once, after the last, not beside
+    each edit."""
+    current = found.text_hashes_of([memory_id for memory_id, _ in texts])
+    unchanged = [memory_id for memory_id, text in texts if current.get(memory_id) == text]
     suggest_after_write(surface_key, unchanged)
 
 

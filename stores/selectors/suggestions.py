@@ -76,9 +76,9 @@ def memories_by_id(ids: Collection[int]) -> dict[int, Memory]:
     return {m.pk: m for m in Memory.objects.filter(pk__in=ids).only(*_COMPARED)}
 
 
-def versions_of(ids: Collection[int]) -> dict[int, int]:
-    """The memories' versions, by id (a memory gone is not in it)."""
-    return dict(Memory.objects.filter(pk__in=ids).values_list("pk", "version"))
+def text_hashes_of(ids: Collection[int]) -> dict[int, str]:
+    """The fingerprints of the memories' texts, by id (a memory gone is not in it)."""
+    return dict(Memory.objects.filter(pk__in=ids).values_list("pk", "text_hash"))
 
 
 def memory_of(agent: Agent, ref: int | str) -> Memory | None:

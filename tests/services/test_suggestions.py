@@ -75,10 +75,10 @@ def test_a_delayed_pass_leaves_a_memory_written_again_to_its_own_pass(agent, mak
     make.memory(agent, "The user lives in Paris.")
     lyon = make.memory(agent, "The user lives in Lyon.")  # no commit: no pass has run
 
-    tasks.suggest_unless_written_again("memory", [(lyon.pk, lyon.version - 1)])
+    tasks.suggest_unless_written_again("memory", [(lyon.pk, "the text before an edit")])
     assert not open_of(agent).exists()
 
-    tasks.suggest_unless_written_again("memory", [(lyon.pk, lyon.version)])
+    tasks.suggest_unless_written_again("memory", [(lyon.pk, lyon.text_hash)])
     assert open_of(agent).get().kind == Suggestion.Kind.CONFLICT
 
 
