@@ -16,6 +16,7 @@ import logging
 from celery import shared_task
 from celery.signals import after_task_publish, task_failure
 from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
@@ -53,24 +54,51 @@ def _count_failed(sender: object = None, **_: object) -> None:
 def reembed_records(self, surface_key: str, record_ids: list[int]) -> dict[str, int]:
     outcome = embeddings.reembed(surface_key, record_ids).as_dict()
     if _suggests_after_write(surface_key):
-        texts = list(found.text_hashes_of(record_ids).items())
-        try:
-            suggest_unless_written_again.apply_async(
-                (surface_key, texts), countdown=settings.MEMORYADMIN["SUGGEST_QUIET_SECONDS"]
-            )
-        except BrokerUnavailable as error:  # the vectors are stored: the periodic pass judges
-            logger.warning("broker unavailable (%s); suggestions of %s left", error, record_ids)
+        _suggest_when_left_alone(surface_key, record_ids)
     return outcome
+
+
+# A memory whose delayed pass is on its way: its later writes within the wait schedule none
+# (a burst of edits costs one pass and one delayed task, not one of each per edit). Past this
+# many seconds a marker whose task was lost no longer holds back a pass.
+PASS_PENDING = "suggest-pending:{}"
+PASS_PENDING_SECONDS = 300
+
+
+def _suggest_when_left_alone(surface_key: str, record_ids: list[int]) -> None:
+    """Schedule the pass of memories just re-embedded for when they have been left alone:
+    one delayed task for those with none on its way. A failure costs the suggestions, which
+    the periodic pass finds, never the stored vectors."""
+    try:
+        waiting = [
+            memory_id
+            for memory_id in record_ids
+            if cache.add(PASS_PENDING.format(memory_id), True, PASS_PENDING_SECONDS)
+        ]
+        if waiting:
+            suggest_unless_written_again.apply_async(
+                (surface_key, list(found.text_hashes_of(waiting).items())),
+                countdown=settings.MEMORYADMIN["SUGGEST_QUIET_SECONDS"],
+            )
+    except Exception:
+        logger.exception("suggestions of %s %s left to the periodic pass", surface_key, record_ids)
 
 
 @shared_task(ignore_result=True)
 def suggest_unless_written_again(surface_key: str, texts: list[tuple[int, str]]) -> None:
-    """The suggestion pass of memories a moment after their re-embed, as the worker runs it:
-    a memory whose text was written again meanwhile has a re-embed and a pass of its own
-    coming, so a burst of edits of one memory is judged once, after the last, not beside
-    each edit."""
-    current = found.text_hashes_of([memory_id for memory_id, _ in texts])
+    """The suggestion pass of memories a moment after their re-embed, as the worker runs it.
+
+    A memory whose text changed since was written again within the wait: it waits once more,
+    from its new text, so a burst of edits of one memory is judged once, after the last. The
+    markers go first: a write from here on schedules a pass of its own (a second pass of one
+    memory finds nothing new)."""
+    memory_ids = [memory_id for memory_id, _ in texts]
+    cache.delete_many([PASS_PENDING.format(memory_id) for memory_id in memory_ids])
+    current = found.text_hashes_of(memory_ids)
     unchanged = [memory_id for memory_id, text in texts if current.get(memory_id) == text]
+    written_again = [memory_id for memory_id, text in texts if current.get(memory_id, text) != text]
+    if written_again:
+        _suggest_when_left_alone(surface_key, written_again)
     suggest_after_write(surface_key, unchanged)
 
 

@@ -107,7 +107,10 @@ def test_writes_made_while_a_batch_embeds_are_coalesced_into_the_next(threaded, 
 @pytest.mark.django_db(transaction=True)
 def test_the_suggestion_pass_waits_for_the_writes_to_pause(threaded, settings, agent, make):
     settings.MEMORYADMIN = {**settings.MEMORYADMIN, "SUGGEST_QUIET_SECONDS": 600}
+    # Each write waits for its vector: an in-memory SQLite refuses a write while another
+    # connection's is under way, and this test is not about that.
     make.memory(agent, "The user lives in Paris.")
+    assert tasks.background_reembedder.drain(30)
     make.memory(agent, "The user lives in Lyon.")
     assert tasks.background_reembedder.drain(30)
     assert not Suggestion.objects.filter(agent=agent).exists(), "judged before the pause"

@@ -8,6 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from django.core.cache import cache
 from django.core.management import call_command
 
 from stores import tasks
@@ -71,14 +72,39 @@ def test_a_write_finds_its_conflict_after_commit(agent, remember, committed):
     assert found.found_by == "pass:suggestions"
 
 
-def test_a_delayed_pass_leaves_a_memory_written_again_to_its_own_pass(agent, make):
+@pytest.fixture
+def scheduled(monkeypatch):
+    """The delayed passes the worker would send, held here instead of run (a test's Celery
+    is eager, and runs a delayed task at once)."""
+    sent: list[tuple[tuple, float]] = []
+    monkeypatch.setattr(
+        tasks.suggest_unless_written_again,
+        "apply_async",
+        lambda args, countdown: sent.append((args, countdown)),
+    )
+    cache.clear()
+    yield sent
+    cache.clear()
+
+
+def test_a_burst_of_writes_of_a_memory_sends_one_delayed_pass(agent, make, scheduled):
+    lyon = make.memory(agent, "The user lives in Lyon.")
+
+    for _ in range(3):
+        tasks.reembed_records("memory", [lyon.pk])
+
+    assert scheduled == [(("memory", [(lyon.pk, lyon.text_hash)]), 1.0)]
+
+
+def test_a_delayed_pass_waits_again_for_a_memory_written_again(agent, make, scheduled):
     make.memory(agent, "The user lives in Paris.")
     lyon = make.memory(agent, "The user lives in Lyon.")  # no commit: no pass has run
 
     tasks.suggest_unless_written_again("memory", [(lyon.pk, "the text before an edit")])
     assert not open_of(agent).exists()
+    assert scheduled == [(("memory", [(lyon.pk, lyon.text_hash)]), 1.0)]
 
-    tasks.suggest_unless_written_again("memory", [(lyon.pk, lyon.text_hash)])
+    tasks.suggest_unless_written_again(*scheduled[0][0])
     assert open_of(agent).get().kind == Suggestion.Kind.CONFLICT
 
 
