@@ -38,7 +38,7 @@ def seed_and_time(changes: int) -> dict[str, float | int]:
     from stores.services import Actor, agent_create, record_create, record_edit
     from stores.services.sources import Source
     from stores.services.takeback import conversation_takeback
-    from stores.tasks import background_reembedder
+    from stores.tasks import background_reembedder, background_suggester
 
     me = Actor.maintainer("bench")
     agent = agent_create(actor=me, name="bench").record
@@ -78,11 +78,11 @@ def seed_and_time(changes: int) -> dict[str, float | int]:
     seeded = time.perf_counter() - started
     # Each seeding write left its re-embedding and suggestion pass to a background thread of
     # this process: let them finish, or the take-back is timed sharing the cores with them.
-    drained = background_reembedder.drain(timeout=900)
+    drained = background_reembedder.drain(timeout=900) and background_suggester.drain(timeout=900)
     written = Revision.objects.filter(source_conversation="hostile-1").count()
     writes = Revision.objects.filter(agent=agent).count()
     print(f"seeded {writes} writes ({written} of the conversation) in {seeded:.1f} s", flush=True)
-    assert drained, "the seeding's background re-embedding did not finish"
+    assert drained, "the seeding's background re-embedding and suggestions did not finish"
 
     # The seeding's own writes are the yardstick: each is one ordinary write through the same
     # engine on the same machine at the same moment, however busy it was.
