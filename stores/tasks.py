@@ -59,10 +59,12 @@ def reembed_records(self, surface_key: str, record_ids: list[int]) -> dict[str, 
 
 
 # A memory whose delayed pass is on its way: its later writes within the wait schedule none
-# (a burst of edits costs one pass and one delayed task, not one of each per edit). Past this
-# many seconds a marker whose task was lost no longer holds back a pass.
+# (a burst of edits costs one pass and one delayed task, not one of each per edit). The cache
+# is the broker's Redis wherever the broker is Redis; a worker whose cache is its own process's
+# cannot clear a marker another process set, and a marker whose task was lost holds back no
+# pass past this many seconds (a pass scheduled twice finds nothing new the second time).
 PASS_PENDING = "suggest-pending:{}"
-PASS_PENDING_SECONDS = 300
+PASS_PENDING_SECONDS = 60
 
 
 def _suggest_when_left_alone(surface_key: str, record_ids: list[int]) -> None:
