@@ -907,7 +907,9 @@ class EditServiceMachine(RuleBasedStateMachine):
                 revision_id=revision.pk,
             ),
             key=Key("memory", revision.record_id),
-            predicted=None,
+            # Who the actor is decides first (an agent's token while self-editing is off);
+            # then the store rules and privacy of any of the merge's records.
+            predicted=self.predicted_refusal(actor, "undo"),
             revisions_written=len(touched),
             also=frozenset(keys),
         )
