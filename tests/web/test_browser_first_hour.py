@@ -56,6 +56,26 @@ def test_a_selected_phrase_retyped_replaces_it(page, live_server, agent, tmp_pat
     assert record.content == "She takes her Coffee with oat milk."
 
 
+def test_ctrl_enter_applies_a_preview_the_moment_it_shows(page, live_server, agent):
+    """A key pressed as soon as the preview shows applies it, though htmx wires the preview's
+    buttons only when the swap settles (held back here to make that moment last)."""
+    record = memory(agent, "She takes her tea without sugar.")
+    log_in(page, live_server, UserFactory(is_staff=True))
+    page.goto(f"{live_server.url}/a/rockbot/memory/{record.pk}/")
+    page.evaluate("htmx.config.defaultSettleDelay = 60000")
+
+    page.fill("#old_string", "without sugar")
+    page.fill("#new_string", "with honey")
+    page.focus("#new_string")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".preview [data-apply]")
+    page.keyboard.press("Control+Enter")
+    page.wait_for_selector(".badge.version:has-text('version 2')", timeout=10_000)
+
+    record.refresh_from_db()
+    assert record.content == "She takes her tea with honey."
+
+
 def test_the_rules_page_writes_nothing_until_the_first_rule(page, live_server, agent, tmp_path):
     log_in(page, live_server, UserFactory(is_staff=True))
     page.click("nav.agent-nav >> text=Rules")
