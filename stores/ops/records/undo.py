@@ -51,14 +51,7 @@ class Undo(WriteOp):
             asked = revision_of(spec, agent, record.pk, arguments["revision_id"])
             if asked.op == OpName.MERGE:
                 # A merge changed several records: taking it back restores them all.
-                return undo_merge(
-                    spec,
-                    agent=agent,
-                    actor=actor,
-                    revision=asked,
-                    expected_version=call.expected_version,
-                    dry_run=dry_run,
-                )
+                return undo_merge(spec, call, asked)
             result = apply_change(
                 spec,
                 record,
