@@ -6,7 +6,7 @@ can send as they are, so an agent acts on fields instead of parsing the message.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from stores.editing.status import Status
@@ -28,12 +28,7 @@ class NearMiss:
         return f"Closest text ({self.similarity:.0%} similar) at {where}: {self.text!r}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "line": self.line,
-            "text": self.text,
-            "similarity": self.similarity,
-            "explanation": self.explanation,
-        }
+        return asdict(self)
 
 
 @dataclass(frozen=True)
@@ -49,7 +44,7 @@ class Occurrence:
         return f"line {self.line}, column {self.column} ({self.context!r})"
 
     def as_dict(self) -> dict[str, Any]:
-        return {"line": self.line, "column": self.column, "context": self.context}
+        return asdict(self)
 
 
 class TextEditError(Exception):

@@ -6,10 +6,12 @@ and how it runs (`run`). The shell's function is the op itself (`execute`, which
 re-export under their names); the REST actions, the tools (and so the MCP tools) and the web
 page's forms are built by walking the registry (`stores.ops.catalog`).
 
-`WriteOp` is the one path of every op that changes one record through the engine: `prepare`
-checks what it was given before anything is read, `build` makes the change from the record
-under its row lock, and `engine.write` does the rest (policy, version, compare-and-swap,
-revision). An op of an agent's one document (the rules) finds or previews that document first.
+`WriteOp` is the one path of every op that changes one record: `prepare` checks what it was
+given before anything is read, then `write_record` writes: by default `build` makes the change
+from the record under its row lock, and `engine.write` does the rest (policy, version,
+compare-and-swap, revision); an op that writes its own way (a delete, a revision taken back)
+says how instead. An op of an agent's one document (the rules) finds or previews that document
+first.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from stores.services.engine import (
     Change,
     RecordRef,
     document_change,
+    find_record,
     returns_result,
     text_limit,
     write,
@@ -248,6 +251,27 @@ def _model_field(spec: SurfaceSpec, name: str) -> models.Field[Any, Any]:
 
 
 @dataclass(frozen=True)
+class RecordCall:
+    """What a write of one record is given beside its op's own arguments: whose record, by
+    which ref, who writes it, the version they read, and whether it only previews."""
+
+    agent: Agent
+    actor: Actor
+    # None: the agent's one document of the surface, which the document write finds.
+    ref: RecordRef | None
+    expected_version: int | None
+    dry_run: bool
+
+    def find(self, spec: SurfaceSpec, service: str) -> VersionedRecord:
+        """The record, row-locked for the write; a dry run takes no lock (see `engine.atomic`)."""
+        if self.ref is None:
+            raise TypeError(f"{service}() needs ref.")
+        return find_record(
+            spec, agent=self.agent, ref=self.ref, actor=self.actor, lock=not self.dry_run
+        )
+
+
+@dataclass(frozen=True)
 class WriteOp(Op):
     """An op that changes one record's fields through the engine's one write path."""
 
@@ -292,19 +316,28 @@ class WriteOp(Op):
         prepared = self.prepare(spec, arguments, agent, actor)
         if expected_version is None and (needed := self.version_needed(prepared)):
             raise PreconditionRequired(needed)
+        return self.write_record(
+            spec, prepared, RecordCall(agent, actor, ref, expected_version, dry_run)
+        )
+
+    def write_record(
+        self, spec: SurfaceSpec, arguments: Mapping[str, Any], call: RecordCall
+    ) -> WriteResult:
+        """Write the record `call` names with the prepared `arguments`: `build`'s change
+        through the engine's one write path."""
         if self.target is Target.DOCUMENT:
             write_to = functools.partial(document_write, spec)
-        elif ref is None:
+        elif call.ref is None:
             raise TypeError(f"{self.service}() needs ref.")
         else:
-            write_to = functools.partial(write, spec, ref=ref)
+            write_to = functools.partial(write, spec, ref=call.ref)
         return write_to(
-            agent=agent,
-            actor=actor,
-            op=self.word(prepared),
-            expected_version=expected_version,
-            build=functools.partial(self.build, spec, prepared),
-            dry_run=dry_run,
+            agent=call.agent,
+            actor=call.actor,
+            op=self.word(arguments),
+            expected_version=call.expected_version,
+            build=functools.partial(self.build, spec, arguments),
+            dry_run=call.dry_run,
         )
 
     def _check_arguments(self, arguments: Mapping[str, Any], dry_run: bool) -> None:

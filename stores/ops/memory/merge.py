@@ -20,7 +20,7 @@ from django.utils import timezone
 from stores.editing import Status
 from stores.errors import Conflict, Invalid, NotFound
 from stores.models import Agent, Memory, Revision
-from stores.ops.base import Op, ToolSpec
+from stores.ops.base import Op, RecordCall, ToolSpec
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.services import policy, validation
@@ -173,17 +173,11 @@ def _kept_change(
     )
 
 
-def undo_merge(
-    spec: SurfaceSpec,
-    *,
-    agent: Agent,
-    actor: Actor,
-    revision: Revision,
-    expected_version: int | None,
-    dry_run: bool,
-) -> WriteResult:
+def undo_merge(spec: SurfaceSpec, call: RecordCall, revision: Revision) -> WriteResult:
     """Restore every record a merge touched, each to how it stood before, as revisions of
-    op `undo`; refused as a conflict, with nothing written, if any of them moved since."""
+    op `undo` (`call` names one of them); refused as a conflict, with nothing written, if any
+    of them moved since."""
+    agent, actor, dry_run = call.agent, call.actor, call.dry_run
     revisions = merge_revisions(agent, revision)
     kept_revision = revisions[-1]
     with atomic(dry_run):
@@ -203,7 +197,7 @@ def undo_merge(
                     current_version=record.version,
                     record=record.pk,
                 )
-        check_expected_version(records[kept_revision.record_id], expected_version)
+        check_expected_version(records[kept_revision.record_id], call.expected_version)
         restored: list[dict[str, Any]] = []
         result: WriteResult | None = None
         for merge_revision in revisions:

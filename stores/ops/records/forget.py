@@ -2,38 +2,32 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 
-from stores.models import Agent
-from stores.ops.base import Op, Rest, ToolSpec
+from stores.ops.base import RecordCall, Rest, ToolSpec, WriteOp
 from stores.ops.names import OpName
 from stores.services import policy
-from stores.services.actors import Actor
-from stores.services.engine import RecordRef, check_expected_version, delete, find_record
+from stores.services.engine import check_expected_version, delete
 from stores.services.results import WriteResult
+from stores.surfaces import SurfaceSpec
 
 
 @dataclass(frozen=True)
-class Forget(Op):
-    def run(
-        self,
-        *,
-        surface_key: str,
-        agent: Agent,
-        ref: RecordRef,
-        actor: Actor,
-        expected_version: int | None = None,
+class Forget(WriteOp):
+    def write_record(
+        self, spec: SurfaceSpec, arguments: Mapping[str, Any], call: RecordCall
     ) -> WriteResult:
         """Hard-delete a record. Its last text stays in history and can be restored by a
         revert."""
-        spec = self.spec_for(surface_key)
         with transaction.atomic():
-            record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=True)
-            policy.check(record, actor=actor, op=self.name)
-            check_expected_version(record, expected_version)
-            return delete(spec, record, actor=actor)
+            record = call.find(spec, self.service)
+            policy.check(record, actor=call.actor, op=self.name)
+            check_expected_version(record, call.expected_version)
+            return delete(spec, record, actor=call.actor)
 
 
 OP = Forget(

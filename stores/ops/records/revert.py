@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -11,7 +12,7 @@ from django.utils import timezone
 from stores.editing import Status
 from stores.errors import Conflict, Invalid, NoChangeError, NotFound
 from stores.models import Agent, EmbeddedRecord, Revision, Subject, text_fingerprint
-from stores.ops.base import Op, ToolSpec
+from stores.ops.base import RecordCall, ToolSpec, WriteOp
 from stores.ops.fields import REVISION_ID
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -20,12 +21,10 @@ from stores.services import policy
 from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
-    RecordRef,
     atomic,
     check_expected_version,
     check_text_size,
     commit,
-    find_record,
     integrity_message,
     record_revision,
     schedule_reembed,
@@ -38,18 +37,19 @@ from stores.surfaces import SurfaceSpec
 
 
 @dataclass(frozen=True)
-class Revert(Op):
-    def run(
-        self,
-        *,
-        surface_key: str,
-        agent: Agent,
-        ref: RecordRef,
-        actor: Actor,
-        revision_id: int,
-        to: str = "after",
-        expected_version: int | None = None,
-        dry_run: bool = False,
+class Revert(WriteOp):
+    def prepare(
+        self, spec: SurfaceSpec, arguments: dict[str, Any], agent: Agent, actor: Actor
+    ) -> dict[str, Any]:
+        to = arguments.get("to", "after")
+        if to not in ("after", "before"):
+            raise Invalid(
+                "to must be 'after' (the revision's result) or 'before' (what it replaced)."
+            )
+        return {**arguments, "to": to}
+
+    def write_record(
+        self, spec: SurfaceSpec, arguments: Mapping[str, Any], call: RecordCall
     ) -> WriteResult:
         """Bring the record back to how it stood after (or before) a revision, as a new
         revision.
@@ -57,28 +57,15 @@ class Revert(Op):
         A forgotten record is brought back under its own id. `dry_run` answers what the revert
         would, writing nothing (its review stays pending too).
         """
-        spec = self.spec_for(surface_key)
-        if to not in ("after", "before"):
-            raise Invalid(
-                "to must be 'after' (the revision's result) or 'before' (what it replaced)."
-            )
-        with atomic(dry_run):
+        to = arguments["to"]
+        with atomic(call.dry_run):
             try:
-                record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=not dry_run)
+                record = call.find(spec, self.service)
             except NotFound:
-                return _restore_forgotten(
-                    spec,
-                    agent=agent,
-                    ref=ref,
-                    actor=actor,
-                    revision_id=revision_id,
-                    to=to,
-                    expected_version=expected_version,
-                    dry_run=dry_run,
-                )
-            revision = revision_of(spec, agent, record.pk, revision_id)
-            policy.check(record, actor=actor, op=OpName.REVERT)
-            check_expected_version(record, expected_version)
+                return _restore_forgotten(spec, call, arguments["revision_id"], to)
+            revision = revision_of(spec, call.agent, record.pk, arguments["revision_id"])
+            policy.check(record, actor=call.actor, op=OpName.REVERT)
+            check_expected_version(record, call.expected_version)
             state = revision.after_state if to == "after" else revision.before_state
             if to == "before" and revision.op == OpName.CREATE:
                 raise Invalid(
@@ -90,7 +77,7 @@ class Revert(Op):
             values = {
                 text_field: text,
                 **restorable_values(
-                    spec, state, spec.revertable_fields, agent=agent, record_id=record.pk
+                    spec, state, spec.revertable_fields, agent=call.agent, record_id=record.pk
                 ),
             }
             changed = {
@@ -106,23 +93,17 @@ class Revert(Op):
                 details={"reverted_to": revision.pk, "reverted_revision": revision.pk, "side": to},
                 reverted_revision=revision.pk,
             )
-            result = commit(spec, record, actor=actor, change=change, dry_run=dry_run)
-            if not dry_run:
-                mark_reviewed(revision, actor, to)
+            result = commit(spec, record, actor=call.actor, change=change, dry_run=call.dry_run)
+            if not call.dry_run:
+                mark_reviewed(revision, call.actor, to)
             return result
 
 
 def _restore_forgotten(
-    spec: SurfaceSpec,
-    *,
-    agent: Agent,
-    ref: RecordRef,
-    actor: Actor,
-    revision_id: int,
-    to: str,
-    expected_version: int | None,
-    dry_run: bool = False,
+    spec: SurfaceSpec, call: RecordCall, revision_id: int, to: str
 ) -> WriteResult:
+    agent, ref, actor = call.agent, call.ref, call.actor
+    expected_version, dry_run = call.expected_version, call.dry_run
     if not actor.can_see(agent) or not str(ref).strip().isdecimal():
         raise NotFound(f"No {spec.key} record {ref} in this agent's banks.")
     record_id = int(str(ref).strip())

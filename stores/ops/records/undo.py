@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from stores.editing import NoChange, UndoConflict, touched_by, undo_change
 from stores.errors import Conflict, Invalid, NoChangeError
 from stores.models import Agent, Revision, VersionedRecord
-from stores.ops.base import Op, ToolSpec
+from stores.ops.base import RecordCall, ToolSpec, WriteOp
 from stores.ops.fields import REVISION_ID
 from stores.ops.memory.merge import undo_merge
 from stores.ops.names import OpName
 from stores.selectors.revisions import later_states, latest_state, text_changes_after
 from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import Change, RecordRef, apply_change, atomic, find_record, text_limit
+from stores.services.engine import Change, apply_change, atomic, text_limit
 from stores.services.results import WriteResult
 from stores.services.revisions import (
     mark_reviewed,
@@ -31,17 +31,9 @@ UNDO_TRACE_LIMIT = 100
 
 
 @dataclass(frozen=True)
-class Undo(Op):
-    def run(
-        self,
-        *,
-        surface_key: str,
-        agent: Agent,
-        ref: RecordRef,
-        actor: Actor,
-        revision_id: int,
-        expected_version: int | None = None,
-        dry_run: bool = False,
+class Undo(WriteOp):
+    def write_record(
+        self, spec: SurfaceSpec, arguments: Mapping[str, Any], call: RecordCall
     ) -> WriteResult:
         """Take back the change one revision made, keeping every change since: a new revision.
 
@@ -53,36 +45,30 @@ class Undo(Op):
         agent's change settles its pending review as reverted; `dry_run` answers what the undo
         would, writing and settling nothing.
         """
-        spec = self.spec_for(surface_key)
+        agent, actor, dry_run = call.agent, call.actor, call.dry_run
         with atomic(dry_run):
-            record = find_record(spec, agent=agent, ref=ref, actor=actor, lock=not dry_run)
-            asked = revision_of(spec, agent, record.pk, revision_id)
+            record = call.find(spec, self.service)
+            asked = revision_of(spec, agent, record.pk, arguments["revision_id"])
             if asked.op == OpName.MERGE:
                 # A merge changed several records: taking it back restores them all.
-                return undo_merge(
-                    spec,
-                    agent=agent,
-                    actor=actor,
-                    revision=asked,
-                    expected_version=expected_version,
-                    dry_run=dry_run,
-                )
+                return undo_merge(spec, call, asked)
             result = apply_change(
                 spec,
                 record,
                 actor=actor,
                 op=self.name,
-                expected_version=expected_version,
-                build=functools.partial(self.build, spec, agent, asked),
+                expected_version=call.expected_version,
+                build=functools.partial(self.taken_back, spec, agent, asked),
                 dry_run=dry_run,
             )
             if not dry_run:
                 mark_reviewed(asked, actor, "before")
             return result
 
-    def build(
+    def taken_back(
         self, spec: SurfaceSpec, agent: Agent, revision: Revision, record: VersionedRecord
     ) -> Change:
+        """The change that takes back what `revision` changed in `record`."""
         text_field, before = revision_text(spec, revision, "before")
         after = validation.text(revision.after_text, text_field)
         if not revision.before_state:
