@@ -17,21 +17,30 @@ from stores.models import Agent, VersionedRecord
 from stores.ops.names import OpName
 from stores.services import policy
 from stores.services.actors import Actor
-from stores.services.engine import Change, apply_change, create, write
+from stores.services.engine import Change, apply_change, atomic, create, find_record
 from stores.services.results import WriteResult
 from stores.surfaces import SurfaceSpec
 
 
-def agent_document(spec: SurfaceSpec, *, agent: Agent, actor: Actor) -> VersionedRecord:
-    """The agent's record of `spec`, created empty (with its first revision) on first use."""
+def agent_document(
+    spec: SurfaceSpec, *, agent: Agent, actor: Actor, dry_run: bool = False
+) -> VersionedRecord:
+    """The agent's record of `spec`, created empty (with its first revision) on first use.
+
+    With `dry_run` nothing is created: on no document yet, the empty one (version 1) the
+    first write would create, unsaved.
+    """
     if not actor.can_see(agent):
         raise NotFound(f"No agent {agent.name!r}.")
     # Every surface's model has its agent; the abstract base the spec names does not say so.
     documents: Any = spec.model._default_manager
     document = documents.filter(agent=agent).first()
     if document is not None:
+        document.agent = agent  # already loaded by the caller; spares a query
         return document
     policy.check_agent(agent, actor=actor, op=OpName.CREATE)
+    if dry_run:
+        return spec.model(**{"agent": agent, "version": 1, spec.primary_text_field: ""})
     try:
         with transaction.atomic():
             created = create(spec, agent=agent, actor=actor, values={spec.primary_text_field: ""})
@@ -53,17 +62,11 @@ def document_write(
     dry_run: bool,
 ) -> WriteResult:
     """`build`'s change to the agent's document of `spec`, as `engine.write` makes any."""
-    if dry_run:
-        if not actor.can_see(agent):
-            raise NotFound(f"No agent {agent.name!r}.")
-        documents: Any = spec.model._default_manager
-        document = documents.filter(agent=agent).first()
-        if document is None:
-            # The write would create the empty document (version 1) first; preview on that,
-            # creating nothing.
-            policy.check_agent(agent, actor=actor, op=OpName.CREATE)
-            document = spec.model(**{"agent": agent, "version": 1, spec.primary_text_field: ""})
-        document.agent = agent  # already loaded by the caller; spares a query
+    with atomic(dry_run):
+        document = agent_document(spec, agent=agent, actor=actor, dry_run=dry_run)
+        if not dry_run:
+            # Read again under its row lock, as `engine.write` reads the record it changes.
+            document = find_record(spec, agent=agent, ref=document.pk, actor=actor, lock=True)
         return apply_change(
             spec,
             document,
@@ -71,16 +74,5 @@ def document_write(
             op=op,
             expected_version=expected_version,
             build=build,
-            dry_run=True,
-        )
-    with transaction.atomic():
-        document = agent_document(spec, agent=agent, actor=actor)
-        return write(
-            spec,
-            agent=agent,
-            ref=document.pk,
-            actor=actor,
-            op=op,
-            expected_version=expected_version,
-            build=build,
+            dry_run=dry_run,
         )

@@ -431,18 +431,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
             record.save(force_insert=True)
     except IntegrityError as error:
         raise Conflict(integrity_message(spec, error)) from error
-    text_field = spec.primary_text_field
-    revision = record_revision(
-        spec,
-        record,
-        actor=actor,
-        op=OpName.CREATE,
-        text_field=text_field,
-        version_before=0,
-        before_text="",
-        after_text=getattr(record, text_field),
-        before_state={},
-    )
+    revision = store_revision(first_revision(spec, record, actor=actor, op=OpName.CREATE), record)
     if isinstance(record, EmbeddedRecord):
         schedule_reembed(spec.key, record.pk)
     return success(
@@ -450,7 +439,7 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
         record,
         revision,
         status=Status.CREATED,
-        diff=_diff(spec, record, "", getattr(record, text_field)),
+        diff=_diff(spec, record, "", getattr(record, spec.primary_text_field)),
     )
 
 
@@ -668,6 +657,27 @@ def build_revision(
     )
 
 
+def first_revision(
+    spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor, op: OpName
+) -> Revision:
+    """The revision of a record's first version, unsaved: from nothing to its whole text.
+
+    A create's and an import's new records start their history the same way.
+    """
+    text_field = spec.primary_text_field
+    return build_revision(
+        spec,
+        record,
+        actor=actor,
+        op=op,
+        text_field=text_field,
+        version_before=0,
+        before_text="",
+        after_text=getattr(record, text_field),
+        before_state={},
+    )
+
+
 def held_for_review(agent: Agent, source: Source) -> bool:
     """Whether `source`'s conversation is quarantined on `agent`: its writes wait for review."""
     # A take-back names the conversation it takes back; it is not that conversation's write.
@@ -706,7 +716,11 @@ def settle_review(revision: Revision, verdict: str, actor: Actor) -> bool:
 
 def record_revision(spec: SurfaceSpec, record: VersionedRecord, **write: Any) -> Revision:
     """Build and store the revision of one write (see `build_revision` for the arguments)."""
-    revision = build_revision(spec, record, **write)
+    return store_revision(build_revision(spec, record, **write), record)
+
+
+def store_revision(revision: Revision, record: VersionedRecord) -> Revision:
+    """Store a built revision of `record`'s write and tell the agent's webhooks of it."""
     revision.save(force_insert=True)
     # The agent as the caller loaded it (build_revision read it already).
     webhooks.after_commit(revision.agent_id, agent=record.agent)

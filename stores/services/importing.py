@@ -44,8 +44,8 @@ from stores.services import policy, validation, webhooks
 from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
-    build_revision,
     check_text_size,
+    first_revision,
     returns_result,
     write,
 )
@@ -668,7 +668,6 @@ def _create_batch(
         if isinstance(record, EmbeddedRecord):
             record.text_hash = text_fingerprint(record.embedding_text())
         records.append(record)
-    text_field = spec.primary_text_field
     with transaction.atomic():
         insert_rows(spec.model, records)
         revisions: list[Revision] = []
@@ -680,16 +679,8 @@ def _create_batch(
                     carried.append((revision, created_at))
                 continue
             revisions.append(
-                build_revision(
-                    spec,
-                    record,
-                    actor=actor.with_source(entry.provenance),
-                    op=OpName.IMPORT,
-                    text_field=text_field,
-                    version_before=0,
-                    before_text="",
-                    after_text=getattr(record, text_field),
-                    before_state={},
+                first_revision(
+                    spec, record, actor=actor.with_source(entry.provenance), op=OpName.IMPORT
                 )
             )
         insert_rows(Revision, revisions)
