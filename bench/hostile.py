@@ -746,6 +746,13 @@ def _holds(path: Path, text: str) -> bool:
         return False
 
 
+def export_watched(b: Bench, agent: str, target: Path) -> tuple[Ran, float, list[str]]:
+    """export_rockbot of `agent` into `target`, and the files it wrote elsewhere in the sandbox."""
+    before = snapshot(b.sandbox, target)
+    ran, start = b.measured("export_rockbot", agent, str(target))
+    return ran, start, written_outside(before, snapshot(b.sandbox, target))
+
+
 def export_outcome(
     b: Bench, ran: Ran, start: float, outside: list[str], extra_ok: bool = True
 ) -> Outcome:
@@ -1167,9 +1174,7 @@ def export_traversal(b: Bench) -> Outcome:
     path = write_jsonl(root / "traversal.jsonl", {"name": "traversal"}, lines)
     imported = b.manage("import_agent", str(path), "--agent", "traversal", limit=b.prepare_limit)
     target.mkdir(parents=True)
-    before = snapshot(b.sandbox, target)
-    ran, start = b.measured("export_rockbot", "traversal", str(target))
-    outcome = export_outcome(b, ran, start, written_outside(before, snapshot(b.sandbox, target)))
+    outcome = export_outcome(b, *export_watched(b, "traversal", target))
     outcome.note = f"import_agent {b.hide(imported.answer)}; {outcome.note}"
     return outcome
 
@@ -1213,9 +1218,7 @@ def export_symlinked_folder(b: Bench) -> Outcome:
     (target / "memory").mkdir(parents=True)
     outside.mkdir()
     (target / "memory" / "notes").symlink_to(outside, target_is_directory=True)
-    before = snapshot(b.sandbox, target)
-    ran, start = b.measured("export_rockbot", "linked-out", str(target))
-    return export_outcome(b, ran, start, written_outside(before, snapshot(b.sandbox, target)))
+    return export_outcome(b, *export_watched(b, "linked-out", target))
 
 
 @case(
@@ -1239,10 +1242,8 @@ def export_long_alias(b: Bench) -> Outcome:
     imported = b.manage("import_agent", str(path), "--agent", "longname", limit=b.prepare_limit)
     target = root / "target"
     target.mkdir()
-    before = snapshot(b.sandbox, target)
-    ran, start = b.measured("export_rockbot", "longname", str(target))
+    ran, start, outside = export_watched(b, "longname", target)
     kept = any(_holds(file, LONG_ALIAS) for file in target.rglob("*.json") if file.is_file())
-    outside = written_outside(before, snapshot(b.sandbox, target))
     outcome = export_outcome(b, ran, start, outside, kept)
     outcome.answer += "; the long alias is in a written file" if kept else "; no file holds it"
     outcome.note = f"import_agent {b.hide(imported.answer)}"

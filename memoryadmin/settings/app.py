@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from memoryadmin.settings.background import CELERY_TASK_ALWAYS_EAGER
-from memoryadmin.settings.environment import env, env_bool, env_list
+from memoryadmin.settings.environment import env, env_bool, env_float, env_int, env_list, env_text
 
 
 def _embeddings() -> dict[str, Any]:
@@ -27,19 +27,19 @@ def _embeddings() -> dict[str, Any]:
             "model": env("EMBEDDING_MODEL", ""),
             "api_key": env("EMBEDDING_API_KEY", ""),
             "send_dimensions": env_bool("EMBEDDING_SEND_DIMENSIONS", True),
-            "batch_size": int(env("EMBEDDING_BATCH_SIZE", "64") or 64),
-            "timeout": float(env("EMBEDDING_TIMEOUT", "30") or 30),
-            "max_retries": int(env("EMBEDDING_MAX_RETRIES", "3") or 3),
+            "batch_size": env_int("EMBEDDING_BATCH_SIZE", 64),
+            "timeout": env_float("EMBEDDING_TIMEOUT", 30),
+            "max_retries": env_int("EMBEDDING_MAX_RETRIES", 3),
             "query_prefix": env("EMBEDDING_QUERY_PREFIX", ""),
             "document_prefix": env("EMBEDDING_DOCUMENT_PREFIX", ""),
             # Characters of a text sent at most (stores/embeddings/base.py explains 4096).
-            "max_input_chars": int(env("EMBEDDING_MAX_INPUT_CHARS", "4096") or 4096),
+            "max_input_chars": env_int("EMBEDDING_MAX_INPUT_CHARS", 4096),
         },
     }
 
 
 def _judge() -> dict[str, Any]:
-    url = (env("JUDGE_URL", "") or "").strip()
+    url = env_text("JUDGE_URL").strip()
     # Set by whoever runs the server, not by a user: loopback and private hosts are allowed
     # (a model served beside it); only the scheme and a host are checked, here, at start-up.
     parts = urlsplit(url)
@@ -50,17 +50,17 @@ def _judge() -> dict[str, Any]:
         )
     return {
         "URL": url,
-        "MODEL": env("JUDGE_MODEL", "gpt-4o-mini") or "gpt-4o-mini",
-        "API_KEY": env("JUDGE_API_KEY", "") or "",
+        "MODEL": env_text("JUDGE_MODEL", "gpt-4o-mini"),
+        "API_KEY": env_text("JUDGE_API_KEY"),
         # Seconds to connect and for each read of one request.
-        "TIMEOUT": float(env("JUDGE_TIMEOUT", "15") or 15),
+        "TIMEOUT": env_float("JUDGE_TIMEOUT", 15),
         # Pairs asked about in one request, and at most in one pass (the rule decides the
         # rest): a pass over a large agent costs a bounded number of requests.
-        "BATCH_SIZE": int(env("JUDGE_BATCH_SIZE", "10") or 10),
-        "MAX_PAIRS": int(env("JUDGE_MAX_PAIRS", "100") or 100),
+        "BATCH_SIZE": env_int("JUDGE_BATCH_SIZE", 10),
+        "MAX_PAIRS": env_int("JUDGE_MAX_PAIRS", 100),
         # A pair the rule calls fine goes to the judge when its embeddings are at least this
         # alike (cosine), or when it shares half its content words.
-        "MIN_SIMILARITY": float(env("JUDGE_MIN_SIMILARITY", "0.9") or 0.9),
+        "MIN_SIMILARITY": env_float("JUDGE_MIN_SIMILARITY", 0.9),
     }
 
 
@@ -69,29 +69,29 @@ MEMORYADMIN: dict[str, Any] = {
     # --- What any caller may make the server store, parse or embed ---
     # Largest text a record may hold, per surface, in characters; larger writes are refused.
     "MAX_TEXT_LENGTH": {
-        "memory": int(env("MAX_MEMORY_LENGTH", "100000") or 100000),
-        "working": int(env("MAX_WORKING_LENGTH", "100000") or 100000),
-        "skill": int(env("MAX_SKILL_LENGTH", "500000") or 500000),
-        "task": int(env("MAX_TASK_LENGTH", "50000") or 50000),
-        "rules": int(env("MAX_RULES_LENGTH", "500000") or 500000),
-        "file": int(env("MAX_FILE_LENGTH", "500000") or 500000),
+        "memory": env_int("MAX_MEMORY_LENGTH", 100000),
+        "working": env_int("MAX_WORKING_LENGTH", 100000),
+        "skill": env_int("MAX_SKILL_LENGTH", 500000),
+        "task": env_int("MAX_TASK_LENGTH", 50000),
+        "rules": env_int("MAX_RULES_LENGTH", 500000),
+        "file": env_int("MAX_FILE_LENGTH", 500000),
     },
     # A recall query is a few words or a sentence. 1,000 characters is about 150 English
     # words, more than any search needs, and still fits the one 512-token window e5 reads;
     # longer queries were refused only by their cost (20 KB queries stalled other agents'
     # searches).
-    "MAX_QUERY_LENGTH": int(env("MAX_QUERY_LENGTH", "1000") or 1000),
+    "MAX_QUERY_LENGTH": env_int("MAX_QUERY_LENGTH", 1000),
     # How deeply objects and arrays may nest in a request body (REST, tools, MCP). The deepest
     # legitimate body is metadata inside a create or an MCP call, a few levels past the
     # metadata limit; Python's own parser gave up near 990 levels with a 500.
-    "MAX_JSON_DEPTH": int(env("MAX_JSON_DEPTH", "32") or 32),
+    "MAX_JSON_DEPTH": env_int("MAX_JSON_DEPTH", 32),
     # A memory's metadata is a small free-form object shown in the admin: at most this deep
     # and this many characters as compact JSON, whichever door (API, shell, importer) writes it.
-    "MAX_METADATA_DEPTH": int(env("MAX_METADATA_DEPTH", "20") or 20),
-    "MAX_METADATA_SIZE": int(env("MAX_METADATA_SIZE", "65536") or 65536),
+    "MAX_METADATA_DEPTH": env_int("MAX_METADATA_DEPTH", 20),
+    "MAX_METADATA_SIZE": env_int("MAX_METADATA_SIZE", 65536),
     # A PAM file (or another tool's export) is one JSON document, parsed whole: larger files are
     # refused by their size before they are read. 32 MiB holds about 60,000 memories.
-    "MAX_IMPORT_BYTES": int(env("MAX_IMPORT_BYTES", str(32 * 1024 * 1024)) or 32 * 1024 * 1024),
+    "MAX_IMPORT_BYTES": env_int("MAX_IMPORT_BYTES", 32 * 1024 * 1024),
     "API": {
         # Requests per token (or logged-in user) and period; a client over it gets 429.
         "RATE_LIMIT": env("API_RATE_LIMIT", "600/minute"),
@@ -99,16 +99,16 @@ MEMORYADMIN: dict[str, Any] = {
     # --- The server ---
     # Threads per web process that run Django (memoryadmin/asgi.py), each with its own database
     # connection: enough that requests waiting on a row lock or a commit leave others running.
-    "WEB_THREADS": int(env("WEB_THREADS", "8") or 8),
-    "READINESS_TIMEOUT": float(env("READINESS_TIMEOUT", "3") or 3),
+    "WEB_THREADS": env_int("WEB_THREADS", 8),
+    "READINESS_TIMEOUT": env_float("READINESS_TIMEOUT", 3),
     # --- Background passes and recall ---
     "DECAY": {
         # Importance halves every HALF_LIFE_DAYS since the memory was last decayed (or created).
-        "HALF_LIFE_DAYS": float(env("DECAY_HALF_LIFE_DAYS", "30") or 30),
-        "BATCH_SIZE": int(env("DECAY_BATCH_SIZE", "20000") or 20000),
+        "HALF_LIFE_DAYS": env_float("DECAY_HALF_LIFE_DAYS", 30),
+        "BATCH_SIZE": env_int("DECAY_BATCH_SIZE", 20000),
     },
-    "EXPIRY_BATCH_SIZE": int(env("EXPIRY_BATCH_SIZE", "500") or 500),
-    "REEMBED_BATCH_SIZE": int(env("REEMBED_BATCH_SIZE", "64") or 64),
+    "EXPIRY_BATCH_SIZE": env_int("EXPIRY_BATCH_SIZE", 500),
+    "REEMBED_BATCH_SIZE": env_int("REEMBED_BATCH_SIZE", 64),
     # How a write's new text gets its vector, after commit: "task" sends a Celery task to the
     # broker (from a background thread, off the request); "thread" embeds in a background
     # thread of the writing process. Either way no answer waits for the model. Without a
@@ -124,7 +124,7 @@ MEMORYADMIN: dict[str, Any] = {
     # The pass waits until the memory was left alone this long: with a broker the worker
     # skips a memory written again meanwhile (that write's pass comes later); without one the
     # serving process waits until no memory was written this long (half a minute at most).
-    "SUGGEST_QUIET_SECONDS": float(env("SUGGEST_QUIET_SECONDS", "1") or 1),
+    "SUGGEST_QUIET_SECONDS": env_float("SUGGEST_QUIET_SECONDS", 1),
     # An OpenAI-compatible chat endpoint that classifies the pass's candidate pairs beside
     # the rule (stores/services/judge.py); off while MEMORYADMIN_JUDGE_URL is empty.
     "JUDGE": _judge(),
@@ -133,8 +133,8 @@ MEMORYADMIN: dict[str, Any] = {
         # reaches further). Past about 40 nearest neighbours PostgreSQL tends to prefer an
         # exact scan to the HNSW index (measured on 100,000 rows: 140 ms instead of 6 ms), and
         # ranks past 40 add little to the fusion.
-        "CANDIDATES": int(env("SEARCH_CANDIDATES", "100") or 100),
-        "VECTOR_CANDIDATES": int(env("SEARCH_VECTOR_CANDIDATES", "40") or 40),
+        "CANDIDATES": env_int("SEARCH_CANDIDATES", 100),
+        "VECTOR_CANDIDATES": env_int("SEARCH_VECTOR_CANDIDATES", 40),
         # The relevance cut-off: a query is answered when its best result's fused score (0..1,
         # the mean of the lexical and the vector strength; see stores/selectors/search.py)
         # reaches it; recall then lists, and counts, the results reaching it and those within
@@ -142,18 +142,18 @@ MEMORYADMIN: dict[str, Any] = {
         # strength.
         # At 0.25 a memory holding none of the query's words answers it when its vector stands
         # about 2.6 standard deviations above the store's typical memory for the query.
-        "MIN_SCORE": float(env("SEARCH_MIN_SCORE", "0.25") or 0.25),
+        "MIN_SCORE": env_float("SEARCH_MIN_SCORE", 0.25),
         # pgvector HNSW search breadth: higher finds more true neighbours, slower. Many agents
         # share one index, and an agent's nearest neighbours are found among the index's: for
         # an agent holding a third of 300,000 memories, recall@10 against an exact scan was
         # 0.906 at 100, 0.958 at 200 and 0.968 at 300 (p95 40 ms; bench/edit_path.py).
-        "HNSW_EF_SEARCH": int(env("SEARCH_HNSW_EF_SEARCH", "300") or 300),
+        "HNSW_EF_SEARCH": env_int("SEARCH_HNSW_EF_SEARCH", 300),
         # The vector side ignores neighbours at or under this cosine similarity. 0 drops only
         # unrelated vectors; e5 models score unrelated pairs around 0.7, so raise it for them
         # if a search should not return loosely related memories.
-        "VECTOR_MIN_SIMILARITY": float(env("SEARCH_VECTOR_MIN_SIMILARITY", "0") or 0),
+        "VECTOR_MIN_SIMILARITY": env_float("SEARCH_VECTOR_MIN_SIMILARITY", 0),
         # "Similar memories" shows neighbours at least this similar (cosine).
-        "SIMILAR_THRESHOLD": float(env("SIMILAR_THRESHOLD", "0.85") or 0.85),
+        "SIMILAR_THRESHOLD": env_float("SIMILAR_THRESHOLD", 0.85),
     },
     # --- The change feed and webhooks ---
     "CHANGES": {
@@ -161,10 +161,10 @@ MEMORYADMIN: dict[str, Any] = {
         "MAX_WAIT": 30,
         # On SQLite (no LISTEN/NOTIFY) a waiting request re-reads its agent's head this often;
         # on PostgreSQL only while the LISTEN connection is being re-established.
-        "POLL_INTERVAL": float(env("CHANGES_POLL_INTERVAL", "0.5") or 0.5),
+        "POLL_INTERVAL": env_float("CHANGES_POLL_INTERVAL", 0.5),
         # Long polls one token (or person) may hold at once in one web process; more answer
         # 429 with retry_after. An agent needs one: every poll of an agent sees the same changes.
-        "MAX_HELD_POLLS": int(env("CHANGES_MAX_HELD_POLLS", "8") or 8),
+        "MAX_HELD_POLLS": env_int("CHANGES_MAX_HELD_POLLS", 8),
     },
     "WEBHOOKS": {
         # How deliveries leave after a write commits: "task" enqueues a Celery task; "thread"
@@ -173,19 +173,19 @@ MEMORYADMIN: dict[str, Any] = {
         "DELIVERY": env("WEBHOOK_DELIVERY", "thread" if CELERY_TASK_ALWAYS_EAGER else "task")
         or "thread",
         # Seconds to connect and for each read of one delivery.
-        "TIMEOUT": float(env("WEBHOOK_TIMEOUT", "10") or 10),
+        "TIMEOUT": env_float("WEBHOOK_TIMEOUT", 10),
         # Tries of one change (network errors, 5xx, 408, 429) before it is given up on; the
         # wait after try n is BACKOFF_SECONDS * 2**(n-1), at most MAX_BACKOFF_SECONDS.
-        "MAX_ATTEMPTS": int(env("WEBHOOK_MAX_ATTEMPTS", "8") or 8),
-        "BACKOFF_SECONDS": float(env("WEBHOOK_BACKOFF_SECONDS", "10") or 10),
-        "MAX_BACKOFF_SECONDS": float(env("WEBHOOK_MAX_BACKOFF_SECONDS", "3600") or 3600),
+        "MAX_ATTEMPTS": env_int("WEBHOOK_MAX_ATTEMPTS", 8),
+        "BACKOFF_SECONDS": env_float("WEBHOOK_BACKOFF_SECONDS", 10),
+        "MAX_BACKOFF_SECONDS": env_float("WEBHOOK_MAX_BACKOFF_SECONDS", 3600),
         # A webhook is disabled after this many changes in a row were given up on.
-        "MAX_FAILURES": int(env("WEBHOOK_MAX_FAILURES", "5") or 5),
+        "MAX_FAILURES": env_int("WEBHOOK_MAX_FAILURES", 5),
         # Loopback, private and link-local addresses are refused unless this is set (tests, or
         # a receiver on the same private network, on purpose).
         "ALLOW_PRIVATE": env_bool("WEBHOOK_ALLOW_PRIVATE", False),
         # Attempts kept in each webhook's delivery log.
-        "LOG_KEEP": int(env("WEBHOOK_LOG_KEEP", "500") or 500),
+        "LOG_KEEP": env_int("WEBHOOK_LOG_KEEP", 500),
         # Fernet keys that encrypt the signing secrets at rest, comma separated: the first
         # encrypts, all decrypt (rotation: stores/webhooks/sealing.py). Unset: one derived from
         # SECRET_KEY.
@@ -193,17 +193,17 @@ MEMORYADMIN: dict[str, Any] = {
     },
     # GET /metrics answers only `Authorization: Bearer <token>`, and is not there (404) while
     # no token is set.
-    "METRICS_TOKEN": env("METRICS_TOKEN", "") or "",
+    "METRICS_TOKEN": env_text("METRICS_TOKEN"),
     # Single sign-on with OpenID Connect (login.py, memoryadmin/web/sso.py).
     "OIDC": {
         # e.g. https://keycloak.example.org/realms/acme/.well-known/openid-configuration
-        "DISCOVERY_URL": env("OIDC_DISCOVERY_URL", "") or "",
-        "CLIENT_ID": env("OIDC_CLIENT_ID", "") or "",
-        "CLIENT_SECRET": env("OIDC_CLIENT_SECRET", "") or "",
-        "SCOPES": env("OIDC_SCOPES", "openid email profile") or "openid email profile",
-        "SIGN_ALGORITHM": env("OIDC_SIGN_ALGORITHM", "RS256") or "RS256",
-        "USERNAME_CLAIM": env("OIDC_USERNAME_CLAIM", "preferred_username") or "preferred_username",
-        "GROUPS_CLAIM": env("OIDC_GROUPS_CLAIM", "groups") or "groups",
+        "DISCOVERY_URL": env_text("OIDC_DISCOVERY_URL"),
+        "CLIENT_ID": env_text("OIDC_CLIENT_ID"),
+        "CLIENT_SECRET": env_text("OIDC_CLIENT_SECRET"),
+        "SCOPES": env_text("OIDC_SCOPES", "openid email profile"),
+        "SIGN_ALGORITHM": env_text("OIDC_SIGN_ALGORITHM", "RS256"),
+        "USERNAME_CLAIM": env_text("OIDC_USERNAME_CLAIM", "preferred_username"),
+        "GROUPS_CLAIM": env_text("OIDC_GROUPS_CLAIM", "groups"),
         # Members of these groups are staff (they see and administer every agent).
         "STAFF_GROUPS": env_list("OIDC_STAFF_GROUPS"),
         # `group=agent:role` entries (role viewer or editor), comma-separated.

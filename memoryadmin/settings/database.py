@@ -7,7 +7,7 @@ from typing import Any
 import dj_database_url
 
 from memoryadmin.hosting.private_files import private_database, private_directory
-from memoryadmin.settings.environment import DATA_DIR, env, env_bool
+from memoryadmin.settings.environment import DATA_DIR, env, env_bool, env_float, env_int
 
 
 def _from_url(url: str) -> dict[str, Any]:
@@ -24,7 +24,7 @@ def _from_url(url: str) -> dict[str, Any]:
         return database
     options = database.setdefault("OPTIONS", {})
     # An unreachable host must fail a request (503) in seconds, not hang a worker thread.
-    options.setdefault("connect_timeout", int(env("DATABASE_CONNECT_TIMEOUT", "5") or 5))
+    options.setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5))
     # Each of Django's threads keeps a connection of its own (WEB_THREADS per process). A pool
     # per process (Django 5.1+, psycopg_pool) shares fewer connections among them, for a
     # database that has fewer to give. Off by default: after a database restart the pool
@@ -35,10 +35,10 @@ def _from_url(url: str) -> dict[str, Any]:
         # With a pool, Django turns this into the pool's check of each connection it hands out.
         database["CONN_HEALTH_CHECKS"] = True
         options["pool"] = {
-            "min_size": int(env("DATABASE_POOL_MIN_SIZE", "1") or 1),
-            "max_size": int(env("DATABASE_POOL_MAX_SIZE", "20") or 20),
+            "min_size": env_int("DATABASE_POOL_MIN_SIZE", 1),
+            "max_size": env_int("DATABASE_POOL_MAX_SIZE", 20),
             # A request waits this long for a free connection before failing (503).
-            "timeout": float(env("DATABASE_POOL_TIMEOUT", "10") or 10),
+            "timeout": env_float("DATABASE_POOL_TIMEOUT", 10),
         }
     return database
 

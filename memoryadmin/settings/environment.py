@@ -25,6 +25,20 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+# A variable set but empty takes the default: an .env file or a compose file names some
+# variables without a value.
+def env_int(name: str, default: int) -> int:
+    return int(env(name) or default)
+
+
+def env_float(name: str, default: float) -> float:
+    return float(env(name) or default)
+
+
+def env_text(name: str, default: str = "") -> str:
+    return env(name) or default
+
+
 def env_list(name: str, default: str = "") -> list[str]:
     return [item.strip() for item in (env(name, default) or "").split(",") if item.strip()]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from memoryadmin.settings.environment import env
+from memoryadmin.settings.environment import env_float, env_int
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
@@ -29,8 +29,8 @@ AUTHENTICATION_BACKENDS = [
     "memoryadmin.web.sso.LocalPasswordBackend",
     "memoryadmin.web.sso.SSOBackend",
 ]
-AXES_FAILURE_LIMIT = int(env("LOGIN_FAILURE_LIMIT", "5") or 5)
-AXES_COOLOFF_TIME = timedelta(minutes=float(env("LOGIN_COOLOFF_MINUTES", "15") or 15))
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 5)
+AXES_COOLOFF_TIME = timedelta(minutes=env_float("LOGIN_COOLOFF_MINUTES", 15))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
 AXES_LOCKOUT_CALLABLE = "memoryadmin.web.views.login.locked_out"

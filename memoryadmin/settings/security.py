@@ -5,12 +5,12 @@ from __future__ import annotations
 from django.core.exceptions import ImproperlyConfigured
 
 from memoryadmin.hosting.private_files import installation_secret, private_directory
-from memoryadmin.settings.environment import DATA_DIR, PRODUCTION, env, env_bool, env_list
+from memoryadmin.settings.environment import DATA_DIR, PRODUCTION, env, env_bool, env_list, env_text
 
 # Without MEMORYADMIN_SECRET_KEY (production requires it), each installation makes its own
 # key on first start and keeps it beside the database: a key written in the source signs
 # every installation's sessions alike.
-SECRET_KEY = env("SECRET_KEY") or ""
+SECRET_KEY = env_text("SECRET_KEY")
 if not SECRET_KEY:
     try:
         SECRET_KEY = installation_secret(private_directory(DATA_DIR) / "secret_key")

@@ -2,27 +2,37 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from rich.console import Console
 from rich.table import Table
 
 from stores.services.importing import ImportReport
 
 
+def tally_table(
+    title: str, columns: Iterable[str], rows: Iterable[tuple[str, Iterable[int]]]
+) -> Table:
+    """A row of counts per surface, one right-aligned column per count."""
+    table = Table(title=title)
+    table.add_column("surface")
+    for column in columns:
+        table.add_column(column, justify="right")
+    for surface_key, counts in rows:
+        table.add_row(surface_key, *(str(count) for count in counts))
+    return table
+
+
 def import_table(report: ImportReport) -> Table:
     verb = "would be " if report.dry_run else ""
-    table = Table(title="Import (dry run: nothing written)" if report.dry_run else "Import")
-    table.add_column("surface")
-    for column in (f"{verb}created", f"{verb}changed", "left alone", "failed"):
-        table.add_column(column, justify="right")
-    for surface_key, tally in report.tallies.items():
-        table.add_row(
-            surface_key,
-            str(tally.created),
-            str(tally.changed),
-            str(tally.unchanged),
-            str(tally.failed),
-        )
-    return table
+    return tally_table(
+        "Import (dry run: nothing written)" if report.dry_run else "Import",
+        (f"{verb}created", f"{verb}changed", "left alone", "failed"),
+        (
+            (surface_key, (tally.created, tally.changed, tally.unchanged, tally.failed))
+            for surface_key, tally in report.tallies.items()
+        ),
+    )
 
 
 def print_import_report(console: Console, report: ImportReport, *, verbose: bool) -> None:

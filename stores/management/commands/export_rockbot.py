@@ -6,10 +6,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from stores.interchange import rockbot
 from stores.interchange.commands import DirectoryExportCommand
+from stores.interchange.console import tally_table
 from stores.models import Agent
 
 
@@ -35,18 +35,14 @@ class Command(DirectoryExportCommand):
     def print_report(
         self, console: Console, agent: Agent, root: Path, report: rockbot.ExportReport
     ) -> None:
-        table = Table(title=f"Export of {agent.name} to {root}")
-        table.add_column("surface")
-        for column in ("files written", "unchanged", "removed", "skipped"):
-            table.add_column(column, justify="right")
-        for surface_key, tally in report.tallies.items():
-            table.add_row(
-                surface_key,
-                str(tally.written),
-                str(tally.unchanged),
-                str(tally.removed),
-                str(tally.skipped),
-            )
+        table = tally_table(
+            f"Export of {agent.name} to {root}",
+            ("files written", "unchanged", "removed", "skipped"),
+            (
+                (surface_key, (tally.written, tally.unchanged, tally.removed, tally.skipped))
+                for surface_key, tally in report.tallies.items()
+            ),
+        )
         console.print(table)
         for heading, entries in (
             ("Written elsewhere", report.notes),
