@@ -340,9 +340,16 @@ line_text = st.text(alphabet="ab \t\u00e9", max_size=25)
 
 @given(st.lists(line_text, min_size=1, max_size=6), st.sampled_from(["\n", "\r\n"]), st.data())
 def test_every_occurrence_is_where_it_says_and_its_context_holds_it(lines, ending, data):
+    needle = data.draw(st.text(alphabet="ab ", min_size=1, max_size=3))
+    # The needle put in twice at drawn places: documents that merely happened to hold it twice
+    # were so rare that Hypothesis' health check failed the test on some seeds. One put inside
+    # the other can still leave a single whole occurrence ("aba" in "aba"), hence the assume.
+    for _ in range(2):
+        line = data.draw(st.integers(0, len(lines) - 1))
+        cut = data.draw(st.integers(0, len(lines[line])))
+        lines[line] = lines[line][:cut] + needle + lines[line][cut:]
     document = ending.join(lines)
     folded = document.replace("\r\n", "\n")
-    needle = data.draw(st.text(alphabet="ab ", min_size=1, max_size=3))
     assume(folded.count(needle) > 1)
     with pytest.raises(Ambiguous) as refused:
         apply_edit(document, needle, "X")
