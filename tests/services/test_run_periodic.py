@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
 
+import pytest
+from django.conf import settings
 from django.core.management import call_command
 from django.utils import timezone
 
 from stores.models import DecayPass, Memory, WorkingMemoryEntry
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_run_periodic_once_sweeps_decays_and_purges(agent, make, capsys):
@@ -27,3 +36,32 @@ def test_run_periodic_once_sweeps_decays_and_purges(agent, make, capsys):
     assert WorkingMemoryEntry.objects.filter(pk=kept.pk).exists()
     assert DecayPass.objects.count() == 1
     assert "decay-memories" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGINT])
+def test_run_periodic_stops_at_once_when_asked_between_passes(tmp_path, stop):
+    """bin/serve's periodic runner ends on the signal that stops the server, and leaves no
+    process behind (a stop that hung it kept the database open for good)."""
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORYADMIN_")},
+        # An empty database: each pass fails, is reported, and waits for its next time.
+        "MEMORYADMIN_DATA_DIR": str(tmp_path),
+        "MEMORYADMIN_ENV": "development",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "manage.py", "run_periodic"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        passes = len(settings.CELERY_BEAT_SCHEDULE)
+        said = [process.stdout.readline() for _ in range(passes)]
+        assert all(": " in line for line in said), said
+        process.send_signal(stop)
+        assert process.wait(timeout=20) == 0
+    finally:
+        process.kill()
+        process.wait()
