@@ -9,7 +9,7 @@ import time
 import httpx2
 import pytest
 import requests
-from django.db import connections
+from django.db import OperationalError, connections
 
 from tests.factories import RecordMaker, agent_token
 from tests.load.server import gunicorn
@@ -37,9 +37,22 @@ def get_feed(base: str, raw: str, query: str = "", timeout: float = 60) -> tuple
 
 
 def write_and_close(agent, text: str) -> None:
-    """A write from a thread of its own, whose connection must not outlive it."""
+    """A write from a thread of its own, whose connection must not outlive it.
+
+    On SQLite the test database lives in memory, shared by the threads' connections, where a
+    held poll's read of the feed locks its table and a write that meets it is refused at once
+    (no busy timeout applies there; the file database a server runs on, in WAL mode, lets
+    readers and a writer pass). The write is then tried again: it was rolled back whole.
+    """
     try:
-        RecordMaker().memory(agent, text)
+        for attempt in range(50):
+            try:
+                RecordMaker().memory(agent, text)
+                return
+            except OperationalError as error:
+                if "table is locked" not in str(error) or attempt == 49:
+                    raise
+                time.sleep(0.05)
     finally:
         connections.close_all()
 
