@@ -103,8 +103,10 @@ def floor_edit(connection, record_id: int, agent_id: int, token: str) -> None:
         cursor.execute(
             "INSERT INTO stores_revision (agent_id, surface, record_id, version_before, "
             "version_after, op, field, actor, channel, before_text, after_text, before_state, "
-            "after_state, created_at, review, after_hash) VALUES (%s, 'memory', %s, %s, %s, "
-            "'edit', 'content', 'bench', 'api', %s, %s, '{}', '{}', now(), '', %s)",
+            "after_state, created_at, review, after_hash, source_conversation, source_message, "
+            "source_platform, source_url, source_excerpt, source_takeback) VALUES (%s, "
+            "'memory', %s, %s, %s, 'edit', 'content', 'bench', 'api', %s, %s, '{}', '{}', now(), "
+            "'', %s, '', '', '', '', '', false)",
             (agent_id, record_id, version, version + 1, content, new, digest),
         )
     connection.commit()
