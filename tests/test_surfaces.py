@@ -60,7 +60,7 @@ def test_the_registry_names_fields_its_model_has(spec):
     for name in spec.natural_key or ():
         model._meta.get_field(name)
     assert set(spec.text_fields) <= {*spec.create_fields, *spec.read_fields}
-    assert spec.limit_key in settings.MEMORYADMIN["MAX_TEXT_LENGTH"]
+    assert spec.key in settings.MEMORYADMIN["MAX_TEXT_LENGTH"]
     assert all(_field_or_attribute(model, column.field) for column in spec.columns)
 
 

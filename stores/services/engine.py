@@ -302,7 +302,7 @@ def check_expected_version(record: VersionedRecord, expected_version: int | None
 
 
 def text_limit(spec: SurfaceSpec) -> int:
-    return settings.MEMORYADMIN["MAX_TEXT_LENGTH"][spec.limit_key]
+    return settings.MEMORYADMIN["MAX_TEXT_LENGTH"][spec.key]
 
 
 def check_text_size(spec: SurfaceSpec, text: str) -> None:

@@ -1,11 +1,12 @@
 """What a surface is: its spec, declared once in its own module (`stores/surfaces/<key>.py`).
 
 A spec holds everything that differs between surfaces and is plain data: the model, the text
-fields and which size limit applies, the natural key, the fields a create sets and a read
-returns, the strings a person or a URL names it by, and how its list is searched, filtered,
-sorted and titled. The services, the selectors, the tools and the doors read these attributes
-and loop over `SURFACES` rather than compare surface keys. What a door draws from the data
-(the web door's titles and text views) it interprets itself: the domain imports no door.
+fields (bounded by the size limit under the surface's key), the natural key, the fields a
+create sets and a read returns, the strings a person or a URL names it by, and how its list
+is searched, filtered, sorted and titled. The services, the selectors, the tools and the
+doors read these attributes and loop over `SURFACES` rather than compare surface keys. What a
+door draws from the data (the web door's titles and text views) it interprets itself: the
+domain imports no door.
 """
 
 from __future__ import annotations
@@ -54,8 +55,6 @@ class SurfaceSpec:
     text_fields: tuple[str, ...]
     # Fields a field update (PATCH) may set, beside the text fields.
     updatable_fields: tuple[str, ...]
-    # Fields a revert restores on a live record.
-    revertable_fields: tuple[str, ...]
     # Everything needed to bring a forgotten record back.
     state_fields: tuple[str, ...]
     # Fields a create may set (the text fields among them), and those it must.
@@ -77,13 +76,14 @@ class SurfaceSpec:
     api_path: str
     # How a tool's `surface` parameter describes this value to a model.
     tool_hint: str
-    # The key of settings.MEMORYADMIN["MAX_TEXT_LENGTH"] that bounds this surface's text.
-    limit_key: str
     # Records carry a store and a subject that the policy weighs (long-term memory).
     store_policy: bool = False
     # Records may expire (`expires_at`); an expired one reads as gone (working memory).
     expires: bool = False
     select_related: tuple[str, ...] = ()
+    # Fields a revert restores on a live record beside the updatable ones: what other ops
+    # set (a memory's supersession, invalidation and archiving).
+    restored_fields: tuple[str, ...] = ()
     # Where else a full read is offered, beside read_record and the REST record ("{id}": the
     # record's id), for a refusal that sends the caller to read it.
     resource: str = ""
@@ -107,6 +107,11 @@ class SurfaceSpec:
     @property
     def primary_text_field(self) -> str:
         return self.text_fields[0]
+
+    @property
+    def revertable_fields(self) -> tuple[str, ...]:
+        """Fields a revert restores on a live record."""
+        return (*self.updatable_fields, *self.restored_fields)
 
     @property
     def one_per_agent(self) -> bool:

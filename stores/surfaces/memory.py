@@ -26,7 +26,6 @@ SURFACE = SurfaceSpec(
     model=Memory,
     text_fields=("content",),
     updatable_fields=_FIELDS,
-    revertable_fields=(*_FIELDS, "superseded_by", "invalidated_at", "archived_at"),
     state_fields=(*VERSIONED_STATE, *_FILED, *_KEPT),
     create_fields=(
         "content",
@@ -55,9 +54,9 @@ SURFACE = SurfaceSpec(
     api_path="memories",
     tool_hint="memory (long-term memories, in the stores editable (value 'working'), episodic "
     "or fact)",
-    limit_key="memory",
     store_policy=True,
     select_related=("subject",),
+    restored_fields=("superseded_by", "invalidated_at", "archived_at"),
     resource="the MCP resource memory://{id}",
     search_fields=("content", "category", "alias"),
     filters=frozenset(

@@ -10,7 +10,6 @@ SURFACE = SurfaceSpec(
     model=WorkingMemoryEntry,
     text_fields=("value",),
     updatable_fields=("category", "tags"),
-    revertable_fields=("category", "tags"),
     state_fields=(
         *VERSIONED_STATE,
         "namespace",
@@ -34,7 +33,6 @@ SURFACE = SurfaceSpec(
     ),
     api_path="working-memory",
     tool_hint="working (working memory)",
-    limit_key="working",
     expires=True,
     search_fields=("value", "key", "namespace", "category", "alias"),
     filters=frozenset({"category", "tag", "namespace", "stale"}),
