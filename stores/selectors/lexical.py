@@ -10,8 +10,16 @@ Terms no memory holds keep their weight: the memory does not answer that part of
 
 PostgreSQL matches through the GIN index on each memory's stored `to_tsvector('english',
 content)` (stemmed);
-SQLite through its FTS5 index (Porter stemmer). Either way three or fewer queries, however
-many terms: the memories counted, the memories holding each term, the best candidates.
+SQLite through its FTS5 index (Porter stemmer). Either way two queries, however many terms:
+the memories counted with those holding each term, then the best candidates.
+
+On PostgreSQL a term most memories hold is where the time goes: each memory holding it is
+read to count it and again to rank it. The count reads it once, in a count of its own, where
+the rarer terms' counts come from the index alone. The ranking leaves out the memories that
+hold only the query's weakest terms whenever they cannot reach the best `depth` (MaxScore's
+bound): when the weakest terms together weigh less than the next term alone, any memory
+holding a stronger term covers more of the query than one holding only the weak ones, so as
+soon as enough memories hold a stronger term, the best are among them, in the same order.
 """
 
 from __future__ import annotations
@@ -20,10 +28,11 @@ import functools
 import math
 import operator
 import re
+from typing import Any
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVectorField
 from django.db import connection
-from django.db.models import Case, Count, FloatField, Func, Q, QuerySet, Value, When
+from django.db.models import Case, FloatField, Func, QuerySet, Value, When
 
 from stores.dbops import MEMORY_SEARCH_DOCUMENT, MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
 from stores.editing.words import ENGLISH_STOPWORDS
@@ -82,13 +91,10 @@ def lexical_candidates(
 def _postgres(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[tuple[int, float]]:
     document = MemoryDocument()
     queries = [_term_query(term) for term in terms]
-    anything = functools.reduce(operator.or_, queries)
-    matching = memories.annotate(document=document).filter(document=anything)
-    holding = matching.aggregate(
-        **{f"t{i}": Count("pk", filter=Q(document=query)) for i, query in enumerate(queries)}
+    total, *holding = _counts(
+        memories, [memories.annotate(document=document).filter(document=query) for query in queries]
     )
-    total = memories.count()
-    weights = [term_weight(total, holding[f"t{i}"]) for i in range(len(terms))]
+    weights = [term_weight(total, count) for count in holding]
     matched = functools.reduce(
         operator.add,
         [
@@ -100,13 +106,54 @@ def _postgres(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[
             for query, weight in zip(queries, weights, strict=True)
         ],
     )
+    anything = functools.reduce(operator.or_, queries)
+    strong = _strong_terms(weights, holding, depth)
+    wanted = (
+        functools.reduce(operator.or_, [queries[index] for index in strong]) if strong else anything
+    )
     rows = (
-        matching.annotate(matched=matched, rank=SearchRank(document, anything))
+        memories.annotate(document=document)
+        .filter(document=wanted)
+        .annotate(matched=matched, rank=SearchRank(document, anything))
         .order_by("-matched", "-rank", "pk")
         .values_list("pk", "matched")[:depth]
     )
     whole = sum(weights)
     return [(record_id, float(score) / whole) for record_id, score in rows]
+
+
+def _counts(memories: QuerySet[Memory], subsets: list[QuerySet[Memory]]) -> list[int]:
+    """How many memories there are, then how many each subset holds, in one statement where
+    each count is planned alone (the index for a rare term, a scan for a common one)."""
+    parts: list[str] = []
+    params: list[Any] = []
+    for subset in [memories, *subsets]:
+        sql, subset_params = subset.order_by().values("pk").query.sql_with_params()
+        parts.append(f"(SELECT count(*) FROM ({sql}) AS counted)")
+        params += subset_params
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {', '.join(parts)}", params)
+        return [int(count) for count in cursor.fetchone()]
+
+
+def _strong_terms(weights: list[float], holding: list[int], depth: int) -> list[int]:
+    """The terms (indexes) one of which every one of the best `depth` memories holds, when
+    that can be told from the weights alone; [] when every term must be ranked.
+
+    The weakest terms, lightest first, are left out while together they weigh less than the
+    lightest term kept: then a memory holding a kept term always covers more of the query.
+    Some kept term must be held by `depth` memories or more, so that the best are among them.
+    """
+    order = sorted(range(len(weights)), key=weights.__getitem__)
+    best: list[int] = []
+    weak = 0.0
+    for position, index in enumerate(order[:-1]):
+        weak += weights[index]
+        kept = order[position + 1 :]
+        # A margin over the database's own sum of the same weights, which may round apart.
+        if weak < weights[kept[0]] * (1 - 1e-9) and max(holding[i] for i in kept) >= depth:
+            best = kept
+    return best
 
 
 def _term_query(term: str) -> SearchQuery:

@@ -318,7 +318,7 @@ def test_a_search_runs_a_few_queries_whatever_its_words_and_rows(agent, make, re
     for n in range(30):
         make.memory(agent, f"Patrol note {n} about the harbour and the violin.")
     reembed_sweep()
-    # PostgreSQL: 3 lexical, the HNSW search in its savepoint, 2 more vector reads, the page.
+    # PostgreSQL: 2 lexical, the HNSW search in its savepoint, 2 more vector reads, the page.
     assert max(few, many, queries("violin")) <= 10
 
 
