@@ -641,6 +641,7 @@ def run(options, work: Path) -> dict:
 
         from stores.models import Memory
         from stores.services import agent_get_or_create
+        from stores.services.term_shares import term_shares_refresh
 
         bench = Bench(url)
         seed_memories(url, bench.agent.pk, 1000)
@@ -683,6 +684,8 @@ def run(options, work: Path) -> dict:
             log(f"(d) UI pages with {options.ui_store:,} memories")
             ui_agent, _ = agent_get_or_create(name="bench-ui")
             seed_memories(url, ui_agent.pk, options.ui_store)
+            # What the periodic count of common words leaves, within its interval of the seed.
+            term_shares_refresh()
             detail = (
                 Memory.objects.filter(agent=ui_agent)
                 .order_by("pk")

@@ -93,7 +93,7 @@ def measure() -> dict:
     search = settings.MEMORYADMIN["SEARCH"]
 
     def lexical(query: str) -> list[int]:
-        found = lexical_candidates(memories, query_terms(query), LEXICAL_DEPTH)
+        found = lexical_candidates(memories, query_terms(query), LEXICAL_DEPTH, agent_id=agent.pk)
         return [record_id for record_id, _ in found]
 
     def vector(query: str) -> list[int]:

@@ -24,7 +24,7 @@ from stores import metrics
 from stores.runtime.queues import AfterWriteQueue, RetryingQueue
 from stores.selectors import suggestions as found
 from stores.selectors.webhooks import enabled_webhook_ids
-from stores.services import decay, embeddings, engine, expiry, suggestions, webhooks
+from stores.services import decay, embeddings, engine, expiry, suggestions, term_shares, webhooks
 from stores.surfaces import MEMORY
 
 logger = logging.getLogger("memoryadmin.tasks")
@@ -132,6 +132,12 @@ def sweep_stale_embeddings() -> dict[str, dict[str, int]]:
     """Re-embed whatever is still stale: edits made while the broker or a worker was down."""
     outcomes = embeddings.reembed_sweep(batch_size=settings.MEMORYADMIN["REEMBED_BATCH_SIZE"])
     return {surface: outcome.as_dict() for surface, outcome in outcomes.items()}
+
+
+@shared_task
+def count_common_terms() -> dict[str, int]:
+    """Count the common words of every large store again, for recall's weights."""
+    return term_shares.term_shares_refresh().as_dict()
 
 
 @shared_task

@@ -18,6 +18,7 @@ def test_every_scheduled_pass_names_a_registered_task():
         "stores.tasks.purge_expired_working_memory",
         "stores.tasks.sweep_webhooks",
         "stores.tasks.suggest_all_agents",
+        "stores.tasks.count_common_terms",
     }
     assert scheduled <= set(app.tasks)
     assert all(entry["schedule"] > 0 for entry in settings.CELERY_BEAT_SCHEDULE.values())

@@ -154,6 +154,10 @@ MEMORYADMIN: dict[str, Any] = {
         "VECTOR_MIN_SIMILARITY": env_float("SEARCH_VECTOR_MIN_SIMILARITY", 0),
         # "Similar memories" shows neighbours at least this similar (cosine).
         "SIMILAR_THRESHOLD": env_float("SIMILAR_THRESHOLD", 0.85),
+        # A word at least this many of an agent's memories hold weighs by its share of them
+        # as the periodic count (TERM_SHARES_INTERVAL) found it, rather than by a count of the
+        # memories holding it at each query: the count reads every one of them.
+        "COMMON_TERM_MEMORIES": env_int("SEARCH_COMMON_TERM_MEMORIES", 1000),
     },
     # --- The change feed and webhooks ---
     "CHANGES": {

@@ -52,4 +52,6 @@ CELERY_BEAT_SCHEDULE = {
     # Every agent's memories compared again: what the pass after each write missed (a
     # memory written before its neighbours were embedded), and suggestions gone stale.
     "suggest": _every("stores.tasks.suggest_all_agents", "SUGGEST_INTERVAL", 86400),
+    # Large stores' common words, counted for recall's weights.
+    "term-shares": _every("stores.tasks.count_common_terms", "TERM_SHARES_INTERVAL", 3600),
 }

@@ -16,6 +16,7 @@ from stores.models.rules import RulesDocument
 from stores.models.skills import Skill
 from stores.models.suggestions import SuggestedRecord, Suggestion
 from stores.models.tasks import ScheduledTask
+from stores.models.terms import TermShare
 from stores.models.webhooks import Webhook, WebhookDelivery
 from stores.models.working import WorkingMemoryEntry
 
@@ -41,6 +42,7 @@ __all__ = [
     "Subject",
     "SuggestedRecord",
     "Suggestion",
+    "TermShare",
     "VersionedRecord",
     "Webhook",
     "WebhookDelivery",

@@ -14,12 +14,15 @@ SQLite through its FTS5 index (Porter stemmer). Either way two queries, however 
 the memories counted with those holding each term, then the best candidates.
 
 On PostgreSQL a term most memories hold is where the time goes: each memory holding it is
-read to count it and again to rank it. The count reads it once, in a count of its own, where
-the rarer terms' counts come from the index alone. The ranking leaves out the memories that
-hold only the query's weakest terms whenever they cannot reach the best `depth` (MaxScore's
-bound): when the weakest terms together weigh less than the next term alone, any memory
-holding a stronger term covers more of the query than one holding only the weak ones, so as
-soon as enough memories hold a stronger term, the best are among them, in the same order.
+read to count it and again to rank it. So the count of a word a large store's memories hold
+by the thousand (`COMMON_TERM_MEMORIES`) is its share of the agent's memories, as the
+periodic count found it (stores/services/term_shares.py), times the memories searched; every
+other term is counted in a count of its own, from the index. The ranking leaves out the
+memories that hold only the query's weakest terms whenever they cannot reach the best
+`depth` (MaxScore's bound): when the weakest terms together weigh less than the next term
+alone, any memory holding a stronger term covers more of the query than one holding only
+the weak ones, so as soon as enough memories hold a stronger term, the best are among them,
+in the same order.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from django.db.models import Case, FloatField, Func, QuerySet, Value, When
 
 from stores.dbops import MEMORY_SEARCH_DOCUMENT, MEMORY_TEXT_SEARCH_CONFIG, SQLITE_MEMORY_FTS
 from stores.editing.words import ENGLISH_STOPWORDS
-from stores.models import Memory
+from stores.models import Memory, TermShare
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 
@@ -77,23 +80,24 @@ class MemoryDocument(Func):
 
 
 def lexical_candidates(
-    memories: QuerySet[Memory], terms: list[str], depth: int
+    memories: QuerySet[Memory], terms: list[str], depth: int, *, agent_id: int
 ) -> list[tuple[int, float]]:
-    """(id, share of the query's weight matched) of the `depth` memories covering most of
-    `terms`, best first; ties go to the denser match (ts_rank, BM25), then the older id."""
+    """(id, share of the query's weight matched) of the `depth` memories of `agent_id`'s
+    `memories` covering most of `terms`, best first; ties go to the denser match (ts_rank,
+    BM25), then the older id."""
     if not terms or depth <= 0:
         return []
     if connection.vendor == "postgresql":
-        return _postgres(memories, terms, depth)
+        return _postgres(memories, terms, depth, agent_id)
     return _sqlite(memories, terms, depth)
 
 
-def _postgres(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[tuple[int, float]]:
+def _postgres(
+    memories: QuerySet[Memory], terms: list[str], depth: int, agent_id: int
+) -> list[tuple[int, float]]:
     document = MemoryDocument()
     queries = [_term_query(term) for term in terms]
-    total, *holding = _counts(
-        memories, [memories.annotate(document=document).filter(document=query) for query in queries]
-    )
+    total, *holding = _counts(memories, terms, queries, agent_id)
     weights = [term_weight(total, count) for count in holding]
     matched = functools.reduce(
         operator.add,
@@ -107,32 +111,58 @@ def _postgres(memories: QuerySet[Memory], terms: list[str], depth: int) -> list[
         ],
     )
     anything = functools.reduce(operator.or_, queries)
+
+    def best(holding_one: SearchQuery) -> list[tuple[int, float]]:
+        return list(
+            memories.annotate(document=document)
+            .filter(document=holding_one)
+            .annotate(matched=matched, rank=SearchRank(document, anything))
+            .order_by("-matched", "-rank", "pk")
+            .values_list("pk", "matched")[:depth]
+        )
+
     strong = _strong_terms(weights, holding, depth)
-    wanted = (
-        functools.reduce(operator.or_, [queries[index] for index in strong]) if strong else anything
-    )
-    rows = (
-        memories.annotate(document=document)
-        .filter(document=wanted)
-        .annotate(matched=matched, rank=SearchRank(document, anything))
-        .order_by("-matched", "-rank", "pk")
-        .values_list("pk", "matched")[:depth]
-    )
+    rows = best(functools.reduce(operator.or_, [queries[i] for i in strong])) if strong else []
+    if len(rows) < depth:
+        # No bound applied, or it rested on a common word's share and fewer memories than
+        # the share promised hold the stronger terms: every term is ranked.
+        rows = best(anything)
     whole = sum(weights)
     return [(record_id, float(score) / whole) for record_id, score in rows]
 
 
-def _counts(memories: QuerySet[Memory], subsets: list[QuerySet[Memory]]) -> list[int]:
-    """How many memories there are, then how many each subset holds, in one statement where
-    each count is planned alone (the index for a rare term, a scan for a common one)."""
-    parts: list[str] = []
-    params: list[Any] = []
-    for subset in [memories, *subsets]:
-        sql, subset_params = subset.order_by().values("pk").query.sql_with_params()
-        parts.append(f"(SELECT count(*) FROM ({sql}) AS counted)")
-        params += subset_params
+def _counts(
+    memories: QuerySet[Memory], terms: list[str], queries: list[SearchQuery], agent_id: int
+) -> list[int]:
+    """How many memories there are, then how many hold each term, in one statement where
+    each count is planned alone (the index for a rare term). A common word's count is its
+    counted share (TermShare) of the memories, and only where none is kept are its
+    memories counted."""
+    sql, memories_params = memories.order_by().values("pk").query.sql_with_params()
+    params: list[Any] = list(memories_params)
+    parts: list[str] = ["memories"]
+    for term, query in zip(terms, queries, strict=True):
+        holding = memories.annotate(document=MemoryDocument()).filter(document=query)
+        subset_sql, subset_params = holding.order_by().values("pk").query.sql_with_params()
+        count = f"(SELECT count(*) FROM ({subset_sql}) AS counted)"
+        if term.isdigit():  # matched in two spellings (_term_query): always counted
+            parts.append(count)
+            params += subset_params
+            continue
+        lexemes = "tsvector_to_array(to_tsvector(%s::regconfig, %s))"
+        parts.append(
+            f"COALESCE((SELECT round(kept.share * memories) FROM {TermShare._meta.db_table} "
+            f"AS kept WHERE kept.agent_id = %s AND kept.lexeme = ANY({lexemes}) "
+            f"AND cardinality({lexemes}) = 1), {count})"
+        )
+        config = MEMORY_TEXT_SEARCH_CONFIG
+        params += [agent_id, config, term, config, term, *subset_params]
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {', '.join(parts)}", params)
+        cursor.execute(
+            f"WITH searched AS (SELECT count(*) AS memories FROM ({sql}) AS counted) "
+            f"SELECT {', '.join(parts)} FROM searched",
+            params,
+        )
         return [int(count) for count in cursor.fetchone()]
 
 

@@ -246,7 +246,9 @@ def _ranked(
     config = settings.MEMORYADMIN["SEARCH"]
     wanted = offset + limit
     candidates: dict[int, _Candidate] = {}
-    lexical = lexical_candidates(memories, query_terms(query), max(config["CANDIDATES"], wanted))
+    lexical = lexical_candidates(
+        memories, query_terms(query), max(config["CANDIDATES"], wanted), agent_id=agent.pk
+    )
     for rank, (record_id, share) in enumerate(lexical, 1):
         candidates[record_id] = _Candidate(lexical_score=share, lexical_rank=rank)
     query_vector = _query_vector(query)

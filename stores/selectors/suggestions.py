@@ -62,7 +62,9 @@ def candidates_of(
         for pk, similarity in nearest(embedded, vector, NEIGHBOURS):
             found[pk] = similarity
     if lexical:
-        for pk, _share in lexical_candidates(bank, query_terms(memory.content), NEIGHBOURS):
+        for pk, _share in lexical_candidates(
+            bank, query_terms(memory.content), NEIGHBOURS, agent_id=memory.agent_id
+        ):
             found.setdefault(pk, None)
     return [Candidate(pk, similarity) for pk, similarity in found.items()]
 

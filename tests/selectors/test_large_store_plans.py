@@ -102,10 +102,10 @@ def test_lexical_recall_ranks_the_stored_document(no_seqscan, agent, make):
     with connection.cursor() as cursor:
         cursor.execute("SELECT search_document::text FROM stores_memory WHERE id = %s", [memory.pk])
         assert "'zanzibarit'" in cursor.fetchone()[0]
-    assert lexical_candidates(memories, ["zanzibarite"], 10)[0][0] == memory.pk
+    assert lexical_candidates(memories, ["zanzibarite"], 10, agent_id=agent.pk)[0][0] == memory.pk
 
     with connection.execute_wrapper(_capture):
-        lexical_candidates(memories, ["zanzibarite"], 10)
+        lexical_candidates(memories, ["zanzibarite"], 10, agent_id=agent.pk)
     assert '"search_document"' in _captured[-1]
     assert "to_tsvector" not in _captured[-1]  # no document is parsed again at query time
 
@@ -121,8 +121,10 @@ def test_the_stored_document_follows_every_write_of_the_text(postgres_only, agen
         new_string="marmalade",
     ).ok
     memories = filtered_memories(agent=agent, filters=MemoryFilters())
-    assert lexical_candidates(memories, ["zanzibarite"], 10) == []
-    assert [pk for pk, _ in lexical_candidates(memories, ["marmalade"], 10)] == [memory.pk]
+    assert lexical_candidates(memories, ["zanzibarite"], 10, agent_id=agent.pk) == []
+    assert [pk for pk, _ in lexical_candidates(memories, ["marmalade"], 10, agent_id=agent.pk)] == [
+        memory.pk
+    ]
     # A write that leaves the text alone (a decay pass, an importance) parses nothing.
     Memory.objects.filter(pk=memory.pk).update(importance=0.2)
     with connection.cursor() as cursor:

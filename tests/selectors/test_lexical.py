@@ -37,9 +37,9 @@ QUERIES = [
 
 @pytest.mark.parametrize("terms", QUERIES, ids=" ".join)
 @pytest.mark.parametrize("depth", [1, 5, 20, 60])
-def test_the_best_few_are_the_first_of_the_whole_ranking(corpus, terms, depth):
-    whole = lexical_candidates(corpus, terms, 1000)
-    assert lexical_candidates(corpus, terms, depth) == whole[:depth]
+def test_the_best_few_are_the_first_of_the_whole_ranking(agent, corpus, terms, depth):
+    whole = lexical_candidates(corpus, terms, 1000, agent_id=agent.pk)
+    assert lexical_candidates(corpus, terms, depth, agent_id=agent.pk) == whole[:depth]
 
 
 def test_weak_words_held_together_outrank_a_stronger_word_held_alone(agent, make):
@@ -48,17 +48,17 @@ def test_weak_words_held_together_outrank_a_stronger_word_held_alone(agent, make
     for text in ["alpha beta"] * 10 + ["alpha"] * 30 + ["beta"] * 30 + ["gamma"] * 25:
         make.memory(agent, f"A note on {text}.")
     memories = filtered_memories(agent=agent, filters=MemoryFilters())
-    best = lexical_candidates(memories, ["alpha", "beta", "gamma"], 10)
+    best = lexical_candidates(memories, ["alpha", "beta", "gamma"], 10, agent_id=agent.pk)
     assert {memories.get(pk=pk).content for pk, _share in best} == {"A note on alpha beta."}
 
 
-def test_common_words_leave_the_ranking_when_the_rarer_ones_fill_it(corpus):
+def test_common_words_leave_the_ranking_when_the_rarer_ones_fill_it(agent, corpus):
     total = corpus.count()
     holding = [sum(word in memory.content for memory in corpus) for word in ("harbour", "violin")]
     weights = [term_weight(total, count) for count in holding]
     # "violin" outweighs "harbour" and fills the first five: only its holders are ranked.
     assert _strong_terms(weights, holding, 5) == [1]
-    best = lexical_candidates(corpus, ["harbour", "violin"], 5)
+    best = lexical_candidates(corpus, ["harbour", "violin"], 5, agent_id=agent.pk)
     assert all("violin" in corpus.get(pk=pk).content for pk, _share in best)
 
 
