@@ -193,7 +193,7 @@ def bench_search(agent, vocabulary, centres, rng) -> dict[str, float]:
     lexical_ms, vector_ms = [], []
     for text in queries:
         started = time.perf_counter()
-        lexical_candidates(memories, query_terms(text), 100, agent_id=agent.pk)
+        lexical_candidates(memories, query_terms(text), 100, agent_id=agent.pk, whole_store=True)
         lexical_ms.append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
         nearest(memories.filter(fresh_filter()), SyntheticBackend.queries[text], 40)

@@ -16,13 +16,13 @@ the memories counted with those holding each term, then the best candidates.
 On PostgreSQL a term most memories hold is where the time goes: each memory holding it is
 read to count it and again to rank it. So the count of a word a large store's memories hold
 by the thousand (`COMMON_TERM_MEMORIES`) is its share of the agent's memories, as the
-periodic count found it (stores/services/term_shares.py), times the memories searched; every
-other term is counted in a count of its own, from the index. The ranking leaves out the
-memories that hold only the query's weakest terms whenever they cannot reach the best
-`depth` (MaxScore's bound): when the weakest terms together weigh less than the next term
-alone, any memory holding a stronger term covers more of the query than one holding only
-the weak ones, so as soon as enough memories hold a stronger term, the best are among them,
-in the same order.
+periodic count found it (stores/services/term_shares.py), times the memories searched (a
+search of the whole store takes its size from that count too); every other term is counted
+in a count of its own, from the index. The ranking leaves out the memories that hold only
+the query's weakest terms whenever they cannot reach the best `depth` (MaxScore's bound):
+when the weakest terms together weigh less than the next term alone, any memory holding a
+stronger term covers more of the query than one holding only the weak ones, so as soon as
+enough memories hold a stronger term, the best are among them, in the same order.
 """
 
 from __future__ import annotations
@@ -80,24 +80,30 @@ class MemoryDocument(Func):
 
 
 def lexical_candidates(
-    memories: QuerySet[Memory], terms: list[str], depth: int, *, agent_id: int
+    memories: QuerySet[Memory],
+    terms: list[str],
+    depth: int,
+    *,
+    agent_id: int,
+    whole_store: bool = False,
 ) -> list[tuple[int, float]]:
     """(id, share of the query's weight matched) of the `depth` memories of `agent_id`'s
     `memories` covering most of `terms`, best first; ties go to the denser match (ts_rank,
-    BM25), then the older id."""
+    BM25), then the older id. `whole_store`: `memories` are all the agent's memories still
+    true, whose number the periodic count of a large store's common words knows."""
     if not terms or depth <= 0:
         return []
     if connection.vendor == "postgresql":
-        return _postgres(memories, terms, depth, agent_id)
+        return _postgres(memories, terms, depth, agent_id, whole_store)
     return _sqlite(memories, terms, depth)
 
 
 def _postgres(
-    memories: QuerySet[Memory], terms: list[str], depth: int, agent_id: int
+    memories: QuerySet[Memory], terms: list[str], depth: int, agent_id: int, whole_store: bool
 ) -> list[tuple[int, float]]:
     document = MemoryDocument()
     queries = [_term_query(term) for term in terms]
-    total, *holding = _counts(memories, terms, queries, agent_id)
+    total, *holding = _counts(memories, terms, queries, agent_id, whole_store)
     weights = [term_weight(total, count) for count in holding]
     matched = functools.reduce(
         operator.add,
@@ -132,15 +138,27 @@ def _postgres(
 
 
 def _counts(
-    memories: QuerySet[Memory], terms: list[str], queries: list[SearchQuery], agent_id: int
+    memories: QuerySet[Memory],
+    terms: list[str],
+    queries: list[SearchQuery],
+    agent_id: int,
+    whole_store: bool,
 ) -> list[int]:
     """How many memories there are, then how many hold each term, in one statement where
     each count is planned alone (the index for a rare term). A common word's count is its
     counted share (TermShare) of the memories, and only where none is kept are its
-    memories counted."""
+    memories counted; so is the whole store's size."""
+    kept = TermShare._meta.db_table
     sql, memories_params = memories.order_by().values("pk").query.sql_with_params()
+    size = f"(SELECT count(*) FROM ({sql}) AS counted)"
     params: list[Any] = list(memories_params)
-    parts: list[str] = ["memories"]
+    if whole_store:
+        size = (
+            f"COALESCE((SELECT kept.memories FROM {kept} AS kept WHERE kept.agent_id = %s "
+            f"LIMIT 1), {size})"
+        )
+        params.insert(0, agent_id)
+    parts: list[str] = ["searched.memories"]
     for term, query in zip(terms, queries, strict=True):
         holding = memories.annotate(document=MemoryDocument()).filter(document=query)
         subset_sql, subset_params = holding.order_by().values("pk").query.sql_with_params()
@@ -151,16 +169,15 @@ def _counts(
             continue
         lexemes = "tsvector_to_array(to_tsvector(%s::regconfig, %s))"
         parts.append(
-            f"COALESCE((SELECT round(kept.share * memories) FROM {TermShare._meta.db_table} "
-            f"AS kept WHERE kept.agent_id = %s AND kept.lexeme = ANY({lexemes}) "
+            f"COALESCE((SELECT round(kept.holding::float8 / kept.memories * searched.memories) "
+            f"FROM {kept} AS kept WHERE kept.agent_id = %s AND kept.lexeme = ANY({lexemes}) "
             f"AND cardinality({lexemes}) = 1), {count})"
         )
         config = MEMORY_TEXT_SEARCH_CONFIG
         params += [agent_id, config, term, config, term, *subset_params]
     with connection.cursor() as cursor:
         cursor.execute(
-            f"WITH searched AS (SELECT count(*) AS memories FROM ({sql}) AS counted) "
-            f"SELECT {', '.join(parts)} FROM searched",
+            f"WITH searched AS (SELECT {size} AS memories) SELECT {', '.join(parts)} FROM searched",
             params,
         )
         return [int(count) for count in cursor.fetchone()]

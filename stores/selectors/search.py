@@ -247,7 +247,11 @@ def _ranked(
     wanted = offset + limit
     candidates: dict[int, _Candidate] = {}
     lexical = lexical_candidates(
-        memories, query_terms(query), max(config["CANDIDATES"], wanted), agent_id=agent.pk
+        memories,
+        query_terms(query),
+        max(config["CANDIDATES"], wanted),
+        agent_id=agent.pk,
+        whole_store=filters == MemoryFilters(query=query),
     )
     for rank, (record_id, share) in enumerate(lexical, 1):
         candidates[record_id] = _Candidate(lexical_score=share, lexical_rank=rank)

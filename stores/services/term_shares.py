@@ -3,10 +3,10 @@
 A query's word weighs by how many of the searched memories hold it (stores/selectors/
 lexical.py). Counting a word nine memories in ten hold reads nine memories in ten: at
 100,000 memories that was most of a search's time. This pass counts, per agent, the words
-at least `COMMON_TERM_MEMORIES` of its memories hold, and keeps each as its share of them;
+at least `COMMON_TERM_MEMORIES` of its memories hold, and keeps each with the store's size;
 recall takes that share of the memories it searches for such a word, and counts every
-other word exactly. PostgreSQL only: SQLite's full-text index answers a word's count from
-the index itself.
+other word exactly; a search of the whole store takes the store's size from the count too.
+PostgreSQL only: SQLite's full-text index answers a word's count from the index itself.
 """
 
 from __future__ import annotations
@@ -74,7 +74,9 @@ def _count_agent(agent: Agent, memories: int, least: int) -> int:
     with transaction.atomic():
         TermShare.objects.filter(agent=agent).delete()
         TermShare.objects.bulk_create(
-            TermShare(agent=agent, lexeme=lexeme, share=holding / memories, counted_at=now)
+            TermShare(
+                agent=agent, lexeme=lexeme, holding=holding, memories=memories, counted_at=now
+            )
             for lexeme, holding in rows
         )
     return len(rows)

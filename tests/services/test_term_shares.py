@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from stores.models import Memory, TermShare
 from stores.selectors.filters import MemoryFilters, filtered_memories
-from stores.selectors.lexical import lexical_candidates
+from stores.selectors.lexical import lexical_candidates, term_weight
 from stores.services.term_shares import term_shares_refresh
 from stores.tasks import count_common_terms
 
@@ -22,7 +22,7 @@ def common_at_four(settings):
 
 
 def shares(agent) -> dict[str, float]:
-    return dict(TermShare.objects.filter(agent=agent).values_list("lexeme", "share"))
+    return {kept.lexeme: kept.share for kept in TermShare.objects.filter(agent=agent)}
 
 
 def test_a_large_stores_common_words_are_kept_as_their_share(
@@ -83,7 +83,7 @@ def test_recall_weighs_a_common_word_by_its_counted_share(postgres_only, agent, 
 
     # As if the last count had found "harbour" in one memory in a hundred: it now weighs
     # more than "violin", which three memories in fifteen hold.
-    TermShare.objects.create(agent=agent, lexeme="harbour", share=0.01)
+    TermShare.objects.create(agent=agent, lexeme="harbour", holding=1, memories=100)
 
     assert best(harbour_and_violin, agent, ["harbour", "violin"]) == ["Harbour log 0."]
 
@@ -94,6 +94,25 @@ def test_a_share_promising_more_holders_than_there_are_still_fills_the_page(
     exact = best(harbour_and_violin, agent, ["harbour", "violin"], depth=10)
     # "violin" as if seven memories in ten held it: still rarer than "harbour" (twelve in
     # fifteen), so the ranking is first asked for its holders alone, and finds three of ten.
-    TermShare.objects.create(agent=agent, lexeme="violin", share=0.7)
+    TermShare.objects.create(agent=agent, lexeme="violin", holding=7, memories=10)
 
     assert best(harbour_and_violin, agent, ["harbour", "violin"], depth=10) == exact
+
+
+def test_a_search_of_the_whole_store_takes_its_size_from_the_count(
+    postgres_only, agent, harbour_and_violin
+):
+    # As if the last count had found 1,000 memories, 800 of them holding "harbour".
+    TermShare.objects.create(agent=agent, lexeme="harbour", holding=800, memories=1000)
+
+    def violin_share(whole_store: bool) -> float:
+        found = lexical_candidates(
+            harbour_and_violin, ["harbour", "violin"], 1, agent_id=agent.pk, whole_store=whole_store
+        )
+        return found[0][1]
+
+    # Searching some of the memories, their 15 are counted: "harbour" is in 12 of them.
+    searched = term_weight(15, 3) / (term_weight(15, 3) + term_weight(15, 12))
+    assert violin_share(whole_store=False) == pytest.approx(searched)
+    whole = term_weight(1000, 3) / (term_weight(1000, 3) + term_weight(1000, 800))
+    assert violin_share(whole_store=True) == pytest.approx(whole)
