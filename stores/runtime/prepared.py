@@ -24,7 +24,7 @@ from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
-from django.db.models import Model, QuerySet
+from django.db.models import Field, Model, QuerySet
 from django.db.models.query import get_related_populators
 from django.db.transaction import TransactionManagementError
 
@@ -128,3 +128,78 @@ class PreparedQuery(Generic[M]):
                 setattr(instance, name, row[position])
             instances.append(instance)
         return instances
+
+
+# --- writes ------------------------------------------------------------------------------------
+#
+# An edit's UPDATE and its revision's INSERT went through Django's compiler each time, which
+# took longer in Python than PostgreSQL took to run them (bench/edit_path.py, profiled). Their
+# SQL depends only on the model and the fields written, so it is built once; each call sends
+# it with the values as each field prepares them for the database, as Django's compilers do
+# for a plain value (an expression is refused: it has no one value to send). Model signals
+# are not sent: no receiver listens to these models' saves.
+
+_UPDATES: dict[tuple[type[Model], tuple[str, ...], str], str] = {}
+_INSERTS: dict[tuple[type[Model], str], str] = {}
+
+
+def update_if_version(model: type[Model], pk: int, version: int, values: dict[str, Any]) -> int:
+    """UPDATE the row `pk` of `model` to `values` with its `version` one higher, only if its
+    version is `version`: how many rows it changed (0 or 1)."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    meta = model._meta
+    fields = [meta.get_field(name) for name in values]
+    key = (model, tuple(values), connection.vendor)
+    sql = _UPDATES.get(key)
+    if sql is None:
+        version_column = _column(meta.get_field("version"), connection)
+        assignments = [f"{version_column} = {version_column} + 1"]
+        assignments += [f"{_column(field, connection)} = %s" for field in fields]
+        sql = _UPDATES[key] = (
+            f"UPDATE {connection.ops.quote_name(meta.db_table)} SET {', '.join(assignments)} "
+            f"WHERE {_column(meta.pk, connection)} = %s AND {version_column} = %s"
+        )
+    params = [
+        _prepared(field, value, connection)
+        for field, value in zip(fields, values.values(), strict=True)
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*params, pk, version])
+        return cursor.rowcount
+
+
+def insert_new(instance: Model) -> None:
+    """INSERT a new instance with every concrete field but its automatic id, which it is
+    given, as `save(force_insert=True)` would."""
+    connection = connections[DEFAULT_DB_ALIAS]
+    meta = type(instance)._meta
+    fields = [field for field in meta.concrete_fields if field is not meta.pk]
+    key = (type(instance), connection.vendor)
+    sql = _INSERTS.get(key)
+    if sql is None:
+        columns = ", ".join(_column(field, connection) for field in fields)
+        sql = _INSERTS[key] = (
+            f"INSERT INTO {connection.ops.quote_name(meta.db_table)} ({columns}) "
+            f"VALUES ({', '.join(['%s'] * len(fields))}) "
+            f"RETURNING {_column(meta.pk, connection)}"
+        )
+    params = [_prepared(field, field.pre_save(instance, True), connection) for field in fields]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        (instance.pk,) = cursor.fetchone()
+    instance._state.adding = False
+    instance._state.db = connection.alias
+
+
+def _column(field: object, connection: BaseDatabaseWrapper) -> str:
+    assert isinstance(field, Field) and field.column is not None  # a column of the table
+    return connection.ops.quote_name(field.column)
+
+
+def _prepared(field: object, value: Any, connection: BaseDatabaseWrapper) -> Any:
+    assert isinstance(field, Field)
+    if hasattr(value, "resolve_expression"):
+        raise TypeError(f"{field.name}: an expression has no one value to send")
+    if hasattr(value, "prepare_database_save"):  # a model instance for a relation: its key
+        return value.prepare_database_save(field)
+    return field.get_db_prep_save(value, connection)

@@ -18,7 +18,7 @@ from typing import Any, ParamSpec
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import DEFAULT_DB_ALIAS, IntegrityError, models, transaction
-from django.db.models import F, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from stores import metrics
@@ -36,7 +36,7 @@ from stores.models import (
 from stores.models.revisions import after_hash
 from stores.ops.names import OpName
 from stores.runtime.handoff import Handoff
-from stores.runtime.prepared import PreparedQuery
+from stores.runtime.prepared import PreparedQuery, insert_new, update_if_version
 from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
@@ -369,9 +369,7 @@ def commit(
 
     version_before = record.version
     try:
-        written = spec.model.objects.filter(pk=record.pk, version=version_before).update(
-            version=F("version") + 1, **values
-        )
+        written = update_if_version(spec.model, record.pk, version_before, values)
     except IntegrityError as error:
         # A rename onto another record's name or alias is a refusal, not a crash; the caller's
         # atomic block rolls back as the refusal leaves it.
@@ -721,7 +719,7 @@ def record_revision(spec: SurfaceSpec, record: VersionedRecord, **write: Any) ->
 
 def store_revision(revision: Revision, record: VersionedRecord) -> Revision:
     """Store a built revision of `record`'s write and tell the agent's webhooks of it."""
-    revision.save(force_insert=True)
+    insert_new(revision)
     # The agent as the caller loaded it (build_revision read it already).
     webhooks.after_commit(revision.agent_id, agent=record.agent)
     return revision

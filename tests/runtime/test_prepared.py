@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import pytest
 from django.db import transaction
-from django.db.models.sql.compiler import SQLCompiler
+from django.db.models import F
+from django.db.models.sql.compiler import SQLCompiler, SQLInsertCompiler, SQLUpdateCompiler
 from django.db.transaction import TransactionManagementError
+from django.forms.models import model_to_dict
 
-from stores.models import AgentToken, Memory
-from stores.runtime.prepared import PreparedQuery
+from stores.models import AgentToken, Memory, Revision
+from stores.runtime.prepared import PreparedQuery, insert_new, update_if_version
 from stores.services import Actor, record_edit, token_authenticate, token_revoke
 from stores.services.engine import find_record
 from stores.surfaces import SURFACES
@@ -106,3 +108,74 @@ def test_a_ref_past_any_id_is_an_alias_that_no_record_has(agent, make):
 
     with pytest.raises(Exception, match="No memory record"):
         find_record(SURFACES["memory"], agent=agent, ref="9" * 30, actor=MAINTAINER)
+
+
+@pytest.fixture
+def write_compilations(monkeypatch) -> list[str]:
+    """The UPDATE and INSERT statements Django compiles from now on."""
+    compiled: list[str] = []
+    for compiler in (SQLUpdateCompiler, SQLInsertCompiler):
+        compile_write = compiler.as_sql
+
+        def counted(self, *args, _compile=compile_write, **kwargs):
+            result = _compile(self, *args, **kwargs)
+            compiled.extend(
+                [sql for sql, _params in result] if isinstance(result, list) else [result[0]]
+            )
+            return result
+
+        monkeypatch.setattr(compiler, "as_sql", counted)
+    return compiled
+
+
+def test_an_edit_writes_its_record_and_revision_without_compiling_them(
+    agent, make, write_compilations
+):
+    memory = make.memory(agent, "The user likes tea.")
+    edit = {"surface_key": "memory", "agent": agent, "ref": memory.pk, "actor": MAINTAINER}
+    assert record_edit(**edit, old_string="tea", new_string="mate").ok
+    write_compilations.clear()
+
+    result = record_edit(**edit, old_string="mate", new_string="tea")
+
+    assert result.ok and result.version == 3
+    written = [
+        sql for sql in write_compilations if "stores_memory" in sql or "stores_revision" in sql
+    ]
+    assert written == []
+    memory.refresh_from_db()
+    assert (memory.content, memory.version) == ("The user likes tea.", 3)
+    assert Revision.objects.get(pk=result.revision).after_text == "The user likes tea."
+
+
+def test_a_revision_inserted_reads_back_as_one_django_saved(agent, make):
+    memory = make.memory(agent, "The user likes tea.")
+    first = Revision.objects.filter(record_id=memory.pk).get()
+
+    def copy(version: int) -> Revision:
+        fields = model_to_dict(first, exclude=["id", "agent", "reviewed_by", "reverted_revision"])
+        # A record's versions are unique among its revisions.
+        return Revision(agent=agent, **{**fields, "version_after": version})
+
+    saved, inserted = copy(7), copy(8)
+    saved.save(force_insert=True)
+    insert_new(inserted)
+
+    assert inserted.pk is not None and inserted.pk != saved.pk
+    read = Revision.objects.in_bulk([saved.pk, inserted.pk])
+    unlike = ["id", "created_at", "version_after"]
+    assert model_to_dict(read[inserted.pk], exclude=unlike) == model_to_dict(
+        read[saved.pk], exclude=unlike
+    )
+    assert abs(read[inserted.pk].created_at - read[saved.pk].created_at).total_seconds() < 5
+
+
+def test_a_versioned_update_refuses_an_expression(agent, make):
+    memory = make.memory(agent, "The user likes tea.")
+    with pytest.raises(TypeError, match="importance"):
+        update_if_version(Memory, memory.pk, memory.version, {"importance": F("importance") * 2})
+    assert update_if_version(Memory, memory.pk, memory.version + 1, {"importance": 0.2}) == 0
+    assert update_if_version(Memory, memory.pk, memory.version, {"importance": 0.2}) == 1
+    version = memory.version
+    memory.refresh_from_db()
+    assert (memory.importance, memory.version) == (0.2, version + 1)
