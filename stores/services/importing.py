@@ -40,7 +40,7 @@ from stores.ops.names import OpName
 from stores.runtime.bulk import insert_rows
 from stores.runtime.collector import rare_collections
 from stores.selectors.revisions import recorded_versions
-from stores.services import policy, validation, webhooks
+from stores.services import policy, term_shares, validation, webhooks
 from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
@@ -352,6 +352,10 @@ def import_records(
     report.dry_run = dry_run
     with rare_collections():
         _import_all(agent, items, actor, dry_run, progress, report)
+    memories = report.tallies.get(MEMORY.key)
+    if not dry_run and memories and memories.created >= term_shares.common_term_memories():
+        # Recall would count the new common words at every query until the hourly pass.
+        term_shares.term_shares_refresh_agent(agent)
     return report
 
 

@@ -6,7 +6,8 @@ lexical.py). Counting a word nine memories in ten hold reads nine memories in te
 at least `COMMON_TERM_MEMORIES` of its memories hold, and keeps each with the store's size;
 recall takes that share of the memories it searches for such a word, and counts every
 other word exactly; a search of the whole store takes the store's size from the count too.
-PostgreSQL only: SQLite's full-text index answers a word's count from the index itself.
+An import that creates that many memories counts its agent at once. PostgreSQL only:
+SQLite's full-text index answers a word's count from the index itself.
 """
 
 from __future__ import annotations
@@ -56,6 +57,19 @@ def term_shares_refresh() -> ShareCount:
     # A store that shrank below the bound is counted exactly again.
     TermShare.objects.exclude(agent__in=counted).delete()
     return ShareCount(agents=len(counted), terms=terms)
+
+
+def term_shares_refresh_agent(agent: Agent) -> ShareCount:
+    """Count one agent's common words again (after an import that grew its store), or drop
+    them when its store is not large."""
+    if connection.vendor != "postgresql":
+        return ShareCount(agents=0, terms=0)
+    least = common_term_memories()
+    memories = filtered_memories(agent=agent, filters=MemoryFilters()).count()
+    if memories < least:
+        TermShare.objects.filter(agent=agent).delete()
+        return ShareCount(agents=0, terms=0)
+    return ShareCount(agents=1, terms=_count_agent(agent, memories, least))
 
 
 def _count_agent(agent: Agent, memories: int, least: int) -> int:

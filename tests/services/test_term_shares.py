@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.db import connection
 from django.utils import timezone
 
+from stores.interchange import rockbot
 from stores.models import Memory, TermShare
 from stores.selectors.filters import MemoryFilters, filtered_memories
 from stores.selectors.lexical import lexical_candidates, term_weight
+from stores.services import Actor
+from stores.services.importing import import_records
 from stores.services.term_shares import term_shares_refresh
 from stores.tasks import count_common_terms
 
@@ -116,3 +121,20 @@ def test_a_search_of_the_whole_store_takes_its_size_from_the_count(
     assert violin_share(whole_store=False) == pytest.approx(searched)
     whole = term_weight(1000, 3) / (term_weight(1000, 3) + term_weight(1000, 800))
     assert violin_share(whole_store=True) == pytest.approx(whole)
+
+
+def test_an_import_that_makes_a_store_large_counts_its_common_words_at_once(
+    postgres_only, common_at_four, agent, tmp_path
+):
+    notes = tmp_path / "agent" / "memory" / "notes"
+    notes.mkdir(parents=True)
+    for number in range(5):
+        entry = {"Id": f"n{number}", "Content": f"Harbour note {number}.", "Category": "notes"}
+        (notes / f"n{number}.json").write_text(json.dumps(entry), "utf-8")
+
+    report = import_records(
+        agent=agent, items=rockbot.read_store(tmp_path / "agent"), actor=Actor.maintainer("tests")
+    )
+
+    assert report.ok and report.tallies["memory"].created == 5
+    assert shares(agent) == {"harbour": 1.0, "note": 1.0}
