@@ -169,6 +169,9 @@ MEMORYADMIN: dict[str, Any] = {
         # Long polls one token (or person) may hold at once in one web process; more answer
         # 429 with retry_after. An agent needs one: every poll of an agent sees the same changes.
         "MAX_HELD_POLLS": env_int("CHANGES_MAX_HELD_POLLS", 8),
+        # How often an open record page, list or dashboard asks whether anything changed
+        # since it was loaded, in seconds (each ask is one indexed query).
+        "PAGE_POLL_SECONDS": env_int("CHANGES_PAGE_POLL_SECONDS", 5),
     },
     "WEBHOOKS": {
         # How deliveries leave after a write commits: "task" enqueues a Celery task; "thread"

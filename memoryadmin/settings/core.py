@@ -77,6 +77,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 # Whether the login page offers single sign-on, the password form, or both.
                 "memoryadmin.web.sso.login_options",
+                # How often an open page asks what changed since it was loaded.
+                "memoryadmin.web.views.live.page_poll",
             ],
             # visible_controls, for memory text wherever a template shows it.
             "builtins": ["memoryadmin.web.filters"],

@@ -132,3 +132,21 @@ def test_the_dashboard_and_lists_announce_new_changes(staff_client, agent, make)
     assert 'data-new-changes="1"' in memories_only and f"skill {skill.pk}" not in memories_only
     seen = re.search(r"seen=(\d+)", announced).group(1)
     assert staff_client.get(f"{dashboard_poll}&seen={seen}").status_code == 204
+
+
+def test_open_pages_ask_as_often_as_the_setting_says(staff_client, agent, make, settings):
+    memory = make.memory(agent, "The user likes tea.")
+    pages = [
+        url("record_detail", agent.name, "memory", memory.pk),
+        url("record_list", agent.name, "memory"),
+        url("dashboard", agent.name),
+    ]
+    for page in pages:
+        assert 'hx-trigger="every 5s"' in staff_client.get(page).content.decode()
+
+    changes = {**settings.MEMORYADMIN["CHANGES"], "PAGE_POLL_SECONDS": 2}
+    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "CHANGES": changes}
+
+    for page in pages:
+        body = staff_client.get(page).content.decode()
+        assert 'hx-trigger="every 2s"' in body and "every 5s" not in body

@@ -9,6 +9,7 @@ swaps nothing: a poll that finds nothing costs one indexed query.
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -24,6 +25,11 @@ from stores.surfaces import SURFACES
 
 # At most this many changes are listed; the diff covers them all.
 SHOWN = 10
+
+
+def page_poll(request: HttpRequest) -> dict[str, int]:
+    """Template context: how many seconds apart an open page asks what changed."""
+    return {"live_poll_seconds": settings.MEMORYADMIN["CHANGES"]["PAGE_POLL_SECONDS"]}
 
 
 def _number(request: HttpRequest, name: str, default: int | None = None) -> int | None:
