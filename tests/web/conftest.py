@@ -53,12 +53,36 @@ BROWSER_TEST = [
 ]
 
 
+LOOKED_AT_SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+
+
+class Screenshots:
+    """The browser tests' screenshots, taken only when MEMORYADMIN_UPDATE_SCREENSHOTS=1: the
+    README's into docs/screenshots/, the others into var/screenshots/ to look at. Nothing
+    looks at one otherwise, and each took a fifth of a second of Chromium's time."""
+
+    def __init__(self, taken: bool) -> None:
+        self.taken = taken
+
+    def __call__(self, page, name: str, *, full_page: bool = True, readme: bool = True) -> None:
+        if not self.taken:
+            return
+        folder = README_SCREENSHOTS if readme else LOOKED_AT_SCREENSHOTS
+        folder.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(folder / name), full_page=full_page)
+
+
 @pytest.fixture
-def screenshots(tmp_path) -> Path:
-    """docs/screenshots/ when MEMORYADMIN_UPDATE_SCREENSHOTS=1, else a temporary folder."""
-    if os.environ.get("MEMORYADMIN_UPDATE_SCREENSHOTS") == "1":
-        return README_SCREENSHOTS
-    return tmp_path
+def screenshots() -> Screenshots:
+    return Screenshots(os.environ.get("MEMORYADMIN_UPDATE_SCREENSHOTS") == "1")
+
+
+@pytest.fixture
+def quick_live_poll(settings):
+    """Open pages ask what changed every second rather than every five: for the tests that
+    wait for a page to notice a change."""
+    changes = {**settings.MEMORYADMIN["CHANGES"], "PAGE_POLL_SECONDS": 1}
+    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "CHANGES": changes}
 
 
 @pytest.fixture(scope="session")

@@ -3,9 +3,10 @@
 Covers what only a browser shows: htmx swaps (including 4xx refusals), the selection-to-phrase
 script, keyboard shortcuts, a conflict between two sessions, a change announced live to a second
 session, and that stored XSS stays inert.
-Screenshots for the README go to docs/screenshots/ when MEMORYADMIN_UPDATE_SCREENSHOTS=1
-(e.g. `MEMORYADMIN_UPDATE_SCREENSHOTS=1 bin/test tests/web/test_browser.py`); otherwise to a
-temporary folder, so a test run leaves the tree as it was.
+Screenshots are taken only when MEMORYADMIN_UPDATE_SCREENSHOTS=1 (e.g.
+`MEMORYADMIN_UPDATE_SCREENSHOTS=1 bin/test tests/web/test_browser.py`): the README's into
+docs/screenshots/, the others into var/screenshots/ (ignored by git) to look at; a plain run
+takes none and leaves the tree as it was.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def test_log_in_search_select_preview_apply(page, live_server, rockbot, screensh
     log_in(page, live_server, user)
     # The only agent's dashboard is the home page.
     page.wait_for_selector("text=Recent changes")
-    page.screenshot(path=str(screenshots / "dashboard.png"), full_page=True)
+    screenshots(page, "dashboard.png")
 
     page.click("nav.agent-nav >> text=Memories")
     page.wait_for_selector("table.records")
@@ -140,7 +141,7 @@ def test_log_in_search_select_preview_apply(page, live_server, rockbot, screensh
     assert page.inner_text(".preview ins") == "Lyon"
     assert page.inner_text(".preview del") == "Paris"
     assert Memory.objects.get(content__contains="Paris").version == 1  # nothing written yet
-    page.screenshot(path=str(screenshots / "detail-diff-preview.png"), full_page=True)
+    screenshots(page, "detail-diff-preview.png")
 
     page.focus("#new_string")
     page.keyboard.press("Control+Enter")
@@ -220,7 +221,7 @@ def test_conflict_from_a_second_session_is_resolved(page, browser, live_server, 
 
 
 def test_a_second_session_sees_the_first_ones_change_before_applying(
-    page, browser, live_server, rockbot, screenshots
+    page, browser, live_server, rockbot, screenshots, quick_live_poll
 ):
     memory = Memory.objects.get(content__contains="Paris")
     detail = f"{live_server.url}/a/rockbot/memory/{memory.pk}/"
@@ -247,10 +248,12 @@ def test_a_second_session_sees_the_first_ones_change_before_applying(
     assert not page.is_visible(".preview [data-apply]")
     memory.refresh_from_db()
     assert memory.version == 2 and "mint" not in memory.content
-    page.screenshot(path=str(screenshots / "detail-live-notice.png"), full_page=True)
+    screenshots(page, "detail-live-notice.png")
 
 
-def test_the_dashboard_announces_a_change_made_elsewhere(page, live_server, rockbot):
+def test_the_dashboard_announces_a_change_made_elsewhere(
+    page, live_server, rockbot, quick_live_poll
+):
     log_in(page, live_server, UserFactory(is_staff=True, username="watcher"))
     page.wait_for_selector("text=Recent changes")
     memory = Memory.objects.get(content__contains="Paris")
@@ -289,7 +292,7 @@ def test_revert_from_history(page, live_server, rockbot, maintainer, screenshots
     log_in(page, live_server, UserFactory(is_staff=True))
     page.goto(f"{live_server.url}/a/rockbot/memory/{memory.pk}/history/")
     page.wait_for_selector(".timeline .rev")
-    page.screenshot(path=str(screenshots / "history.png"), full_page=True)
+    screenshots(page, "history.png")
 
     page.click(".rev[data-version='1'] >> text=Restore this version (v1)")
     # The whole record as the revert would leave it, from the service's dry run.
@@ -462,7 +465,7 @@ def test_section_and_rule_ops_preview_then_confirm(
     assert "on Sundays" in page.inner_text("#section-result .preview ins")
     assert Skill.objects.get(pk=skill.pk).version == 1  # nothing written yet
     page.locator("#section-result").scroll_into_view_if_needed()
-    page.screenshot(path=str(screenshots / "section-preview.png"), full_page=True)
+    screenshots(page, "section-preview.png")
     page.click("#section-result [data-apply]")
     page.wait_for_selector(".badge.version:has-text('version 2')")
     assert "on Sundays" in Skill.objects.get(pk=skill.pk).content
@@ -473,7 +476,7 @@ def test_section_and_rule_ops_preview_then_confirm(
     page.click("#rule-result-2 >> xpath=.. >> text=Preview the new text")
     page.wait_for_selector("#rule-result-2 .preview ins")
     assert RulesDocument.objects.get(pk=rules.pk).version == 2
-    page.screenshot(path=str(screenshots / "rule-preview.png"), full_page=True)
+    screenshots(page, "rule-preview.png")
     page.click("#rule-result-2 [data-apply]")
     page.wait_for_selector(".badge.version:has-text('version 3')")
     assert "not even with family" in RulesDocument.objects.get(pk=rules.pk).content

@@ -1,6 +1,6 @@
 """A new user's first hour in headless Chromium: a phrase selected and retyped replaces it, a
 staff member reaches a first agent, a page view writes nothing, a stale preview says so, and the
-navigation fits a laptop screen. Screenshots go to docs/screenshots/ only when asked
+navigation fits a laptop screen. Screenshots are taken only when asked
 (MEMORYADMIN_UPDATE_SCREENSHOTS=1, see test_browser.py)."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ def memory(agent, content: str) -> Memory:
     return Memory.objects.get(pk=result.id)
 
 
-def test_a_selected_phrase_retyped_replaces_it(page, live_server, agent, tmp_path):
+def test_a_selected_phrase_retyped_replaces_it(page, live_server, agent, screenshots):
     record = memory(agent, "She takes her tea without sugar.")
     log_in(page, live_server, UserFactory(is_staff=True))
     page.goto(f"{live_server.url}/a/rockbot/memory/{record.pk}/")
@@ -48,7 +48,7 @@ def test_a_selected_phrase_retyped_replaces_it(page, live_server, agent, tmp_pat
     assert page.input_value("#new_string") == "Coffee with oat milk"
     page.wait_for_selector(".preview [data-apply]:not([disabled])")
     assert page.inner_text(".preview ins") == "Coffee with oat milk"
-    page.screenshot(path=str(tmp_path / "phrase-retyped.png"), full_page=True)
+    screenshots(page, "phrase-retyped.png", readme=False)
     page.keyboard.press("Control+Enter")
     page.wait_for_selector(".badge.version:has-text('version 2')")
 
@@ -76,11 +76,11 @@ def test_ctrl_enter_applies_a_preview_the_moment_it_shows(page, live_server, age
     assert record.content == "She takes her tea with honey."
 
 
-def test_the_rules_page_writes_nothing_until_the_first_rule(page, live_server, agent, tmp_path):
+def test_the_rules_page_writes_nothing_until_the_first_rule(page, live_server, agent, screenshots):
     log_in(page, live_server, UserFactory(is_staff=True))
     page.click("nav.agent-nav >> text=Rules")
     page.wait_for_selector("text=No rules yet: nothing is stored until the first rule is added.")
-    page.screenshot(path=str(tmp_path / "rules-empty.png"), full_page=True)
+    screenshots(page, "rules-empty.png", readme=False)
     assert not RulesDocument.objects.exists()
     assert not Revision.objects.exists()
     page.goto(f"{live_server.url}/a/rockbot/")
@@ -93,21 +93,21 @@ def test_the_rules_page_writes_nothing_until_the_first_rule(page, live_server, a
     assert not RulesDocument.objects.exists()  # a preview writes nothing either
     page.click("#rule-result-new .preview [data-apply]")
     page.wait_for_selector(".badge.version:has-text('version 2')")
-    page.screenshot(path=str(tmp_path / "rules-first-rule.png"), full_page=True)
+    screenshots(page, "rules-first-rule.png", readme=False)
 
     assert RulesDocument.objects.get(agent=agent).content == "- Answer in French.\n"
     page.goto(f"{live_server.url}/a/rockbot/")
     assert page.inner_text(".tile[href$='/rules/'] .tile-number") == "1"
 
 
-def test_a_new_administrator_reaches_a_first_agent_and_its_token(page, live_server, tmp_path):
+def test_a_new_administrator_reaches_a_first_agent_and_its_token(page, live_server, screenshots):
     log_in(page, live_server, UserFactory(is_staff=True, username="admin"))
     page.wait_for_selector("text=No agents yet.")
-    page.screenshot(path=str(tmp_path / "home-no-agents.png"), full_page=True)
+    screenshots(page, "home-no-agents.png", readme=False)
     page.click("text=New agent")
     page.fill("#id_name", "RockBot")
     page.fill("#id_description", "Home assistant for the Martin family.")
-    page.screenshot(path=str(tmp_path / "agent-new.png"), full_page=True)
+    screenshots(page, "agent-new.png", readme=False)
     page.click("button:has-text('Create agent')")
 
     page.wait_for_selector("text=RockBot is ready. Create its first token below")
@@ -115,19 +115,21 @@ def test_a_new_administrator_reaches_a_first_agent_and_its_token(page, live_serv
     page.fill("#token-name", "first")
     page.click("button:has-text('Create token')")
     secret = page.wait_for_selector("#new-token").input_value()
-    page.screenshot(path=str(tmp_path / "agent-first-token.png"), full_page=True)
+    screenshots(page, "agent-first-token.png", readme=False)
     assert Agent.objects.get(name="rockbot").tokens.get().prefix in secret
 
 
-def test_a_refusal_is_the_apps_own_page(page, live_server, tmp_path):
+def test_a_refusal_is_the_apps_own_page(page, live_server, screenshots):
     log_in(page, live_server, UserFactory(is_staff=True))  # without the admin's permissions
     page.goto(f"{live_server.url}/admin/stores/agent/add/")
     page.wait_for_selector("h1:has-text('Not allowed')")
-    page.screenshot(path=str(tmp_path / "forbidden.png"), full_page=True)
+    screenshots(page, "forbidden.png", readme=False)
     assert page.locator(".topbar").is_visible()  # the app's layout, not a bare "403 Forbidden"
 
 
-def test_a_stale_preview_says_so_and_previews_again(page, browser, live_server, agent, tmp_path):
+def test_a_stale_preview_says_so_and_previews_again(
+    page, browser, live_server, agent, screenshots, quick_live_poll
+):
     record = memory(agent, "The user lives in Paris and likes tea in the morning.")
     detail = f"{live_server.url}/a/rockbot/memory/{record.pk}/"
     log_in(page, live_server, UserFactory(is_staff=True, username="second"))
@@ -145,14 +147,14 @@ def test_a_stale_preview_says_so_and_previews_again(page, browser, live_server, 
     assert "made from version 1; the record is now at version 2" in stale.inner_text()
     assert not page.is_visible(".preview [data-apply]")
     assert "just now" in page.inner_text("#live-notice")
-    page.screenshot(path=str(tmp_path / "stale-preview.png"), full_page=True)
+    screenshots(page, "stale-preview.png", readme=False)
 
     page.click("text=Preview again on the current text")
     page.wait_for_selector("#edit-result .conflict")
     # One banner: the conflict says what the live notice said, and the notice steps back.
     assert page.locator("[role=alert]").count() == 1
     assert page.inner_text("#live-notice") == ""
-    page.screenshot(path=str(tmp_path / "stale-repreviewed.png"), full_page=True)
+    screenshots(page, "stale-repreviewed.png", readme=False)
     page.click(".conflict [data-apply]:has-text('Re-apply on version 2')")
     page.wait_for_selector(".badge.version:has-text('version 3')")
     record.refresh_from_db()
@@ -160,12 +162,12 @@ def test_a_stale_preview_says_so_and_previews_again(page, browser, live_server, 
 
 
 def test_the_navigation_fits_a_laptop_and_the_admin_names_read_right(
-    page, live_server, agent, tmp_path
+    page, live_server, agent, screenshots
 ):
     page.set_viewport_size({"width": 1280, "height": 800})
     log_in(page, live_server, UserFactory(is_staff=True, is_superuser=True))
     page.wait_for_selector("nav.agent-nav")
-    page.screenshot(path=str(tmp_path / "nav-1280.png"))
+    screenshots(page, "nav-1280.png", full_page=False, readme=False)
     tops = page.eval_on_selector_all(
         "nav.agent-nav a",
         "links => links.map(link => Math.round(link.getBoundingClientRect().top))",

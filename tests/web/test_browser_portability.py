@@ -46,7 +46,7 @@ def test_an_upload_is_checked_then_imported_from_its_report(
     page.wait_for_selector("#pam-report [data-status=checked]")
     assert "would be created" in page.inner_text("#pam-report").lower()
     assert not Memory.objects.filter(agent=agent).exists()
-    page.screenshot(path=str(screenshots / "pam-import-checked.png"), full_page=True)
+    screenshots(page, "pam-import-checked.png")
 
     page.click("#pam-report button[value=import]")
     page.wait_for_selector("#pam-report [data-status=imported]")
@@ -56,7 +56,9 @@ def test_an_upload_is_checked_then_imported_from_its_report(
     }
 
 
-def test_a_tampered_file_is_refused_naming_the_check(page, live_server, store_file, tmp_path):
+def test_a_tampered_file_is_refused_naming_the_check(
+    page, live_server, store_file, tmp_path, screenshots
+):
     AgentFactory(name="rockbot")
     tampered = tmp_path / "tampered.json"
     tampered.write_bytes(store_file.read_bytes().replace(b"GitHub Actions", b"Jenkins"))
@@ -66,5 +68,5 @@ def test_a_tampered_file_is_refused_naming_the_check(page, live_server, store_fi
     page.click("button[value=check]")
     page.wait_for_selector("#pam-report [data-check=content-hash]")
     assert "m-build" in page.inner_text("#pam-report")
-    page.screenshot(path=str(tmp_path / "pam-refused.png"), full_page=True)
+    screenshots(page, "pam-refused.png", readme=False)
     assert not Memory.objects.filter(agent__name="rockbot").exists()

@@ -98,7 +98,7 @@ def test_a_near_miss_reads_for_a_person_and_its_text_can_be_used(
     assert "NO-BREAK SPACE" in marker.get_attribute("title")
     # The agent's own message is still there, folded away.
     assert "old_string" in page.text_content("#edit-result .agent-message p")
-    page.screenshot(path=str(screenshots / "near-miss.png"), full_page=True)
+    screenshots(page, "near-miss.png")
 
     page.click("#edit-result .near-miss >> text=Use this text")
     assert page.input_value("#old_string") == "Project Falcon\u00a0ships on the 3rd of March."
@@ -139,7 +139,7 @@ def test_the_title_reads_the_first_words_and_a_change_is_undone_from_its_banner(
     page.click("#edit-result .preview [data-apply]")
     banner = page.locator(".flash[data-status=updated]")
     expect(banner).to_contain_text("Saved. Now version 2.")
-    page.screenshot(path=str(screenshots / "banner-undo.png"), full_page=True)
+    screenshots(page, "banner-undo.png")
 
     banner.locator("text=Undo this change").click()
     expect(page.locator("#record-version")).to_have_text("version 3")
@@ -169,7 +169,7 @@ def test_during_a_conflict_the_header_shows_the_current_version_and_text(
     expect(page.locator("#record-text")).to_contain_text("likes coffee")
     expect(page.locator("#record-title")).to_have_text("The user lives in Paris and likes coffee…")
     assert "likes tea" not in page.inner_text("#record-text")
-    page.screenshot(path=str(screenshots / "conflict-header.png"), full_page=True)
+    screenshots(page, "conflict-header.png")
     page.click(".conflict [data-apply]")
     expect(page.locator("#record-version")).to_have_text("version 3")
     record.refresh_from_db()
@@ -218,7 +218,7 @@ def test_history_undoes_one_change_keeps_later_ones_and_names_a_clash(
     clash = page.wait_for_selector("#revert-result .outcome[data-status=conflict]")
     assert f"v6 → v7 (revision {paris})" in clash.inner_text()
     assert "same lines" in clash.inner_text()
-    page.screenshot(path=str(screenshots / "history-undo-conflict.png"), full_page=True)
+    screenshots(page, "history-undo-conflict.png")
     record.refresh_from_db()
     assert record.version == 7
 
@@ -227,7 +227,7 @@ def test_history_undoes_one_change_keeps_later_ones_and_names_a_clash(
     page.click("#revert-result [data-apply]")
     page.wait_for_selector("#timeline .flash[data-status=reverted]")
     expect(page.locator(".rev[data-version='8'] .rev-head")).to_contain_text("went back to v2")
-    page.screenshot(path=str(screenshots / "history-restore.png"), full_page=True)
+    screenshots(page, "history-restore.png")
 
 
 # --- the skill form's defaults; a deleted section leaves no blank lines ---------
@@ -253,7 +253,7 @@ def test_the_section_form_opens_on_a_real_section_and_a_delete_leaves_no_gap(
     options = page.locator("#section-heading option").all_inner_texts()
     assert options == ["Water plants", "Steps", "Notes"]
     expect(page.locator("form.append-form")).to_contain_text("Add to the end of the document")
-    page.screenshot(path=str(screenshots / "skill-sections.png"), full_page=True)
+    screenshots(page, "skill-sections.png")
 
     page.select_option("#section-heading", "Notes")
     page.click("text=Preview: delete the section")
@@ -292,7 +292,7 @@ def test_create_edit_insert_a_line_and_undo_one_change(page, live_server, agent,
     assert "Budget: 40k." in page.inner_text("#insert-result .preview ins")
     record.refresh_from_db()
     assert record.version == 2  # nothing written before the preview is applied
-    page.screenshot(path=str(screenshots / "insert-line-preview.png"), full_page=True)
+    screenshots(page, "insert-line-preview.png")
     page.click("#insert-result [data-apply]")
     expect(page.locator("#record-version")).to_have_text("version 3")
     record.refresh_from_db()

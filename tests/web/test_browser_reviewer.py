@@ -94,7 +94,7 @@ def test_a_change_row_shows_the_text_and_opens_to_its_diff(
     row.locator("summary").click()
     expect(row.locator(".change-detail del")).to_have_text("March")
     expect(row.locator(".change-detail ins")).to_have_text("April")
-    page.screenshot(path=str(screenshots / "changes-row-opened.png"), full_page=True)
+    screenshots(page, "changes-row-opened.png")
 
     page.goto(f"{live_server.url}/a/rockbot/")
     dashboard_row = page.locator("section:has(h2:text-is('Recent changes')) tbody tr").first
@@ -122,7 +122,7 @@ def test_a_search_marks_its_matches_and_sorts_read_in_words(
         "Recently updated",
     ]
     assert page.locator("select[name=sort] option:checked").inner_text().startswith("Best match")
-    page.screenshot(path=str(screenshots / "list-search-marked.png"), full_page=True)
+    screenshots(page, "list-search-marked.png")
 
 
 def test_a_memory_is_created_from_its_list(page, live_server, household, screenshots):
@@ -135,7 +135,7 @@ def test_a_memory_is_created_from_its_list(page, live_server, household, screens
     page.select_option("#id_subject", label="Ana Martin")
     page.fill("#id_category", "hobbies")
     page.fill("#id_tags", "bees, garden")
-    page.screenshot(path=str(screenshots / "create-memory.png"), full_page=True)
+    screenshots(page, "create-memory.png")
     page.click("button[type=submit]:has-text('Create memory')")
 
     expect(page.locator(".messages")).to_contain_text("(version 1)")
@@ -175,7 +175,7 @@ def test_the_api_docs_list_the_operations_under_the_csp(page, live_server, db, s
     assert len(seen) > 20
     assert any(path.startswith("/api/v1/memories/") for path in seen)
     assert csp_violations(page) == []
-    page.screenshot(path=str(screenshots / "api-docs.png"))
+    screenshots(page, "api-docs.png", full_page=False)
 
 
 def test_on_a_phone_the_navigation_folds_and_tables_scroll_in_their_box(
@@ -188,11 +188,11 @@ def test_on_a_phone_the_navigation_folds_and_tables_scroll_in_their_box(
 
     expect(toggle).to_be_visible()
     expect(nav).to_be_hidden()
-    page.screenshot(path=str(screenshots / "phone-dashboard.png"))
+    screenshots(page, "phone-dashboard.png", full_page=False)
     toggle.click()
     expect(nav).to_be_visible()
     assert toggle.get_attribute("aria-expanded") == "true"
-    page.screenshot(path=str(screenshots / "phone-navigation.png"))
+    screenshots(page, "phone-navigation.png", full_page=False)
     nav.locator("text=Memories").click()
     page.wait_for_selector("table.records")
 
@@ -205,7 +205,7 @@ def test_on_a_phone_the_navigation_folds_and_tables_scroll_in_their_box(
     )
     assert widths["page"] <= widths["view"], widths  # the page itself does not scroll sideways
     assert widths["table"] > widths["box"], widths  # the table does, inside its box
-    page.screenshot(path=str(screenshots / "phone-list.png"))
+    screenshots(page, "phone-list.png", full_page=False)
     context.close()
 
 
@@ -252,7 +252,7 @@ def test_a_new_token_is_copied_with_its_snippets(
     assert f'"Authorization": "Bearer {raw}"' in copied
     assert f'"url": "{live_server.url}/mcp/"' in copied
     assert '"/srv/memoryadmin/manage.py"' in page.inner_text("#snippet-mcp-stdio")
-    page.screenshot(path=str(screenshots / "tokens.png"), full_page=True)
+    screenshots(page, "tokens.png")
     assert csp_violations(page) == []
     context.close()
 

@@ -71,7 +71,7 @@ def test_a_conversation_is_found_previewed_and_taken_back(page, live_server, poi
     expect(rows).to_have_count(2)
     expect(rows.first).to_contain_text("8121")
     expect(rows.first).to_contain_text("create 2, edit 1")
-    page.screenshot(path=str(screenshots / "sources.png"), full_page=True)
+    screenshots(page, "sources.png")
 
     rows.first.get_by_role("link", name="8121").click()
     expect(page.get_by_role("heading", name="Conversation 8121")).to_be_visible()
@@ -80,14 +80,14 @@ def test_a_conversation_is_found_previewed_and_taken_back(page, live_server, poi
     expect(page.locator("[data-filter=conversation]")).to_contain_text("8121")
     expect(page.locator("#results")).to_contain_text("evil.example")
     expect(page.locator("#results")).not_to_contain_text("sister")
-    page.screenshot(path=str(screenshots / "sources-list.png"), full_page=True)
+    screenshots(page, "sources-list.png")
     page.go_back()
     revisions = Revision.objects.count()
     page.click("[data-takeback-preview]")
     preview = page.locator("[data-takeback=preview]")
     expect(preview).to_contain_text("3 records would be taken back")
     assert Revision.objects.count() == revisions
-    page.screenshot(path=str(screenshots / "takeback-preview.png"), full_page=True)
+    screenshots(page, "takeback-preview.png")
 
     page.click("[data-takeback-apply]")
     expect(page.locator("[data-takeback=applied]")).to_contain_text("3 records taken back")

@@ -53,7 +53,7 @@ def test_a_person_settles_a_conflict_and_a_merge(page, live_server, screenshots,
     expect(conflict.locator(".reason")).to_have_text("differ only in 'Paris' → 'Lyon'")
     expect(conflict.locator(".diff del")).to_contain_text("Paris")
     expect(page.locator("li.suggestion")).to_have_count(2)  # not the aunt and the uncle
-    page.screenshot(path=str(screenshots / "suggestions.png"), full_page=True)
+    screenshots(page, "suggestions.png")
     page.keyboard.press("j")
     expect(page.locator("li.suggestion").first).to_be_focused()
     page.keyboard.press("j")
@@ -77,7 +77,7 @@ def test_a_person_settles_a_conflict_and_a_merge(page, live_server, screenshots,
     assert csp_violations(page) == []
 
 
-def test_the_dashboard_counts_what_waits_and_leads_to_it(page, live_server, tmp_path, suspects):
+def test_the_dashboard_counts_what_waits_and_leads_to_it(page, live_server, screenshots, suspects):
     signed_in(page, live_server)
     page.set_viewport_size({"width": 1280, "height": 800})
     page.goto(f"{live_server.url}/a/rockbot/")
@@ -86,7 +86,7 @@ def test_the_dashboard_counts_what_waits_and_leads_to_it(page, live_server, tmp_
     expect(card.locator("li")).to_have_text(["1 duplicate", "1 conflict"])
     expect(page.locator("[data-suggestions-count]")).to_have_text("2")
     card.scroll_into_view_if_needed()
-    page.screenshot(path=str(tmp_path / "dashboard-1280.png"), full_page=True)
+    screenshots(page, "dashboard-1280.png", readme=False)
 
     card.locator("a:has-text('1 conflict')").click()
     expect(page.locator("li.suggestion")).to_have_count(1)

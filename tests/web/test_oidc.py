@@ -148,7 +148,7 @@ def test_a_person_logs_in_with_the_provider_and_is_created_as_staff(
     page, live_server, sso_settings, screenshots
 ):
     page.goto(f"{live_server.url}/accounts/login/")
-    page.screenshot(path=str(screenshots / "login-single-sign-on.png"))
+    screenshots(page, "login-single-sign-on.png", full_page=False)
 
     callback = sso_login(page, live_server, "alice")
 
