@@ -20,9 +20,22 @@ TEST_EMBEDDING_BACKEND = os.environ.get(
     "MEMORYADMIN_TEST_EMBEDDING_BACKEND", "stores.embeddings.fake.FakeBackend"
 )
 
-# The text engine's tests: the engine imports no Django, so a second database pass would
-# run exactly the same code again.
-TEXT_ENGINE_TESTS = Path(__file__).parent / "editing"
+# Tests that touch no database: the text engine's (it imports no Django), those that read the
+# code itself, the progress bars, and the settings, compose and local-model checks, which run
+# in processes or on models of their own. A second database pass would run exactly the same
+# code again.
+_TESTS = Path(__file__).parent
+DATABASE_FREE = (
+    _TESTS / "editing",
+    _TESTS / "test_import_contracts.py",
+    _TESTS / "test_no_issue_numbers.py",
+    _TESTS / "test_one_home.py",
+    _TESTS / "test_progress.py",
+    _TESTS / "test_typecheck.py",
+    _TESTS / "ops" / "test_compose.py",
+    _TESTS / "ops" / "test_settings.py",
+    _TESTS / "embeddings" / "test_local.py",
+)
 
 
 # First, so pytest-xdist's own hook, which turns the group into the worker's assignment,
@@ -33,7 +46,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if item.get_closest_marker("browser"):
             # One pytest-xdist worker runs them all: Chromium starts once per run.
             item.add_marker(pytest.mark.xdist_group("browser"))
-        if TEXT_ENGINE_TESTS in Path(str(item.fspath)).parents:
+        path = Path(str(item.fspath))
+        if any(place == path or place in path.parents for place in DATABASE_FREE):
             item.add_marker(pytest.mark.database_free)
 
 

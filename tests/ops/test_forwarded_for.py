@@ -91,6 +91,7 @@ def bin_serve(tmp_path: Path) -> Iterator[str]:
         process.wait(timeout=30)
 
 
+@pytest.mark.database_free  # bin/serve runs on a SQLite database of its own
 def test_bin_serve_counts_failures_by_the_connections_address_whatever_the_header(tmp_path):
     """Regression: 80 wrong guesses with a new X-Forwarded-For each were all answered 200,
     and the right password then logged in."""
