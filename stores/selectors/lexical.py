@@ -104,6 +104,9 @@ def _postgres(
     document = MemoryDocument()
     queries = [_term_query(term) for term in terms]
     total, *holding = _counts(memories, terms, queries, agent_id, whole_store)
+    # A store's size from its last count may trail a word counted now (the store grew since):
+    # no word is held by more memories than there are.
+    total = max(total, *holding)
     weights = [term_weight(total, count) for count in holding]
     matched = functools.reduce(
         operator.add,

@@ -138,3 +138,17 @@ def test_an_import_that_makes_a_store_large_counts_its_common_words_at_once(
 
     assert report.ok and report.tallies["memory"].created == 5
     assert shares(agent) == {"harbour": 1.0, "note": 1.0}
+
+
+def test_a_store_grown_since_its_count_still_weighs_every_word_above_nothing(
+    postgres_only, agent, harbour_and_violin
+):
+    # As if the last count had found the store at 2 memories: "harbour" is now in 12.
+    TermShare.objects.create(agent=agent, lexeme="violin", holding=1, memories=2)
+
+    found = lexical_candidates(
+        harbour_and_violin, ["harbour", "violin"], 20, agent_id=agent.pk, whole_store=True
+    )
+
+    assert len(found) == 15
+    assert all(0 < share <= 1 for _pk, share in found)
