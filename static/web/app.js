@@ -137,9 +137,9 @@
       if (!form) return;
       event.preventDefault();
       var apply = form.querySelector("[data-apply]:not([disabled])");
-      // htmx wires a swapped-in button only once the swap settles (20 ms on): a key pressed
-      // before that would click a button that does nothing yet.
-      if (apply && window.htmx) window.htmx.process(apply);
+      // htmx wires swapped-in content only once the swap settles (20 ms on): a key pressed
+      // before that would click a button that does nothing yet, or submit the form plainly.
+      if (window.htmx) window.htmx.process(form);
       if (apply) apply.click();
       // Only a form that previews on submit; the others preview from their buttons, and a
       // plain submit would apply unseen.
