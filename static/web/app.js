@@ -94,6 +94,28 @@
     }
   });
 
+  // While this page's own write is on its way, the live notice holds its polls: asked in
+  // between, it would report that write as someone else's change, mark the preview being
+  // applied stale and take away the button whose answer shows the new version.
+  var ownWrites = new Set();
+  function isLivePoll(elt) {
+    return elt && elt.id === "live-notice";
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var detail = event.detail;
+    if (isLivePoll(detail.elt)) {
+      if (ownWrites.size) event.preventDefault();
+    } else if (detail.requestConfig && detail.requestConfig.verb !== "get") {
+      ownWrites.add(detail.xhr);
+    }
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    ownWrites.delete(event.detail.xhr);
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    if (isLivePoll(event.detail.elt) && ownWrites.size) event.detail.shouldSwap = false;
+  });
+
   // A preview remembers what asked for it, to ask again once it is stale.
   document.addEventListener("htmx:afterSwap", function (event) {
     var preview = event.detail.target.querySelector && event.detail.target.querySelector(".preview");

@@ -6,6 +6,7 @@ navigation fits a laptop screen. Screenshots are taken only when asked
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -159,6 +160,32 @@ def test_a_stale_preview_says_so_and_previews_again(
     page.wait_for_selector(".badge.version:has-text('version 3')")
     record.refresh_from_db()
     assert record.content == "The user lives in Lyon and likes mint tea in the morning."
+
+
+def test_a_write_answered_slowly_is_not_reported_as_someone_elses_change(
+    page, live_server, agent, quick_live_poll
+):
+    """The page's poll asks between the write's commit and its answer: it must not tell the
+    person their own edit was made by someone while they had the record open."""
+    record = memory(agent, "The user likes tea in the morning.")
+    log_in(page, live_server, UserFactory(is_staff=True))
+    page.goto(f"{live_server.url}/a/rockbot/memory/{record.pk}/")
+
+    def answer_late(route):
+        answer = route.fetch()
+        time.sleep(2.5)  # two polls' worth
+        route.fulfill(response=answer)
+
+    page.route(f"**/memory/{record.pk}/ops/edit/", answer_late)
+    page.fill("#old_string", "likes tea")
+    page.fill("#new_string", "likes mint tea")
+    page.click(".preview [data-apply]:has-text('Apply as version 2')")
+    page.wait_for_selector(".badge.version:has-text('version 2')")
+    assert page.locator("#live-notice[role=alert], .preview [data-stale]").count() == 0
+    page.wait_for_timeout(1500)  # the next poll asks from version 2 and hears nothing new
+    assert page.locator("#live-notice[role=alert]").count() == 0
+    record.refresh_from_db()
+    assert record.content == "The user likes mint tea in the morning."
 
 
 def test_the_navigation_fits_a_laptop_and_the_admin_names_read_right(
