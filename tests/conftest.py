@@ -38,14 +38,8 @@ DATABASE_FREE = (
 )
 
 
-# First, so pytest-xdist's own hook, which turns the group into the worker's assignment,
-# sees the mark: a conftest loaded before the worker's plugin would otherwise run after it.
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
-        if item.get_closest_marker("browser"):
-            # One pytest-xdist worker runs them all: Chromium starts once per run.
-            item.add_marker(pytest.mark.xdist_group("browser"))
         path = Path(str(item.fspath))
         if any(place == path or place in path.parents for place in DATABASE_FREE):
             item.add_marker(pytest.mark.database_free)

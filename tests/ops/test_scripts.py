@@ -136,15 +136,15 @@ def test_bin_test_starts_postgresql_on_a_free_port_and_stops_when_sqlite_fails(c
     assert busy_port is None or port != 55432
     with socket.socket() as probe:  # it was free (the stub started nothing on it)
         probe.bind(("127.0.0.1", port))
-    # Each pass: all but the browser tests in a worker per core, then the browser tests in a
-    # process of their own; the asked-for arguments after bin/test's own. The PostgreSQL pass
+    # Each pass: all but the browser tests in a worker per core, then the browser tests in
+    # workers of their own; the asked-for arguments after bin/test's own. The PostgreSQL pass
     # leaves out the tests that touch no database.
     pytest_runs = [line for line in calls(checkout, ".venv/bin") if " -m pytest " in line]
     assert pytest_runs == [
         "python -m pytest -n auto --dist loadgroup -m not browser -k x",
-        "python -m pytest -m browser -k x",
+        "python -m pytest -n auto --dist loadgroup -m browser -k x",
         "python -m pytest -n auto --dist loadgroup -m not browser and not database_free -k x",
-        "python -m pytest -m browser and not database_free -k x",
+        "python -m pytest -n auto --dist loadgroup -m browser and not database_free -k x",
     ]
 
     failed = run(checkout, "test", FAIL_PYTEST="1")
