@@ -7,6 +7,7 @@ committed test database on PostgreSQL), then waits on the database with a deadli
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
@@ -133,6 +134,9 @@ def worker(broker_url, worker_database, tmp_path) -> Iterator[subprocess.Popen]:
     try:
         yield process
     finally:
+        # A result this process waited on unsubscribes from Redis when it is collected: now,
+        # while Redis is up, rather than in a later test after it stopped.
+        gc.collect()
         switch_celery(**saved)
         process.send_signal(signal.SIGTERM)
         try:
