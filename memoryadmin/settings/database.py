@@ -22,6 +22,7 @@ def _from_url(url: str) -> dict[str, Any]:
     )
     if database["ENGINE"] != "django.db.backends.postgresql":
         return database
+    database["ENGINE"] = "memoryadmin.hosting.postgresql"
     options = database.setdefault("OPTIONS", {})
     # An unreachable host must fail a request (503) in seconds, not hang a worker thread.
     options.setdefault("connect_timeout", env_int("DATABASE_CONNECT_TIMEOUT", 5))

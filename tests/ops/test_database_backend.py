@@ -1,0 +1,60 @@
+"""A kept PostgreSQL connection's health check: no round trip while the connection is sound,
+and a connection the server ended is replaced before the request's first query."""
+
+from __future__ import annotations
+
+import select
+import time
+from collections.abc import Iterator
+
+import pytest
+from django.db import connection, connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+
+
+@pytest.fixture
+def kept(postgres_only) -> Iterator[BaseDatabaseWrapper]:
+    """A connection of its own, as a server thread keeps one between requests."""
+    wrapper = connections.create_connection("default")
+    assert wrapper.settings_dict["CONN_HEALTH_CHECKS"] and wrapper.settings_dict["CONN_MAX_AGE"]
+    wrapper.ensure_connection()
+    yield wrapper
+    wrapper.close()
+
+
+def backend_pid(wrapper: BaseDatabaseWrapper) -> int:
+    with wrapper.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        return cursor.fetchone()[0]
+
+
+def last_statement(pid: int) -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
+        cursor.execute("SELECT query FROM pg_stat_activity WHERE pid = %s", [pid])
+        return cursor.fetchone()[0]
+
+
+def test_a_sound_kept_connection_is_checked_without_a_statement(kept):
+    pid = backend_pid(kept)
+    with kept.cursor() as cursor:
+        cursor.execute("SELECT 'the last request'")
+
+    assert kept.is_usable()
+    assert last_statement(pid) == "SELECT 'the last request'"
+
+
+def test_a_connection_the_server_ended_is_replaced_before_the_next_request(kept):
+    pid = backend_pid(kept)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+    waiting = select.poll()
+    waiting.register(kept.connection.fileno(), select.POLLIN)
+    deadline = time.monotonic() + 10
+    while not waiting.poll(100) and time.monotonic() < deadline:
+        pass
+
+    assert not kept.is_usable()
+    # What Django does at the start of a request, then the request's first query.
+    kept.close_if_unusable_or_obsolete()
+    assert backend_pid(kept) != pid
