@@ -66,13 +66,31 @@ def records_written_by(
     ).values_list("record_id", flat=True)
 
 
+def _record_write(order: str) -> PreparedQuery[Revision]:
+    return PreparedQuery(
+        lambda surface_key, record_id: (
+            Revision.objects.filter(surface=surface_key, record_id=record_id)
+            .defer(*BODY)
+            .order_by(order)[:1]
+        ),
+        str,
+        int,
+    )
+
+
+# Every full read of a record asks both (compiled once: they are most of a read's Python).
+_FIRST_WRITE = _record_write("version_after")
+_LAST_WRITE = _record_write("-version_after")
+
+
 def record_origin(surface_key: str, record_id: int) -> dict[str, Any]:
     """Which write created a record and which last changed it, each with its actor, channel,
     moment and source (two indexed reads, without the texts)."""
-    revisions = Revision.objects.filter(surface=surface_key, record_id=record_id).defer(*BODY)
+    first = _FIRST_WRITE.run(surface_key, record_id)
+    last = _LAST_WRITE.run(surface_key, record_id)
     return {
-        "created_by": _origin(revisions.order_by("version_after").first()),
-        "last_changed_by": _origin(revisions.order_by("-version_after").first()),
+        "created_by": _origin(first[0] if first else None),
+        "last_changed_by": _origin(last[0] if last else None),
     }
 
 

@@ -10,7 +10,9 @@ from django.db.transaction import TransactionManagementError
 from django.forms.models import model_to_dict
 
 from stores.models import AgentToken, Memory, Revision
+from stores.ops.names import OpName
 from stores.runtime.prepared import PreparedQuery, insert_new, update_if_version
+from stores.selectors.revisions import record_origin
 from stores.services import Actor, record_edit, token_authenticate, token_revoke
 from stores.services.engine import find_record
 from stores.surfaces import SURFACES
@@ -101,6 +103,32 @@ def test_an_edit_reads_its_record_without_compiling_a_select(agent, make, select
     assert record_edit(**edit, old_string="mate", new_string="tea").ok
 
     assert select_compilations == []
+
+
+def test_a_full_read_names_its_first_and_last_writes_without_compiling_a_select(
+    agent, make, select_compilations, django_assert_num_queries
+):
+    memory = make.memory(agent, "The user likes tea.")
+    edit = {"surface_key": "memory", "agent": agent, "ref": memory.pk}
+    assert record_edit(**edit, actor=MAINTAINER, old_string="tea", new_string="mate").ok
+    second = Actor.maintainer("a second hand")
+    assert record_edit(**edit, actor=second, old_string="mate", new_string="tea").ok
+    record_origin("memory", memory.pk)
+    select_compilations.clear()
+
+    with django_assert_num_queries(2):
+        origin = record_origin("memory", memory.pk)
+
+    assert select_compilations == []
+    assert origin["created_by"]["op"] == OpName.CREATE
+    assert origin["last_changed_by"]["actor"] == second.label
+    assert origin["last_changed_by"]["revision"] == (
+        Revision.objects.filter(record_id=memory.pk, surface="memory").latest("version_after").pk
+    )
+    assert record_origin("memory", memory.pk + 1000) == {
+        "created_by": None,
+        "last_changed_by": None,
+    }
 
 
 def test_a_ref_past_any_id_is_an_alias_that_no_record_has(agent, make):
