@@ -99,6 +99,13 @@ def test_a_memory_is_titled_by_its_first_words(staff_client, agent, make):
     assert "<title>Biscuit is the user" in body
 
 
+def test_the_record_page_shows_no_template_comment(staff_client, agent, make):
+    # Django's {# #} ends at the line's end: one spread over two lines is printed as text.
+    memory = make.memory(agent, "Likes tea.")
+    body = staff_client.get(url("record_detail", agent.name, "memory", memory.pk)).content.decode()
+    assert "{#" not in body and "#}" not in body
+
+
 def test_a_success_banner_offers_to_undo_the_revision_just_made(staff_client, agent, make):
     memory = make.memory(agent, NOTES)
     response = staff_client.post(
