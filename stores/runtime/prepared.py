@@ -13,6 +13,10 @@ Only plain lookups whose values reach the SQL unchanged may take a placeholder: 
 compared as it is, or an integer (an id). Building the query checks that each placeholder
 came out as one parameter of its own, so a lookup that would transform its value fails
 there, at once, rather than answer a different question.
+
+The statements these build have texts that never change, so where the database backend
+offers a cursor that prepares them on the server (`preparing_cursor`: the project's
+PostgreSQL backend) they take it, and the server parses and plans each once per connection.
 """
 
 from __future__ import annotations
@@ -113,7 +117,7 @@ class PreparedQuery(Generic[M]):
         params = list(compiled.params)
         for index, number in compiled.slots:
             params[index] = type(compiled.params[index])(values[number])
-        with connection.cursor() as cursor:
+        with _statement_cursor(connection) as cursor:
             cursor.execute(compiled.sql, params)
             rows = cursor.fetchall()
         if compiled.converters:
@@ -163,7 +167,7 @@ def update_if_version(model: type[Model], pk: int, version: int, values: dict[st
         _prepared(field, value, connection)
         for field, value in zip(fields, values.values(), strict=True)
     ]
-    with connection.cursor() as cursor:
+    with _statement_cursor(connection) as cursor:
         cursor.execute(sql, [*params, pk, version])
         return cursor.rowcount
 
@@ -184,11 +188,18 @@ def insert_new(instance: Model) -> None:
             f"RETURNING {_column(meta.pk, connection)}"
         )
     params = [_prepared(field, field.pre_save(instance, True), connection) for field in fields]
-    with connection.cursor() as cursor:
+    with _statement_cursor(connection) as cursor:
         cursor.execute(sql, params)
         (instance.pk,) = cursor.fetchone()
     instance._state.adding = False
     instance._state.db = connection.alias
+
+
+def _statement_cursor(connection: BaseDatabaseWrapper) -> Any:
+    """A cursor for a statement whose text is sent again and again: one that has it prepared
+    on the server where the backend offers one (`preparing_cursor`), else the plain one."""
+    preparing = getattr(connection, "preparing_cursor", None)
+    return preparing() if preparing is not None else connection.cursor()
 
 
 def _column(field: object, connection: BaseDatabaseWrapper) -> str:
