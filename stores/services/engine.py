@@ -646,12 +646,7 @@ def build_revision(
         after_state=spec.snapshot(record) if after_state is None else after_state,
         review=Revision.Review.PENDING if needs_review else Revision.Review.NOT_NEEDED,
         reverted_revision=reverted_revision,
-        source_conversation=source.conversation,
-        source_message=source.message,
-        source_platform=source.platform,
-        source_url=source.url,
-        source_excerpt=source.excerpt,
-        source_takeback=source.takeback,
+        **source.revision_columns(),
     )
 
 

@@ -77,6 +77,15 @@ class Source:
         """The parts given, as every door shows them."""
         return {name: getattr(self, name) for name in SOURCE_LIMITS if getattr(self, name)}
 
+    def revision_columns(self) -> dict[str, str | bool]:
+        """Its parts as the `source_<part>` columns of a revision (Revision.source reads
+        them back)."""
+        columns: dict[str, str | bool] = {
+            f"source_{part}": getattr(self, part) for part in SOURCE_PARTS
+        }
+        columns["source_takeback"] = self.takeback
+        return columns
+
     def merged_over(self, base: Source | None) -> Source:
         """This source's parts, and `base`'s where this one has none (a body over a header)."""
         if base is None:
