@@ -462,27 +462,21 @@ def _settle_writes(
     content: str | None,
 ) -> WriteResult:
     written: list[int] = []
+    # A write on the kept memory holds it to the version the suggestion pinned.
+    on_kept: dict[str, Any] = {
+        "agent": agent,
+        "actor": actor,
+        "ref": kept.pk,
+        "expected_version": kept.version,
+    }
     if suggestion.kind != Suggestion.Kind.CONFLICT:
-        result: WriteResult = merge.OP.run(
-            agent=agent,
-            actor=actor,
-            ref=kept.pk,
-            merge_from=others,
-            content=content,
-            expected_version=kept.version,
-        )
+        result: WriteResult = merge.OP.run(**on_kept, merge_from=others, content=content)
         written = [result.revision or 0, *(m["revision"] for m in result.details["merged"])]
     else:
         replaced: WriteResult | None = None
         if content is not None and content != kept.content:
             replaced = replace.OP.run(
-                surface_key=MEMORY.key,
-                agent=agent,
-                actor=actor,
-                ref=kept.pk,
-                text=content,
-                allow_shorter=True,
-                expected_version=kept.version,
+                **on_kept, surface_key=MEMORY.key, text=content, allow_shorter=True
             )
             written.append(replaced.revision or 0)
         for other in others:
