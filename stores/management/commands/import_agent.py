@@ -94,15 +94,7 @@ class Command(ImportCommand):
             if dry_run:
                 known[line["external_id"]] = Subject(agent=agent, **line)
                 continue
-            result = subject_create(
-                actor=actor,
-                agent=agent,
-                display_name=line["display_name"],
-                external_id=line["external_id"],
-                privacy_level=line["privacy_level"],
-                aliases=line["aliases"],
-                kind=line["kind"],
-            )
+            result = subject_create(actor=actor, agent=agent, **line)
             if result.ok:
                 known[line["external_id"]] = result.record
             else:
