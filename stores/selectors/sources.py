@@ -8,7 +8,7 @@ back and are counted apart, as what was taken back.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from django.db.models import Count, Max, Min, QuerySet
@@ -40,18 +40,7 @@ class ConversationSummary:
     held: bool = False
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "conversation": self.conversation,
-            "writes": self.writes,
-            "records": self.records,
-            "first_at": moment(self.first_at),
-            "last_at": moment(self.last_at),
-            "platforms": self.platforms,
-            "by_op": self.by_op,
-            "by_surface": self.by_surface,
-            "taken_back": self.taken_back,
-            "held": self.held,
-        }
+        return {**asdict(self), "first_at": moment(self.first_at), "last_at": moment(self.last_at)}
 
 
 def _sourced(agent: Agent) -> QuerySet[Revision]:
