@@ -132,12 +132,7 @@ class SourceViewSet(AgentViewSet):
     @action(detail=False, methods=["post"])
     def takeback(self, request: Request) -> Response:
         values = self.parse(TakebackInput)
-        answer = conversation_takeback(
-            agent=self.caller.agent,
-            actor=self.caller.actor,
-            conversation=values["conversation"],
-            dry_run=values["dry_run"],
-        )
+        answer = conversation_takeback(agent=self.caller.agent, actor=self.caller.actor, **values)
         return Response(answer.as_dict(), status=statuses.http_code(answer.status))
 
     @extend_schema(
@@ -158,12 +153,7 @@ class SourceViewSet(AgentViewSet):
     @action(detail=False, methods=["post"])
     def hold(self, request: Request) -> Response:
         values = self.parse(HoldInput)
-        held = conversation_hold(
-            agent=self.caller.agent,
-            actor=self.caller.actor,
-            conversation=values["conversation"],
-            held=values["held"],
-        )
+        held = conversation_hold(agent=self.caller.agent, actor=self.caller.actor, **values)
         return Response(
             {"status": str(Status.UPDATED), "conversation": values["conversation"], "held": held}
         )
