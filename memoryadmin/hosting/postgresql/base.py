@@ -12,10 +12,11 @@ Django binds parameters in the client and never prepares (a pooler in transactio
 would lose the statements), so PostgreSQL parses and plans every statement it is sent.
 The few whose text never changes (the token lookup, the record an edit locks, its UPDATE
 and its revision's INSERT: `stores.runtime.prepared`) take `preparing_cursor`, which binds
-on the server and prepares each text once per connection. Parsing and planning were a third
-of an edit's SQL: the floor's five statements took 0.75 ms p50 unprepared and 0.50 ms
-prepared, side by side on one machine. A pooler between the app and PostgreSQL must keep prepared
-statements (PgBouncer 1.21 and later in transaction mode: `max_prepared_statements`).
+on the server and prepares each text once per connection. Parsing and planning were a
+third of an edit's SQL: the floor's five statements took 0.75 ms p50 unprepared and
+0.50 ms prepared, side by side on one machine. A pooler between the app and PostgreSQL
+must keep prepared statements (PgBouncer 1.21 and later in transaction mode:
+`max_prepared_statements`).
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ class DatabaseWrapper(base.DatabaseWrapper):
     def get_connection_params(self) -> dict[str, Any]:
         params = super().get_connection_params()
         if params["prepare_threshold"] is None:
-            # With no threshold psycopg prepares nothing, even when asked. One no statement
-            # reaches leaves every other statement unprepared, as Django has it.
+            # With no threshold psycopg prepares nothing, even when asked. A threshold no
+            # statement reaches leaves every other statement unprepared, as Django has it.
             params["prepare_threshold"] = sys.maxsize
         return params
 
