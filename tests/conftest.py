@@ -38,6 +38,17 @@ DATABASE_FREE = (
 )
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """After this process's last test the session's fixtures end, dropping the test databases
+    on PostgreSQL, which refuses while a connection is open: the after-write queues' threads
+    first finish what they hold and close theirs (their own exit hook comes too late)."""
+    if nextitem is None:
+        from stores.runtime.queues import release_all
+
+        assert release_all(30), "an after-write queue did not finish within 30 s"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         path = Path(str(item.fspath))

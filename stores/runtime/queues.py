@@ -28,6 +28,18 @@ EXIT_WAIT_SECONDS = 30.0
 QUIET_AT_MOST_SECONDS = 30.0
 
 
+def release_all(timeout: float) -> bool:
+    """Every queue of this process drained and its thread's connection closed: at exit, and
+    in the tests before the test databases are dropped (PostgreSQL refuses to drop a database
+    a thread is still connected to). False if one did not finish within `timeout`."""
+    finished = [queue.drain(timeout, release=True) for queue in _QUEUES]  # each one, always
+    return all(finished)
+
+
+_QUEUES: list[AfterWriteQueue] = []
+atexit.register(release_all, EXIT_WAIT_SECONDS)
+
+
 class AfterWriteQueue:
     """Ids handed to `handle(key, ids)` in a daemon thread of this process.
 
@@ -60,7 +72,7 @@ class AfterWriteQueue:
         # A forked child (a Celery or gunicorn worker) starts with no thread and, should the
         # parent have held the lock at the fork, a lock no one would release.
         os.register_at_fork(after_in_child=self._reset)
-        atexit.register(self.drain, EXIT_WAIT_SECONDS, release=True)
+        _QUEUES.append(self)
 
     def _reset(self) -> None:
         self._pending: dict[str, set[int]] = {}
