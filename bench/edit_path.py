@@ -55,7 +55,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -260,9 +260,7 @@ class Bench:
 
         for number in range(20):
             edit(number)
-        if profiler is None:
-            return [edit(100 + number) for number in range(count)]
-        with profiler:
+        with profiler or nullcontext():
             return [edit(100 + number) for number in range(count)]
 
     # --- (i) the suggestion pass after a write ------------------------------------------------
@@ -440,7 +438,6 @@ print(json.dumps({"token": token, "record": record}))
 
 def embedded(options, work: Path) -> dict:
     """bin/serve's server (uvicorn, SQLite, no broker) with the local model and the fake."""
-
     data = work / "embedded"
     env = {
         key: value
