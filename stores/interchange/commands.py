@@ -12,20 +12,13 @@ from rich.console import Console
 
 from stores.errors import ApplicationError
 from stores.interchange.console import print_import_report
+from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
 from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, stale_records
 from stores.services import Actor, agent_get_or_create
 from stores.services.embeddings import reembed_sweep
 from stores.services.importing import ImportReport, import_records
-
-
-def find_agent(name: str) -> Agent:
-    agent = Agent.objects.filter(name=name).first()
-    if agent is None:
-        known = ", ".join(Agent.objects.values_list("name", flat=True)[:20]) or "none yet"
-        raise CommandError(f"No agent {name!r} (agents: {known}).")
-    return agent
 
 
 def target_agent(name: str, *, dry_run: bool, **defaults: Any) -> Agent:

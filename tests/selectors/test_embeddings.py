@@ -85,5 +85,5 @@ def test_reembed_command(agent, other_agent, make, capsys):
     call_command("reembed", "--all", "--surface", "memory")
     assert "memory: 2 stored" in capsys.readouterr().out
 
-    with pytest.raises(CommandError, match="No agent named"):
+    with pytest.raises(CommandError, match=r"No agent 'nobody' \(agents: "):
         call_command("reembed", "--agent", "nobody")

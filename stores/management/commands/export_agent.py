@@ -10,8 +10,8 @@ from django.core.management.base import BaseCommand
 from rich.table import Table
 
 from stores.interchange import native
-from stores.interchange.commands import find_agent
 from stores.interchange.files import atomic_output
+from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
 
 

@@ -8,8 +8,8 @@ from typing import IO, Any, cast
 from django.core.management.base import BaseCommand, CommandError
 
 from stores.interchange import pam
-from stores.interchange.commands import find_agent
 from stores.interchange.files import atomic_output
+from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
 from stores.models import Memory
 

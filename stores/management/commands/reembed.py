@@ -5,8 +5,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from stores.embeddings import get_backend
+from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
-from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, embedding_status
 from stores.services.embeddings import SWEEP_BATCH_SIZE, reembed_sweep
 
@@ -31,11 +31,7 @@ class Command(BaseCommand):
         parser.add_argument("--batch-size", type=int, default=SWEEP_BATCH_SIZE)
 
     def handle(self, *args, **options) -> None:
-        agent = None
-        if options["agent"]:
-            agent = Agent.objects.filter(name=options["agent"]).first()
-            if agent is None:
-                raise CommandError(f"No agent named {options['agent']!r}.")
+        agent = find_agent(options["agent"]) if options["agent"] else None
         if options["batch_size"] < 1:
             raise CommandError("--batch-size must be at least 1.")
         self.stdout.write(f"Embedding with {get_backend().model_name}.")

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
-from stores.models import Agent, Suggestion
+from stores.management.agents import find_agent
+from stores.models import Suggestion
 from stores.services.suggestions import suggest_for_agent
 
 
@@ -17,10 +18,7 @@ class Command(BaseCommand):
         parser.add_argument("--agent", required=True, help="The agent's name.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            agent = Agent.objects.get(name=options["agent"])
-        except Agent.DoesNotExist:
-            raise CommandError(f"No agent named {options['agent']!r}.") from None
+        agent = find_agent(options["agent"])
         counts = suggest_for_agent(agent)
         for kind in (Suggestion.Kind.DUPLICATE, Suggestion.Kind.CONFLICT):
             self.stdout.write(f"{kind}: {counts.get(kind, 0)} new")

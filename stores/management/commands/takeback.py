@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from stores.errors import ApplicationError
-from stores.models import Agent
+from stores.management.agents import find_agent
 from stores.services import Actor
 from stores.services.takeback import conversation_takeback
 
@@ -27,9 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--by", default="maintainer", help="Your name, for the revisions.")
 
     def handle(self, *args, **options) -> None:
-        agent = Agent.objects.filter(name=options["agent"]).first()
-        if agent is None:
-            raise CommandError(f"No agent {options['agent']!r}.")
+        agent = find_agent(options["agent"])
         try:
             answer = conversation_takeback(
                 agent=agent,

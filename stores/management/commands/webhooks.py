@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from stores.management.agents import find_agent
 from stores.models import Agent, Webhook
 from stores.selectors.webhooks import agent_webhook, agent_webhooks, delivery_log
 from stores.services import Actor, WriteResult
@@ -48,9 +49,7 @@ class Command(BaseCommand):
         actions.add_parser("deliver", help="Send every webhook's due changes now.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        agent = Agent.objects.filter(name=options["agent"]).first()
-        if agent is None:
-            raise CommandError(f"No agent {options['agent']!r}.")
+        agent = find_agent(options["agent"])
         actor = Actor.maintainer(options["by"])
         action = options["action"]
         if action == "list":
