@@ -736,18 +736,8 @@ def success(
         details["review"] = str(Revision.Review.PENDING)
         waits = "It awaits review: a person may approve it or revert it."
         message = f"{message} {waits}" if message else waits
-    return WriteResult(
-        status=status,
-        message=message,
-        surface=spec.key,
-        id=record.pk,
-        version=record.version,
-        revision=revision.pk,
-        diff=diff,
-        store=record.store if spec.store_policy else None,
-        bank=record.bank if spec.store_policy else None,
-        details=details,
-        record=record,
+    return _record_result(
+        spec, record, status=status, message=message, diff=diff, details=details, revision=revision
     )
 
 
@@ -768,16 +758,40 @@ def would_be(
     sends back as its precondition); there is no revision. `details` carry `dry_run`, the text
     field and its would-be text, beside the op's own details (replacements, lines).
     """
+    return _record_result(
+        spec,
+        record,
+        status=status,
+        message=message,
+        diff=_diff(spec, record, before_text, after_text),
+        details={**(details or {}), "dry_run": True, "field": text_field, "text": after_text},
+    )
+
+
+def _record_result(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    *,
+    status: Status,
+    message: str,
+    diff: str | None,
+    details: dict[str, Any],
+    revision: Revision | None = None,
+) -> WriteResult:
+    """The answer about a record written or previewed: the record, its version and, for a
+    surface with stores, where it is kept (its store and bank)."""
+    kept = spec.store_policy
     return WriteResult(
         status=status,
         message=message,
         surface=spec.key,
         id=record.pk,
         version=record.version,
-        diff=_diff(spec, record, before_text, after_text),
-        store=record.store if spec.store_policy else None,
-        bank=record.bank if spec.store_policy else None,
-        details={**(details or {}), "dry_run": True, "field": text_field, "text": after_text},
+        revision=revision.pk if revision is not None else None,
+        diff=diff,
+        store=record.store if kept else None,
+        bank=record.bank if kept else None,
+        details=details,
         record=record,
     )
 
