@@ -12,6 +12,7 @@ from stores.editing.lines import (
     offset_after_lines,
     with_line_ending,
 )
+from stores.editing.numbers import is_whole_number
 
 
 def line_count(text: str) -> int:
@@ -33,7 +34,7 @@ def insert_lines(
     the result ends with a line ending: a text that lacked a final one gets it.
     """
     lines = line_count(text)
-    if isinstance(insert_line, bool) or not isinstance(insert_line, int):
+    if not is_whole_number(insert_line):
         raise InvalidEdit(f"insert_line must be a whole number between 0 and {lines}.")
     if not 0 <= insert_line <= lines:
         # A line the text does not have is, like a phrase it does not hold, a miss.

@@ -15,6 +15,7 @@ from stores.editing.lines import (
     with_line_ending,
 )
 from stores.editing.nearmiss import find_near_miss
+from stores.editing.numbers import is_whole_number
 from stores.editing.quotes import CUT, words_after, words_before
 
 # An ambiguous refusal locates this many occurrences; `count` and `lines` tell the rest.
@@ -64,9 +65,7 @@ def apply_edit(
     replaced; it decides alone, whatever `replace_all` says.
     """
     if expected_replacements is not None and (
-        isinstance(expected_replacements, bool)
-        or not isinstance(expected_replacements, int)
-        or expected_replacements < 1
+        not is_whole_number(expected_replacements) or expected_replacements < 1
     ):
         raise InvalidEdit(
             "expected_replacements must be a whole number of at least 1: how many times "

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from stores.editing.errors import InvalidEdit, NoMatch
 from stores.editing.lines import LF, offset_after_lines
+from stores.editing.numbers import is_whole_number
 
 CR = "\r"
 
@@ -39,7 +40,7 @@ def view_lines(text: str, start: int = 1, end: int | None = None) -> NumberedVie
     total = text.count(LF) + 1
     last = total if end is None or end == -1 else end
     for name, value in (("start", start), ("end", last)):
-        if isinstance(value, bool) or not isinstance(value, int):
+        if not is_whole_number(value):
             raise InvalidEdit(f"The view's {name} must be a whole number.")
     # Lines the text does not have are, like a phrase it does not hold, a miss.
     if not 1 <= start <= total:

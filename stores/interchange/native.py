@@ -22,6 +22,7 @@ from typing import IO, Any
 from django.contrib.auth import get_user_model
 from django.db import models
 
+from stores.editing.numbers import is_whole_number
 from stores.errors import ApplicationError, Invalid
 from stores.interchange import rockbot
 from stores.interchange.files import UnsafePath, relative_parts
@@ -401,7 +402,7 @@ def _incoming(
     if not isinstance(ref, str) or not ref:
         raise Invalid("ref is missing or not a string.")
     version = doc.get("version")
-    if isinstance(version, bool) or not isinstance(version, int) or version < 1:
+    if not is_whole_number(version) or version < 1:
         raise Invalid("version must be a whole number of at least 1.")
     values: dict[str, Any] = {}
     successor = None

@@ -23,6 +23,7 @@ from django.db import IntegrityError, models, transaction
 from django.db.models import Q
 
 from stores.editing import text_sha256
+from stores.editing.numbers import is_number
 from stores.errors import ApplicationError, Invalid
 from stores.models import (
     EMBEDDING_DIMENSIONS,
@@ -314,7 +315,7 @@ def _vector(value: Any) -> list[float] | None:
     if (
         not isinstance(value, list)
         or len(value) != EMBEDDING_DIMENSIONS
-        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value)
+        or not all(is_number(x) for x in value)
     ):
         raise Invalid(f"embedding must be a list of {EMBEDDING_DIMENSIONS} numbers.")
     return [float(x) for x in value]

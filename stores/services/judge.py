@@ -45,6 +45,7 @@ from django.conf import settings
 from django.core.cache import cache
 
 from stores.editing.likeness import MAX_COMPARED_CHARS, Kind, Likeness, read
+from stores.editing.numbers import is_whole_number
 
 logger = logging.getLogger("memoryadmin.suggestions")
 
@@ -295,7 +296,7 @@ def _question(pairs: Sequence[Pair]) -> str:
 def _pair_number(value: Any) -> int | None:
     if isinstance(value, str) and value.strip().isdecimal():
         return int(value)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    return value if is_whole_number(value) else None
 
 
 def _one_line(reason: Any) -> str:

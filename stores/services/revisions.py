@@ -7,6 +7,7 @@ from typing import Any
 
 from django.db import models
 
+from stores.editing.numbers import is_whole_number
 from stores.errors import Invalid, NotFound
 from stores.models import Agent, Revision
 from stores.selectors.revisions import record_revision_of
@@ -73,7 +74,7 @@ def _live_link(
 ) -> int | None:
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int):
+    if not is_whole_number(value):
         raise Invalid(f"The revision's state holds {field.name} {value!r}, which is not an id.")
     targets = field.related_model._default_manager.filter(pk=value, agent=agent)
     if field.related_model is field.model:

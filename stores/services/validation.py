@@ -15,6 +15,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
+from stores.editing.numbers import is_whole_number
 from stores.errors import Invalid
 
 
@@ -215,7 +216,7 @@ def field_value(model_field: models.Field, value: Any) -> Any:
     elif isinstance(model_field, models.BooleanField):
         value = flag(value, name)
     elif isinstance(model_field, models.PositiveIntegerField):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        if not is_whole_number(value) or value < 0:
             raise Invalid(f"{name} must be a whole number of at least 0, not {value!r}.")
     elif isinstance(model_field, models.CharField | models.TextField):
         value = text(value, name)

@@ -17,6 +17,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
+from stores.editing.numbers import is_number, is_whole_number
 from stores.errors import Invalid
 from stores.models import Agent
 from stores.ops.fields import SOURCE
@@ -86,11 +87,11 @@ def _is_moment(value: object) -> bool:
 
 
 def _strict_integer(_checker: Any, instance: object) -> bool:
-    return isinstance(instance, int) and not isinstance(instance, bool)
+    return is_whole_number(instance)
 
 
 def _finite_number(_checker: Any, instance: object) -> bool:
-    if isinstance(instance, bool) or not isinstance(instance, int | float):
+    if not is_number(instance):
         return False
     # Python's JSON reads NaN and Infinity, which are no JSON numbers.
     return isinstance(instance, int) or math.isfinite(instance)

@@ -12,6 +12,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from stores.editing import MAX_BATCH_EDITS
+from stores.editing.numbers import is_number, is_whole_number
 from stores.models import Revision
 from stores.ops.catalog import Op
 from stores.ops.params import (
@@ -54,14 +55,14 @@ class StrictBoolean(serializers.BooleanField):
 
 class StrictInteger(serializers.IntegerField):
     def to_internal_value(self, data: Any) -> int:
-        if isinstance(data, bool) or not isinstance(data, int):
+        if not is_whole_number(data):
             self.fail("invalid")
         return super().to_internal_value(data)
 
 
 class StrictNumber(serializers.FloatField):
     def to_internal_value(self, data: Any) -> float:
-        if isinstance(data, bool) or not isinstance(data, int | float):
+        if not is_number(data):
             self.fail("invalid")
         try:
             return super().to_internal_value(data)
