@@ -302,7 +302,7 @@ def test_every_write_pair_is_an_op_of_the_record_page(agent, client, staff_user,
         assert page.status_code == 200
         if SURFACES[key].one_per_agent:
             # Opening the rules page writes nothing; its first rule stores the document.
-            opened = client.get(reverse("web:rules", args=[agent.name]))
+            opened = client.get(reverse("web:record_list", args=[agent.name, key]))
             assert opened.status_code == 200
             assert not SURFACES[key].model.objects.filter(agent=agent).exists()
             first = client.post(

@@ -66,7 +66,6 @@ urlpatterns = [
     ),
     path(agent + "pam/", portability.pam_import, name="pam_import"),
     path(agent + "pam/memory-store.json", portability.pam_export, name="pam_export"),
-    path(agent + "rules/", records.rules_page, name="rules"),
     path(agent + "<str:surface>/", lists.record_list_view, name="record_list"),
     path(agent + "<str:surface>/bulk/", lists.record_bulk, name="record_bulk"),
     path(agent + "<str:surface>/new/", create.record_new, name="record_new"),

@@ -22,6 +22,12 @@ from stores.services.results import WriteResult
 from stores.surfaces import SurfaceSpec
 
 
+def unwritten_document(spec: SurfaceSpec, agent: Agent) -> VersionedRecord:
+    """The empty document (version 1) the first write to `agent`'s record of `spec` would
+    create, unsaved: what a preview and a page show before there is one."""
+    return spec.model(**{"agent": agent, "version": 1, spec.primary_text_field: ""})
+
+
 def agent_document(
     spec: SurfaceSpec, *, agent: Agent, actor: Actor, dry_run: bool = False
 ) -> VersionedRecord:
@@ -40,7 +46,7 @@ def agent_document(
         return document
     policy.check_agent(agent, actor=actor, op=OpName.CREATE)
     if dry_run:
-        return spec.model(**{"agent": agent, "version": 1, spec.primary_text_field: ""})
+        return unwritten_document(spec, agent)
     try:
         with transaction.atomic():
             created = create(spec, agent=agent, actor=actor, values={spec.primary_text_field: ""})

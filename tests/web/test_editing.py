@@ -384,7 +384,7 @@ def test_skill_summary_takes_phrase_edits_too(staff_client, agent, make):
 def test_opening_the_rules_page_writes_nothing(staff_client, agent):
     Webhook.objects.create(agent=agent, url="https://hooks.example.com/x", events=["*"])
 
-    page = staff_client.get(url("rules", agent.name))
+    page = staff_client.get(url("record_list", agent.name, "rules"))
 
     assert page.status_code == 200
     assert "No rules yet: nothing is stored until the first rule is added." in (
@@ -398,8 +398,21 @@ def test_opening_the_rules_page_writes_nothing(staff_client, agent):
     assert {count.ui.key: count.total for count in dashboard.context["counts"]}["rules"] == 0
 
 
+def test_the_rules_page_keeps_its_address_and_is_the_current_page_in_the_menu(staff_client, agent):
+    address = url("record_list", agent.name, "rules")
+    assert address == f"/a/{agent.name}/rules/"
+
+    empty = staff_client.get(address).content.decode()
+    document = rules_document(agent=agent, actor=RecordMaker.actor)
+    written = staff_client.get(url("record_detail", agent.name, "rules", document.pk))
+
+    for page in (empty, written.content.decode()):
+        assert f'<a href="{address}" aria-current="page">' in page
+    assert 'aria-current="page">Memories' not in empty
+
+
 def test_the_first_rule_from_the_empty_page_starts_the_document(staff_client, agent):
-    page = staff_client.get(url("rules", agent.name))
+    page = staff_client.get(url("record_list", agent.name, "rules"))
     add_rule = page.context["op_url"]["add_rule"]
     preview = staff_client.post(
         page.context["preview_url"]["add_rule"],
@@ -418,14 +431,14 @@ def test_the_first_rule_from_the_empty_page_starts_the_document(staff_client, ag
     document = RulesDocument.objects.get(agent=agent)
     assert document.content == "- Be kind.\n"
     assert applied.context["record"].pk == document.pk
-    assert staff_client.get(url("rules", agent.name))["Location"] == url(
+    assert staff_client.get(url("record_list", agent.name, "rules"))["Location"] == url(
         "record_detail", agent.name, "rules", document.pk
     )
 
 
 def test_rules_page_shows_the_document_as_written_and_edits_one_rule(staff_client, agent):
     document = rules_document(agent=agent, actor=RecordMaker.actor)
-    response = staff_client.get(url("rules", agent.name))
+    response = staff_client.get(url("record_list", agent.name, "rules"))
     assert response.status_code == 302
 
     def endpoint(op):

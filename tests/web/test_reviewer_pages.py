@@ -192,7 +192,7 @@ def test_a_viewer_sees_no_create_link_and_cannot_create(viewer_client, agent):
 def test_new_rules_leads_to_the_rules_page(staff_client, agent):
     answer = staff_client.get(url("record_new", agent.name, "rules"))
 
-    assert answer["Location"] == url("rules", agent.name)
+    assert answer["Location"] == url("record_list", agent.name, "rules")
 
 
 # --- change rows: what changed, and when ----------------------------------------

@@ -138,8 +138,8 @@ def create_values(form: forms.Form) -> dict[str, Any]:
 def record_new(request: HttpRequest, scope: AgentScope, surface: str) -> HttpResponse:
     ui = surface_ui(surface)
     if not ui.listed:
-        # The agent's one rules document is started by opening it.
-        return redirect("web:rules", scope.agent.name)
+        # The agent's one record of such a surface (its rules.md) is started by opening it.
+        return redirect("web:record_list", scope.agent.name, ui.key)
     form_class = create_form(ui.spec, scope.agent)
     form = form_class(request.POST if request.method == "POST" else None)
     refused: WriteResult | None = None

@@ -21,6 +21,7 @@ from memoryadmin.web.views.common import (
     page_or_part,
     refused_post,
 )
+from memoryadmin.web.views.records import document_page
 from stores.models import Subject
 from stores.selectors.changes import change_head
 from stores.selectors.filters import SHARED_SUBJECT
@@ -84,7 +85,7 @@ def _list_context(
 def record_list_view(request: HttpRequest, scope: AgentScope, surface: str) -> HttpResponse:
     ui = surface_ui(surface)
     if not ui.listed:
-        return redirect("web:rules", scope.agent.name)
+        return document_page(request, scope, ui)
     context = _list_context(request, scope, ui, request.GET)
     status = 200 if context["refused"] is None else http_status(context["refused"])
     return page_or_part(request, "web/record_list.html", "results", context, status)

@@ -34,7 +34,8 @@ from memoryadmin.web.views.history import timeline_response
 from memoryadmin.web.views.previews import conflict_response, op_url, preview_response
 from memoryadmin.web.views.review import queue_response
 from stores.editing import Status
-from stores.models import Memory, RulesDocument, VersionedRecord
+from stores.models import Memory, VersionedRecord
+from stores.selectors.records import only_record_id
 from stores.selectors.revisions import (
     has_history,
     pending_count,
@@ -42,6 +43,7 @@ from stores.selectors.revisions import (
     revision_versions,
 )
 from stores.services import WriteResult
+from stores.services.documents import unwritten_document
 from stores.services.policy import allowed_ops
 
 # Why an action is absent, in the words a reviewer needs (the service refuses the same ops).
@@ -138,15 +140,14 @@ def record_detail(request: HttpRequest, scope: AgentScope, surface: str, pk: int
     return render(request, "web/record_detail.html", record_context(scope, ui, record))
 
 
-@require_GET
-@agent_view
-def rules_page(request: HttpRequest, scope: AgentScope) -> HttpResponse:
-    """The agent's one rules document; before its first rule, an empty one that is not stored."""
-    ui = surface_ui("rules")
-    document = RulesDocument.objects.filter(agent=scope.agent).first()
-    if document is not None:
-        return redirect(detail_url(scope, ui, document.pk))
-    unwritten = RulesDocument(agent=scope.agent, pk=UNWRITTEN, content="", version=1)
+def document_page(request: HttpRequest, scope: AgentScope, ui: SurfaceUI) -> HttpResponse:
+    """The page of the agent's one record of a surface it has one of (its rules.md); before
+    the first write to it, an empty one that is not stored."""
+    document_id = only_record_id(ui.spec, scope.agent)
+    if document_id is not None:
+        return redirect(detail_url(scope, ui, document_id))
+    unwritten = unwritten_document(ui.spec, scope.agent)
+    unwritten.pk = UNWRITTEN
     return render(request, "web/record_detail.html", record_context(scope, ui, unwritten))
 
 
