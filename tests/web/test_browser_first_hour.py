@@ -80,7 +80,9 @@ def test_ctrl_enter_applies_a_preview_the_moment_it_shows(page, live_server, age
 def test_the_rules_page_writes_nothing_until_the_first_rule(page, live_server, agent, screenshots):
     log_in(page, live_server, UserFactory(is_staff=True))
     page.click("nav.agent-nav >> text=Rules")
-    page.wait_for_selector("text=No rules yet: nothing is stored until the first rule is added.")
+    page.wait_for_selector(
+        "text=No rules document yet: nothing is stored until the first change to it."
+    )
     screenshots(page, "rules-empty.png", readme=False)
     assert not RulesDocument.objects.exists()
     assert not Revision.objects.exists()

@@ -387,7 +387,7 @@ def test_opening_the_rules_page_writes_nothing(staff_client, agent):
     page = staff_client.get(url("record_list", agent.name, "rules"))
 
     assert page.status_code == 200
-    assert "No rules yet: nothing is stored until the first rule is added." in (
+    assert "No rules document yet: nothing is stored until the first change to it." in (
         page.content.decode()
     )
     assert not RulesDocument.objects.exists()

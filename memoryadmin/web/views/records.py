@@ -67,7 +67,7 @@ def record_context(
     if not scope.can_write:
         notes.append("You have read-only access to this agent: nothing here can be changed.")
     if record.pk == UNWRITTEN:
-        notes.append("No rules yet: nothing is stored until the first rule is added.")
+        notes.append(f"No {ui.spec.nouns[0]} yet: nothing is stored until the first change to it.")
     if ui.spec.store_policy:
         allowed = allowed_ops(record.store, actor=scope.actor)
         if allowed is not None and scope.can_write:
