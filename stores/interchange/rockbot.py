@@ -545,18 +545,16 @@ _FOLDER_OF = {
 }
 
 
+@dataclass
 class _Writer:
     """Every file of one export goes through `emit`: inside the target, once, never via a link."""
 
-    def __init__(
-        self, target: Target, report: ExportReport, on_record: Callable[[int], None] | None
-    ) -> None:
-        self.target = target
-        self.report = report
-        self.on_record = on_record
-        self.claimed: set[str] = set()
-        # Trace paths not used because they leave their folder: reported once, never removed.
-        self.refused: set[str] = set()
+    target: Target
+    report: ExportReport
+    on_record: Callable[[int], None] | None
+    claimed: set[str] = field(default_factory=set)
+    # Trace paths not used because they leave their folder: reported once, never removed.
+    refused: set[str] = field(default_factory=set)
 
     def emit(
         self,
