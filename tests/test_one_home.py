@@ -2,7 +2,9 @@
 
 An op's word belongs to its module (and the `OpName` vocabulary): written as a bare string
 elsewhere, a second place knows the op. A surface's key compared in a view or a template is a
-page part that belongs to the surface's own template (`templates/web/surfaces/<key>_*.html`).
+page part that belongs to the surface's own template (`templates/web/surfaces/<key>_*.html`);
+one a door or a page names by its string is a second place that knows the key (the doors
+read it from the surface's spec, as `MEMORY.key`).
 """
 
 from __future__ import annotations
@@ -71,6 +73,39 @@ def surface_keys_compared(tree: ast.AST) -> list[tuple[int, str]]:
     return sorted(found)
 
 
+# Where a surface is named: looked up in a registry, or passed as one.
+SURFACE_LOOKUPS = frozenset({"surface", "surface_ui", "SURFACES", "SURFACE_UI"})
+SURFACE_ARGUMENTS = frozenset({"surface", "surface_key"})
+
+
+def _called(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def surface_keys_named(tree: ast.AST) -> list[tuple[int, str]]:
+    """Surface keys written as strings where a surface is named: looked up in the registry,
+    passed as `surface=` or `surface_key=`, or given as a mapping's "surface"."""
+    found: list[ast.Constant] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg in SURFACE_ARGUMENTS:
+            found += _words(node.value)
+        elif isinstance(node, ast.Call) and _called(node.func) in SURFACE_LOOKUPS:
+            found += [word for argument in node.args for word in _words(argument)]
+        elif isinstance(node, ast.Subscript) and _called(node.value) in SURFACE_LOOKUPS:
+            found += _words(node.slice)
+        elif isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value in SURFACE_ARGUMENTS:
+                    found += _words(value)
+    return sorted((word.lineno, word.value) for word in found if word.value in SURFACE_KEYS)
+
+
+# A page's link to a surface named by its key: `{% url 'web:record_list' agent.name 'memory' %}`.
+TEMPLATE_URL_ARGUMENTS = re.compile(r"""\{%\s*url\s+["'][^"']+["'](?P<arguments>[^%]*)%\}""")
+QUOTED = re.compile(r"""["'](\w+)["']""")
+
 # A template's comparison of a surface key: `ui.key == "skill"`, `"memory" != surface`.
 TEMPLATE_COMPARISON = re.compile(
     r"""(key|surface)\s*(==|!=)\s*["'](?P<after>\w+)["']|["'](?P<before>\w+)["']\s*(==|!=)\s*\S*(key|surface)\b"""
@@ -87,6 +122,16 @@ def test_the_checks_find_what_they_look_for():
     assert op_words_written(tree) == [(1, "edit"), (2, "create"), (4, "import")]
     assert surface_keys_compared(tree) == [(3, "memory")]
     assert TEMPLATE_COMPARISON.search('{% if ui.key == "skill" %}')
+    named = ast.parse(
+        'surface_ui("rules")\nSURFACE_UI["skill"]\nchanges_after(a, surface="memory")\n'
+        'call_tool("read_record", {"surface": "task", "id": 1})\nrecord_edit(surface_key="file")\n'
+        'request.FILES.get("file")\nspec = MEMORY.key'
+    )
+    assert surface_keys_named(named) == [
+        (1, "rules"), (2, "skill"), (3, "memory"), (4, "task"), (5, "file")
+    ]  # fmt: skip
+    assert template_surface_keys("{% url 'web:record_detail' agent.name 'memory' record.id %}")
+    assert not template_surface_keys("{% url 'web:record_list' agent.name ui.key %}")
 
 
 def test_no_op_word_is_written_outside_the_op_modules():
@@ -99,13 +144,34 @@ def test_no_op_word_is_written_outside_the_op_modules():
     assert written == [], "use OpName (stores/ops/names.py): " + "; ".join(written)
 
 
-def test_no_view_compares_a_surface_key():
-    compared = [
+def test_no_view_compares_or_names_a_surface_key():
+    written = [
         f"{path.relative_to(ROOT)}:{line}: {key!r}"
         for path in _sources(*DOORS)
-        for line, key in surface_keys_compared(ast.parse(path.read_text(encoding="utf-8")))
+        for tree in [ast.parse(path.read_text(encoding="utf-8"))]
+        for line, key in [*surface_keys_compared(tree), *surface_keys_named(tree)]
     ]
-    assert compared == [], "read the surface's spec instead: " + "; ".join(compared)
+    assert written == [], "read the surface's spec instead (MEMORY.key): " + "; ".join(written)
+
+
+def template_surface_keys(line: str) -> list[str]:
+    """The surface keys a template line's `{% url %}` tags quote as arguments."""
+    return [
+        key
+        for tag in TEMPLATE_URL_ARGUMENTS.finditer(line)
+        for key in QUOTED.findall(tag.group("arguments"))
+        if key in SURFACE_KEYS
+    ]
+
+
+def test_no_page_links_to_a_surface_by_its_key():
+    named = [
+        f"{path.relative_to(ROOT)}:{number}: {key!r}"
+        for path in sorted((ROOT / "templates").rglob("*.html"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        for key in template_surface_keys(line)
+    ]
+    assert named == [], "link with the surface the view passes (its ui.key): " + "; ".join(named)
 
 
 def test_no_template_compares_a_surface_key():

@@ -41,6 +41,7 @@ from stores.selectors.filters import MemoryFilters
 from stores.selectors.search import recall
 from stores.services import Actor
 from stores.services.sources import SOURCE_HEADER, parse_source_header
+from stores.surfaces import MEMORY
 from stores.tools import ToolArgumentError, ToolContext, all_tools, call_tool, get_tool
 from stores.tools.schema import REFUSAL_ADVICE
 
@@ -137,7 +138,7 @@ def _read_memory(identify: Identify, request: Request | None, uri: str) -> types
     context = _context(identify, request)
     if context is None:
         raise MCPError(RESOURCE_NOT_FOUND, DEAD_TOKEN, {"uri": uri, "status": "forbidden"})
-    answer = call_tool("read_record", {"surface": "memory", "id": ref}, context)
+    answer = call_tool("read_record", {"surface": MEMORY.key, "id": ref}, context)
     if answer["status"] != Status.OK:
         raise MCPError(
             RESOURCE_NOT_FOUND, answer["message"], {"uri": uri, "status": answer["status"]}

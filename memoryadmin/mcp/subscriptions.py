@@ -38,6 +38,7 @@ from memoryadmin.mcp.server import (
 from stores.models import Memory
 from stores.selectors.changes import FeedPage, change_head_of, changes_after
 from stores.services.engine import lookup_filter
+from stores.surfaces import MEMORY
 
 # The longest a watcher sleeps before looking at its subscriptions again.
 WAKE_SECONDS = 30.0
@@ -173,7 +174,7 @@ class ResourceWatcher:
         token = self.identify(None)
         if token is None or token.agent_id != agent_id:
             return None
-        page = changes_after(token.agent, after=head, limit=PAGE, surface="memory")
+        page = changes_after(token.agent, after=head, limit=PAGE, surface=MEMORY.key)
         ids = [item["id"] for item in page.items if item["id"] is not None]
         aliases = Memory.objects.filter(pk__in=ids, alias__isnull=False).values_list("pk", "alias")
         return page, dict(aliases)

@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from memoryadmin.web.access import AgentScope, agent_view, visible_agents
 from memoryadmin.web.forms import AgentForm, ReviewModeForm
 from memoryadmin.web.selectors import dashboard_counts, memory_store_counts, with_snippets
+from memoryadmin.web.surfaces import SURFACE_UI
 from memoryadmin.web.views.common import form_refusal, http_status
 from stores.models import Channel
 from stores.selectors.changes import change_head
@@ -23,6 +24,7 @@ from stores.selectors.revisions import (
 )
 from stores.selectors.suggestions import open_by_kind
 from stores.services import Actor, agent_create
+from stores.surfaces import MEMORY
 
 RECENT_CHANGES = 15
 REVIEW_PREVIEW = 8
@@ -77,6 +79,7 @@ def dashboard(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         "scope": scope,
         "agent": agent,
         "counts": counts,
+        "memories": SURFACE_UI[MEMORY.key],
         "stores": memory_store_counts(agent),
         "stale_total": sum(count.stale or 0 for count in counts),
         "pending_total": sum(count.pending for count in counts),

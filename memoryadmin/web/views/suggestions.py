@@ -12,11 +12,13 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
 from memoryadmin.web.rendering import diff_pieces, page_budget
+from memoryadmin.web.surfaces import SURFACE_UI
 from memoryadmin.web.views.common import outcome, page_or_part, read_only_refusal, refused_post
 from stores.models import Memory, Suggestion
 from stores.selectors.suggestions import suggestion_rows, suggestions_of
 from stores.services import WriteResult
 from stores.services.suggestions import suggestion_accept, suggestion_dismiss
+from stores.surfaces import MEMORY
 
 PAGE_SIZE = 20
 
@@ -58,6 +60,7 @@ def _inbox_context(
     return {
         "scope": scope,
         "agent": scope.agent,
+        "memories": SURFACE_UI[MEMORY.key],
         "rows": rows,
         "count": found.count(),
         "kind": kind,
