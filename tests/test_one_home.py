@@ -110,8 +110,14 @@ QUOTED = re.compile(r"""["'](\w+)["']""")
 TEMPLATE_COMPARISON = re.compile(
     r"""(key|surface)\s*(==|!=)\s*["'](?P<after>\w+)["']|["'](?P<before>\w+)["']\s*(==|!=)\s*\S*(key|surface)\b"""
 )
-# The doors: the views and what they render with.
-DOORS = ("memoryadmin/web", "memoryadmin/api", "memoryadmin/mcp", "memoryadmin/doors")
+# The doors: the views and what they render with, and the tools.
+DOORS = (
+    "memoryadmin/web",
+    "memoryadmin/api",
+    "memoryadmin/mcp",
+    "memoryadmin/doors",
+    "stores/tools",
+)
 
 
 def test_the_checks_find_what_they_look_for():

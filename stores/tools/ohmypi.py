@@ -74,7 +74,7 @@ def memory_edit(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         )
     elif op == OpName.FORGET:
         result = record_forget(
-            surface_key="memory", agent=context.agent, ref=ref, actor=context.actor
+            surface_key=MEMORY.key, agent=context.agent, ref=ref, actor=context.actor
         )
     else:
         result = memory_invalidate(
@@ -101,7 +101,7 @@ def _update(context: ToolContext, ref: int | str, args: dict[str, Any]) -> Write
         except NotFound as error:
             return WriteResult(status=Status.NOT_FOUND, message=error.message)
     return record_update(
-        surface_key="memory",
+        surface_key=MEMORY.key,
         agent=context.agent,
         ref=ref,
         actor=context.actor,

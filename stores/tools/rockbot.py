@@ -13,6 +13,7 @@ from stores.editing import Status
 from stores.models import ScheduledTask, Skill, WorkingMemoryEntry
 from stores.selectors.records import named_record_id, working_entry_id
 from stores.services import record_edit
+from stores.surfaces import MEMORY, SKILL, TASK, WORKING
 from stores.tools.registry import ToolContext, parameters, tool
 from stores.tools.schema import NEW_STRING, OLD_STRING, REFUSAL_ADVICE, REPLACE_ALL, record_id
 
@@ -62,7 +63,7 @@ def _phrase_parameters(**identity: dict[str, Any]) -> dict[str, Any]:
     family="rockbot",
 )
 def edit_memory(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
-    return _edit(context, "memory", args["id"], args, f"memory {args['id']}")
+    return _edit(context, MEMORY.key, args["id"], args, f"memory {args['id']}")
 
 
 @tool(
@@ -82,7 +83,7 @@ def edit_memory(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 def edit_working_memory(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     namespace = args.get("namespace", DEFAULT_NAMESPACE)
     ref = working_entry_id(context.agent, namespace=namespace, key=args["key"])
-    return _edit(context, "working", ref, args, f"working-memory entry {namespace}/{args['key']}")
+    return _edit(context, WORKING.key, ref, args, f"working-memory entry {namespace}/{args['key']}")
 
 
 @tool(
@@ -94,7 +95,7 @@ def edit_working_memory(context: ToolContext, args: dict[str, Any]) -> dict[str,
 )
 def edit_skill(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref = named_record_id(Skill, context.agent, args["name"])
-    return _edit(context, "skill", ref, args, f"skill {args['name']!r}")
+    return _edit(context, SKILL.key, ref, args, f"skill {args['name']!r}")
 
 
 @tool(
@@ -106,4 +107,4 @@ def edit_skill(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
 )
 def edit_task_directive(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
     ref = named_record_id(ScheduledTask, context.agent, args["name"])
-    return _edit(context, "task", ref, args, f"scheduled task {args['name']!r}")
+    return _edit(context, TASK.key, ref, args, f"scheduled task {args['name']!r}")

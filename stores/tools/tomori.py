@@ -110,7 +110,7 @@ def update_long_term_memory(context: ToolContext, args: dict[str, Any]) -> dict[
     try:
         if delete:
             result = record_forget(
-                surface_key="memory",
+                surface_key=MEMORY.key,
                 agent=context.agent,
                 ref=record.pk,
                 actor=context.actor,
@@ -120,7 +120,7 @@ def update_long_term_memory(context: ToolContext, args: dict[str, Any]) -> dict[
                 data["deleted_content"] = record.content
         else:
             result = record_replace(
-                surface_key="memory",
+                surface_key=MEMORY.key,
                 agent=context.agent,
                 ref=record.pk,
                 actor=context.actor,
