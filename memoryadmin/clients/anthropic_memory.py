@@ -8,10 +8,10 @@ reviewed and reverted there. Needs the `anthropic` package (which brings httpx2)
     from anthropic import Anthropic
     from memoryadmin.clients.anthropic_memory import MemoryadminMemoryTool
 
-    memory = MemoryadminMemoryTool("https://memory.example.org", token=AGENT_TOKEN)
-    runner = Anthropic().beta.messages.tool_runner(
-        model="claude-sonnet-4-5", max_tokens=2048, tools=[memory], messages=[...]
-    )
+    with MemoryadminMemoryTool("https://memory.example.org", token=AGENT_TOKEN) as memory:
+        runner = Anthropic().beta.messages.tool_runner(
+            model="claude-sonnet-4-5", max_tokens=2048, tools=[memory], messages=[...]
+        )
 
 The module imports only the SDK (and the httpx2 it brings), no Django and nothing else of
 memoryadmin (an import contract keeps it so): an application that does not install
@@ -43,7 +43,20 @@ class MemoryadminMemoryTool(BetaAbstractMemoryTool):
         super().__init__(cache_control=cache_control)
         self._url = base_url.rstrip("/") + TOOL_PATH
         self._http = http or httpx2.Client(timeout=timeout)
+        # A client passed in is its caller's to close.
+        self._owns_http = http is None
         self._headers = {"Authorization": f"Bearer {token}"}
+
+    def close(self) -> None:
+        """Close the connection kept open between commands."""
+        if self._owns_http:
+            self._http.close()
+
+    def __enter__(self) -> MemoryadminMemoryTool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def _send(self, command: BetaMemoryTool20250818Command) -> str:
         body = command.to_dict(exclude_none=True)

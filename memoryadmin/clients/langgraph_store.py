@@ -7,9 +7,12 @@ person can review, correct and revert in memoryadmin::
 
     from memoryadmin.clients.langgraph_store import MemoryadminStore
 
-    store = MemoryadminStore("https://memory.example.org", token=AGENT_TOKEN)
-    store.put(("users", "alice"), "food", {"likes": "green tea"})
-    store.search(("users",), query="what does alice drink?")
+    with MemoryadminStore("https://memory.example.org", token=AGENT_TOKEN) as store:
+        store.put(("users", "alice"), "food", {"likes": "green tea"})
+        store.search(("users",), query="what does alice drink?")
+
+The store keeps its connections open between calls, as an HTTP client does: `close()` (or
+leaving the `with`) closes them, and `aclose()` (or `async with`) those of the async calls.
 
 Items are memories (the `memory` surface), not working memory or memory files: memories
 are what recall ranks (words and vectors together), which `search(query=...)` needs, and
@@ -166,6 +169,30 @@ class MemoryadminStore(BaseStore):
         self._headers = {"Authorization": f"Bearer {token}"}
         self._http = http or httpx.Client(timeout=timeout)
         self._async_http = async_http or httpx.AsyncClient(timeout=timeout)
+        # A client passed in is its caller's to close.
+        self._owns_http = http is None
+        self._owns_async_http = async_http is None
+
+    def close(self) -> None:
+        if self._owns_http:
+            self._http.close()
+
+    async def aclose(self) -> None:
+        if self._owns_async_http:
+            await self._async_http.aclose()
+        self.close()
+
+    def __enter__(self) -> MemoryadminStore:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> MemoryadminStore:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
 
     # --- running ops ---------------------------------------------------------------------
 

@@ -1,11 +1,21 @@
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import pytest
 
+from memoryadmin.clients.langgraph_store import MemoryadminStore
 from stores.models import Agent
 from stores.services import Actor, record_edit
+from tests.factories import agent_token
+
+
+@pytest.fixture
+def store(live_server, agent) -> Iterator[MemoryadminStore]:
+    """The agent's LangGraph store on the test server, closed after the test: a connection
+    left open keeps the server's request thread, and its database session, alive."""
+    with MemoryadminStore(live_server.url, token=agent_token(agent)[1]) as store:
+        yield store
 
 
 @pytest.fixture

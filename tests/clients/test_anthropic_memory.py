@@ -3,6 +3,7 @@ HTTP to the test server on loopback (Django's live_server); no network beyond it
 
 from __future__ import annotations
 
+import httpx2
 import pytest
 from anthropic.lib.tools import ToolError
 
@@ -14,7 +15,8 @@ from tests.factories import agent_token
 @pytest.fixture
 def tool(live_server, agent):
     _token, raw = agent_token(agent)
-    return MemoryadminMemoryTool(live_server.url, token=raw)
+    with MemoryadminMemoryTool(live_server.url, token=raw) as tool:
+        yield tool
 
 
 def test_the_sdk_tool_is_claudes_memory_tool(tool):
@@ -45,7 +47,24 @@ def test_a_refusal_is_the_sdks_tool_error_with_its_sentence(tool):
         tool.call({"command": "view", "path": "/memories/none"})
 
 
+def test_closing_the_tool_closes_its_own_connection_and_not_a_client_it_was_given(
+    live_server, agent
+):
+    raw = agent_token(agent)[1]
+    view = {"command": "view", "path": "/memories"}
+    with httpx2.Client() as given:
+        with MemoryadminMemoryTool(live_server.url, token=raw, http=given) as tool:
+            tool.call(view)
+        assert not given.is_closed
+    with MemoryadminMemoryTool(live_server.url, token=raw) as own:
+        own.call(view)
+    with pytest.raises(RuntimeError, match="client has been closed"):
+        own.call(view)
+
+
 def test_a_bad_token_is_a_tool_error_too(live_server):
-    tool = MemoryadminMemoryTool(live_server.url, token="not-a-token")
-    with pytest.raises(ToolError, match="refused the command"):
+    with (
+        MemoryadminMemoryTool(live_server.url, token="not-a-token") as tool,
+        pytest.raises(ToolError, match="refused the command"),
+    ):
         tool.call({"command": "view", "path": "/memories"})

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
+import httpx
 import pytest
 from langgraph.store.base import (
     GetOp,
@@ -25,12 +26,6 @@ from langgraph.store.base import (
 from memoryadmin.clients.langgraph_store import MemoryadminStore, MemoryadminStoreError
 from stores.models import Memory, Revision
 from tests.factories import agent_token
-
-
-@pytest.fixture
-def store(live_server, agent):
-    return MemoryadminStore(live_server.url, token=agent_token(agent)[1])
-
 
 # --- memoryadmin's side: every write a revision of the agent's token ---------------------
 
@@ -60,19 +55,36 @@ def test_an_item_is_a_memory_a_person_can_read_and_correct(store, agent, person_
 
 
 def test_a_read_only_token_cannot_put(live_server, agent):
-    store = MemoryadminStore(live_server.url, token=agent_token(agent, read_only=True)[1])
-    with pytest.raises(MemoryadminStoreError) as refused:
+    read_only = agent_token(agent, read_only=True)[1]
+    with (
+        MemoryadminStore(live_server.url, token=read_only) as store,
+        pytest.raises(MemoryadminStoreError) as refused,
+    ):
         store.put(("users",), "x", {"a": 1})
     assert refused.value.http_status == 403
     assert not Memory.objects.filter(agent=agent).exists()
 
 
+def test_closing_the_store_closes_its_own_connections_and_not_a_client_it_was_given(
+    live_server, agent
+):
+    token = agent_token(agent)[1]
+    with httpx.Client() as given:
+        with MemoryadminStore(live_server.url, token=token, http=given) as store:
+            store.put(("users",), "a", {"x": 1})
+        assert not given.is_closed
+    with MemoryadminStore(live_server.url, token=token) as own:
+        own.put(("users",), "b", {"x": 2})
+    with pytest.raises(RuntimeError, match="client has been closed"):
+        own.get(("users",), "a")
+
+
 def test_another_agents_items_are_not_seen(store, live_server, other_agent):
     store.put(("shared",), "k", {"a": 1})
-    other = MemoryadminStore(live_server.url, token=agent_token(other_agent)[1])
-    assert other.get(("shared",), "k") is None
-    assert other.search(("shared",)) == []
-    assert other.list_namespaces() == []
+    with MemoryadminStore(live_server.url, token=agent_token(other_agent)[1]) as other:
+        assert other.get(("shared",), "k") is None
+        assert other.search(("shared",)) == []
+        assert other.list_namespaces() == []
 
 
 # --- PostgresStore's cases -------------------------------------------------------------
@@ -422,6 +434,8 @@ def test_the_async_methods_do_what_the_sync_ones_do(store, rank_everything):
         namespaces = await store.alist_namespaces(prefix=("test",))
         await store.adelete(("test", "async"), "a")
         gone = await store.aget(("test", "async"), "a")
+        # The async client's connections belong to this event loop: closed before it ends.
+        await store.aclose()
         return got, found, many, namespaces, gone
 
     got, found, many, namespaces, gone = asyncio.run(scenario())

@@ -17,9 +17,7 @@ import pytest
 from langchain_openai import ChatOpenAI
 from langmem import create_memory_store_manager
 
-from memoryadmin.clients.langgraph_store import MemoryadminStore
 from stores.models import Memory, Revision
-from tests.factories import agent_token
 
 EXTRACTED = "The user takes tea without sugar."
 
@@ -76,10 +74,9 @@ def fake_model() -> Iterator[tuple[ChatOpenAI, list[dict[str, Any]]]]:
 
 
 def test_a_langmem_manager_remembers_in_memoryadmin_and_reads_a_persons_fix(
-    live_server, agent, fake_model, rank_everything, person_corrects
+    store, agent, fake_model, rank_everything, person_corrects
 ):
     model, requests = fake_model
-    store = MemoryadminStore(live_server.url, token=agent_token(agent)[1])
     manager = create_memory_store_manager(model, namespace=("memories", "alice"), store=store)
     conversation = [
         {"role": "user", "content": "I take my tea without sugar."},
