@@ -6,10 +6,24 @@ can send as they are, so an agent acts on fields instead of parsing the message.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from stores.editing.status import Status
+
+# An ambiguous refusal locates this many occurrences; `count` and `lines` tell the rest.
+OCCURRENCES_SHOWN = 5
+# ... and names at most this many lines: a one-letter phrase in a long text occurs on
+# thousands, a list no reader goes through, and `count` says how many there are.
+LINES_LISTED = 100
+
+
+def first_listed(items: Sequence[object]) -> str:
+    """`items` for a sentence, the first LINES_LISTED of them, then how many more there are."""
+    named = ", ".join(str(item) for item in items[:LINES_LISTED])
+    more = len(items) - LINES_LISTED
+    return f"{named} and {more} more" if more > 0 else named
 
 
 @dataclass(frozen=True)
@@ -109,7 +123,12 @@ class Ambiguous(TextEditError):
         self.occurrences = occurrences
 
     @classmethod
-    def at(cls, message: str, occurrences: tuple[Occurrence, ...]) -> Ambiguous:
-        """Every match located (a rule, a heading): the count and lines are the occurrences'."""
-        lines = tuple(occurrence.line for occurrence in occurrences)
-        return cls(message, count=len(occurrences), lines=lines, occurrences=occurrences)
+    def at(cls, message: str, lines: Sequence[int], occurrences: Sequence[Occurrence]) -> Ambiguous:
+        """Matches found by their lines (rules, headings), `lines` every one of them: their
+        count, the first LINES_LISTED lines and the first OCCURRENCES_SHOWN occurrences."""
+        return cls(
+            message,
+            count=len(lines),
+            lines=tuple(lines[:LINES_LISTED]),
+            occurrences=tuple(occurrences[:OCCURRENCES_SHOWN]),
+        )

@@ -11,11 +11,13 @@ from collections import Counter
 from dataclasses import dataclass
 
 from stores.editing.errors import (
+    OCCURRENCES_SHOWN,
     Ambiguous,
     InvalidEdit,
     NoChange,
     NoMatch,
     Occurrence,
+    first_listed,
 )
 from stores.editing.limits import check_length
 from stores.editing.lines import CRLF, LF, dominant_line_ending
@@ -89,16 +91,19 @@ def find_rule(text: str, rule: str) -> Rule:
     if len(found) == 1:
         return found[0]
     if found:
-        lines = ", ".join(str(candidate.line) for candidate in found)
-        occurrences = tuple(
+        # Built for the few a refusal shows: a document can hold a hundred thousand rules.
+        occurrences = [
             Occurrence(
                 candidate.line,
                 len(candidate.marker) + 1,
                 clip(text[candidate.start : candidate.end].split("\n", 1)[0].rstrip("\r")),
             )
-            for candidate in found
+            for candidate in found[:OCCURRENCES_SHOWN]
+        ]
+        lines = [candidate.line for candidate in found]
+        raise Ambiguous.at(
+            f"{len(found)} rules read {rule!r} (lines {first_listed(lines)}).", lines, occurrences
         )
-        raise Ambiguous.at(f"{len(found)} rules read {rule!r} (lines {lines}).", occurrences)
     near_miss = closest_line(
         wanted,
         [(candidate.line, candidate.text) for candidate in rules],

@@ -6,11 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stores.editing.errors import (
+    OCCURRENCES_SHOWN,
     Ambiguous,
     InvalidEdit,
     NoChange,
     NoMatch,
     Occurrence,
+    first_listed,
 )
 from stores.editing.limits import check_length
 from stores.editing.lines import LF, dominant_line_ending, with_line_ending
@@ -63,20 +65,22 @@ def find_section(text: str, heading: str) -> Section:
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        lines = ", ".join(str(section.line) for section in found)
-        occurrences = tuple(
+        occurrences = [
             Occurrence(
                 section.line, 1, clip(text[section.start : section.body_start].rstrip("\r\n"))
             )
-            for section in found
-        )
+            for section in found[:OCCURRENCES_SHOWN]
+        ]
+        lines = [section.line for section in found]
         raise Ambiguous.at(
-            f"{len(found)} sections are headed {wanted!r} (lines {lines}); rename one before "
-            "editing it by heading.",
+            f"{len(found)} sections are headed {wanted!r} (lines "
+            f"{first_listed(lines)}); rename one before editing it "
+            "by heading.",
+            lines,
             occurrences,
         )
     near_miss = closest_line(wanted, [(section.line, section.title) for section in sections])
-    known = ", ".join(repr(section.title) for section in sections) or "none"
+    known = first_listed([repr(section.title) for section in sections]) or "none"
     raise NoMatch(f"No section is headed {wanted!r}. Headings: {known}.", near_miss)
 
 

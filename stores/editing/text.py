@@ -5,7 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from stores.editing.errors import Ambiguous, InvalidEdit, NoChange, NoMatch, Occurrence, TooLong
+from stores.editing.errors import (
+    LINES_LISTED,
+    OCCURRENCES_SHOWN,
+    Ambiguous,
+    InvalidEdit,
+    NoChange,
+    NoMatch,
+    Occurrence,
+    TooLong,
+)
 from stores.editing.limits import check_batch_size, check_batch_work, check_length
 from stores.editing.lines import (
     CRLF,
@@ -18,11 +27,6 @@ from stores.editing.nearmiss import find_near_miss
 from stores.editing.numbers import is_whole_number
 from stores.editing.quotes import CUT, words_after, words_before
 
-# An ambiguous refusal locates this many occurrences; `count` and `lines` tell the rest.
-OCCURRENCES_SHOWN = 5
-# ... and names at most this many lines: a one-letter phrase in a long text occurs on
-# thousands, a list no reader goes through, and `count` says how many there are.
-LINES_LISTED = 100
 # How far around an occurrence its context reaches (about three words each side), and how long
 # a match may be before only its ends are shown.
 CONTEXT_CHARS = 16

@@ -23,8 +23,8 @@ from stores.editing import (
     replace_rule,
     replace_section,
 )
+from stores.editing.errors import LINES_LISTED, OCCURRENCES_SHOWN
 from stores.editing.nearmiss import find_near_miss
-from stores.editing.text import OCCURRENCES_SHOWN
 
 # --- a near miss is quoted in whole words -----------------------------------------
 
@@ -308,6 +308,24 @@ def test_many_occurrences_are_listed_up_to_a_bound_and_counted():
     assert error.count == 40 and len(error.occurrences) == OCCURRENCES_SHOWN
     assert error.occurrences[-1].line == OCCURRENCES_SHOWN
     assert f"and {40 - OCCURRENCES_SHOWN} more" in error.message
+
+
+@pytest.mark.parametrize(
+    ("document", "edit"),
+    [
+        ("- Be kind.\n" * 3000, lambda text: replace_rule(text, "Be kind.", "Be fair.")),
+        ("## Notes\nx\n" * 3000, lambda text: replace_section(text, "Notes", "y")),
+    ],
+    ids=["rule", "heading"],
+)
+def test_a_rule_or_heading_on_thousands_of_lines_is_refused_in_a_bounded_answer(document, edit):
+    with pytest.raises(Ambiguous) as refused:
+        edit(document)
+    error = refused.value
+    assert error.count == 3000
+    assert len(error.occurrences) == OCCURRENCES_SHOWN and len(error.lines) == LINES_LISTED
+    assert f"and {3000 - LINES_LISTED} more" in error.message
+    assert len(error.message) < 1000
 
 
 def test_a_long_repeated_phrase_is_shortened_in_its_context():
