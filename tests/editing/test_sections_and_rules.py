@@ -153,12 +153,19 @@ section_lines = st.lists(
 )
 
 
-@given(section_lines, st.sampled_from(["\n", "\r\n"]), st.sampled_from(["Steps", "Notes"]))
-def test_a_section_insert_adds_its_lines_and_nothing_else(lines, ending, heading):
+@given(
+    section_lines,
+    st.sampled_from(["\n", "\r\n"]),
+    st.sampled_from(["Steps", "Notes"]),
+    st.integers(0, 10),
+)
+def test_a_section_insert_adds_its_lines_and_nothing_else(lines, ending, heading, place):
+    # The heading stands once, at `place` among the other lines: drawn so, not filtered for,
+    # which left too few examples to the health check in some runs.
+    lines = [line for line in lines if line != f"## {heading}"]
+    lines.insert(place, f"## {heading}")
     document = ending.join(lines) + ending
-    titles = [section.title for section in outline(document)]
-    assume(titles.count(heading) == 1)
-    section = next(s for s in outline(document) if s.title == heading)
+    [section] = [s for s in outline(document) if s.title == heading]
     added = "new line" + ending
     for insert, at in [
         (insert_before_section, section.start),
