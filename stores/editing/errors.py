@@ -6,8 +6,9 @@ can send as they are, so an agent acts on fields instead of parsing the message.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
+from itertools import islice
 from typing import Any
 
 from stores.editing.status import Status
@@ -123,12 +124,13 @@ class Ambiguous(TextEditError):
         self.occurrences = occurrences
 
     @classmethod
-    def at(cls, message: str, lines: Sequence[int], occurrences: Sequence[Occurrence]) -> Ambiguous:
+    def at(cls, message: str, lines: Sequence[int], occurrences: Iterable[Occurrence]) -> Ambiguous:
         """Matches found by their lines (rules, headings), `lines` every one of them: their
-        count, the first LINES_LISTED lines and the first OCCURRENCES_SHOWN occurrences."""
+        count, the first LINES_LISTED lines, and the first OCCURRENCES_SHOWN `occurrences`
+        (an iterable, so only those few are ever located)."""
         return cls(
             message,
             count=len(lines),
             lines=tuple(lines[:LINES_LISTED]),
-            occurrences=tuple(occurrences[:OCCURRENCES_SHOWN]),
+            occurrences=tuple(islice(occurrences, OCCURRENCES_SHOWN)),
         )

@@ -11,7 +11,6 @@ from collections import Counter
 from dataclasses import dataclass
 
 from stores.editing.errors import (
-    OCCURRENCES_SHOWN,
     Ambiguous,
     InvalidEdit,
     NoChange,
@@ -91,15 +90,15 @@ def find_rule(text: str, rule: str) -> Rule:
     if len(found) == 1:
         return found[0]
     if found:
-        # Built for the few a refusal shows: a document can hold a hundred thousand rules.
-        occurrences = [
+        # Located lazily: a document can hold a hundred thousand rules, a refusal shows a few.
+        occurrences = (
             Occurrence(
                 candidate.line,
                 len(candidate.marker) + 1,
                 clip(text[candidate.start : candidate.end].split("\n", 1)[0].rstrip("\r")),
             )
-            for candidate in found[:OCCURRENCES_SHOWN]
-        ]
+            for candidate in found
+        )
         lines = [candidate.line for candidate in found]
         raise Ambiguous.at(
             f"{len(found)} rules read {rule!r} (lines {first_listed(lines)}).", lines, occurrences

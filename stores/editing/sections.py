@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from stores.editing.errors import (
-    OCCURRENCES_SHOWN,
     Ambiguous,
     InvalidEdit,
     NoChange,
@@ -65,12 +64,12 @@ def find_section(text: str, heading: str) -> Section:
     if len(found) == 1:
         return found[0]
     if len(found) > 1:
-        occurrences = [
+        occurrences = (
             Occurrence(
                 section.line, 1, clip(text[section.start : section.body_start].rstrip("\r\n"))
             )
-            for section in found[:OCCURRENCES_SHOWN]
-        ]
+            for section in found
+        )
         lines = [section.line for section in found]
         raise Ambiguous.at(
             f"{len(found)} sections are headed {wanted!r} (lines "
