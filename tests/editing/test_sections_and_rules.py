@@ -153,6 +153,15 @@ section_lines = st.lists(
 )
 
 
+@given(section_lines, st.sampled_from(["\n", "\r\n"]))
+def test_each_section_ends_where_the_next_heading_of_its_level_or_higher_starts(lines, ending):
+    document = ending.join(lines) + ending
+    sections = outline(document)
+    for index, section in enumerate(sections):
+        closing = [later.start for later in sections[index + 1 :] if later.level <= section.level]
+        assert section.end == (closing[0] if closing else len(document))
+
+
 @given(
     section_lines,
     st.sampled_from(["\n", "\r\n"]),
