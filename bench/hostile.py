@@ -236,6 +236,12 @@ def nested_object(depth: int) -> dict[str, Any]:
 
 # A skill just under the size limit, for a batch of phrase edits.
 BATCHED_SKILL_CHARS = 499_000
+# A rules.md and a skill at their 500,000-character limits, made of one rule (or one heading)
+# written again on every line: a rule or section op naming it matches every one.
+REPEATED_RULE_LINE = "- .\n"
+REPEATED_RULES = 124_999
+REPEATED_SECTION = "## Notes\nx\n"
+REPEATED_SECTIONS = 45_000
 GARDEN_TEXT = " ".join(
     f"Garden note {n}: water the tomatoes on day {n % 7}, check the roses for aphids and "
     f"move pot {n} into the shade."
@@ -636,6 +642,21 @@ def setup_data() -> dict[str, Any]:
             raise RuntimeError(f"setup: {batched.status} {batched.message}")
         ids["batched"] = batched.id
     ids["previewed"] = memory(agent("previewer"), GARDEN_TEXT)
+    with stand_in_embeddings():
+        for key, surface, values in [
+            ("repeated_rules", "rules", {"content": REPEATED_RULE_LINE * REPEATED_RULES}),
+            (
+                "repeated_headings",
+                "skill",
+                {"name": "repeated", "content": REPEATED_SECTION * REPEATED_SECTIONS},
+            ),
+        ]:
+            created = record_create(
+                surface_key=surface, agent=agent(key.replace("_", "-")), actor=actor, values=values
+            )
+            if not created.ok:
+                raise RuntimeError(f"setup: {created.status} {created.message}")
+            ids[key] = created.id
     agent("filer")
 
     users = get_user_model().objects
@@ -1581,6 +1602,35 @@ def huge_batch(b: Bench) -> Outcome:
         "invalid",
     ) and bound is not None
     return Outcome(answer, fine, counted.seconds + priced.seconds)
+
+
+def _repeated(b: Bench, key: str, path: str, body: dict[str, Any]) -> Outcome:
+    reply = b.http(b.agent(key.replace("_", "-")), "POST", path, json=body)
+    count = reply.body.get("count") if isinstance(reply.body, dict) else None
+    listed = len(reply.body.get("lines", ())) if isinstance(reply.body, dict) else None
+    answer = f"{reply.answer}; count {count}, {listed} lines listed, {len(reply.text):,} bytes"
+    fine = (reply.code, reply.word) == (422, "ambiguous") and len(reply.text) < 20_000
+    return Outcome(answer, fine, reply.seconds)
+
+
+@case(
+    "E9",
+    f"replace_rule naming the rule of all {REPEATED_RULES:,} lines of a 500,000-char rules.md",
+    "422 ambiguous, a short answer",
+)
+def rule_on_every_line(b: Bench) -> Outcome:
+    path = f"/api/v1/rules/{b.data['ids']['repeated_rules']}/replace_rule/"
+    return _repeated(b, "repeated_rules", path, {"rule": ".", "new_rule": "Be brief."})
+
+
+@case(
+    "E10",
+    f"replace_section naming the heading of all {REPEATED_SECTIONS:,} sections of a skill",
+    "422 ambiguous, a short answer",
+)
+def heading_on_every_section(b: Bench) -> Outcome:
+    path = f"/api/v1/skills/{b.data['ids']['repeated_headings']}/replace_section/"
+    return _repeated(b, "repeated_headings", path, {"heading": "Notes", "content": "y"})
 
 
 @case(
