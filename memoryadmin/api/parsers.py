@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from rest_framework.exceptions import ParseError
@@ -35,14 +36,14 @@ class BoundedJSONParser(JSONParser):
     surrogate in any string (an id, a name, a filter as much as a text), as invalid (400)."""
 
     def parse(self, stream, media_type=None, parser_context=None) -> Any:
+        # DRF's parser reads the whole body anyway; reading it first lets its depth be
+        # measured before json recurses into it.
+        raw = stream.read()
         try:
-            data = super().parse(stream, media_type, parser_context)
-        except RecursionError:
-            raise BodyTooDeep(bodies.BodyTooDeep(bodies.max_json_depth())) from None
-        try:
-            bodies.check_depth(data)
+            bodies.check_depth(raw)
         except bodies.BodyTooDeep as refusal:
             raise BodyTooDeep(refusal) from None
+        data = super().parse(io.BytesIO(raw), media_type, parser_context)
         try:
             bodies.check_text(data)
         except bodies.BodyNotText as refusal:

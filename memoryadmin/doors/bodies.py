@@ -1,13 +1,15 @@
-"""Request bodies as JSON, no deeper than MEMORYADMIN["MAX_JSON_DEPTH"] levels, at every door."""
+"""Request bodies as JSON, no deeper than MEMORYADMIN["MAX_JSON_DEPTH"] levels, at every door.
+
+The depth is measured on the raw body before it is parsed (stores.services.bounded_json): a
+parser pays for depth before it can refuse it."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from django.conf import settings
-
-from stores.services.validation import nesting_depth, too_deep_message, unstorable_string
+from stores.services import bounded_json
+from stores.services.validation import too_deep_message, unstorable_string
 
 TOO_DEEP = "too_deep"
 NOT_TEXT = "not_text"
@@ -43,25 +45,18 @@ def check_text(data: Any) -> None:
 
 
 def max_json_depth() -> int:
-    return settings.MEMORYADMIN["MAX_JSON_DEPTH"]
+    return bounded_json.max_depth()
 
 
-def check_depth(data: Any) -> None:
-    """Refuse parsed JSON nested past the limit: deeper bodies cost recursion downstream."""
-    limit = max_json_depth()
-    if nesting_depth(data, limit) > limit:
-        raise BodyTooDeep(limit)
+def check_depth(raw: bytes | str) -> None:
+    """Refuse a raw body nested past the limit, before any parser reads it."""
+    try:
+        bounded_json.check_nesting(raw, "The request body")
+    except bounded_json.JsonTooDeep as refusal:
+        raise BodyTooDeep(refusal.limit) from None
 
 
 def loads_bounded(raw: bytes | str) -> Any:
-    """json.loads for a request body: ValueError when it is not JSON, BodyTooDeep.
-
-    Python's parser recurses once per level and raises RecursionError near 1,000 levels,
-    which was a 500; that is a body too deep as well.
-    """
-    try:
-        data = json.loads(raw)
-    except RecursionError:
-        raise BodyTooDeep(max_json_depth()) from None
-    check_depth(data)
-    return data
+    """json.loads for a request body: ValueError when it is not JSON, BodyTooDeep."""
+    check_depth(raw)
+    return json.loads(raw)

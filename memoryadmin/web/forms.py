@@ -8,6 +8,19 @@ from django import forms
 
 from stores.models import Agent, Revision
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
+from stores.services import bounded_json
+
+
+class BoundedJSONField(forms.JSONField):
+    """Django's JSON field, its text's nesting measured before it is parsed."""
+
+    def to_python(self, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                bounded_json.check_nesting(value)
+            except bounded_json.JsonTooDeep as refusal:
+                raise forms.ValidationError(f"The value {refusal.reason}.") from None
+        return super().to_python(value)
 
 
 class TypedTextField(forms.CharField):

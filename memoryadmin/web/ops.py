@@ -21,7 +21,7 @@ from django.template import TemplateDoesNotExist
 from django.template.loader import get_template
 
 from memoryadmin.web.access import AgentScope
-from memoryadmin.web.forms import TypedTextField
+from memoryadmin.web.forms import BoundedJSONField, TypedTextField
 from stores.ops.catalog import CATALOG, FIELD_PARAMS, Op, Rest, Target, ops_of
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -79,7 +79,7 @@ def param_field(param: Param) -> forms.Field | None:
         case Kind.TAGS:
             return forms.CharField(required=False, label=label)
         case Kind.OBJECT:
-            return forms.JSONField(**common)
+            return BoundedJSONField(**common)
     raise ValueError(f"No form field for parameters of kind {param.kind}.")
 
 

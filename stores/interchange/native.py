@@ -28,7 +28,7 @@ from stores.interchange import rockbot
 from stores.interchange.files import UnsafePath, relative_parts
 from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
 from stores.selectors.revisions import record_histories
-from stores.services import validation
+from stores.services import bounded_json, validation
 from stores.services.importing import (
     REVISION_FIELDS,
     Incoming,
@@ -211,8 +211,8 @@ def read_header(path: Path) -> dict[str, Any]:
     with path.open("rb") as handle:
         first = handle.readline()
     try:
-        header = json.loads(first.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        header = bounded_json.loads(first.decode("utf-8"), "line 1")
+    except (UnicodeDecodeError, json.JSONDecodeError, bounded_json.JsonTooDeep) as error:
         raise FormatError(f"{path}: line 1 is not a JSON header ({error}).") from None
     if not isinstance(header, dict) or header.get("format") != FORMAT:
         raise FormatError(f"{path}: not a memoryadmin agent export (no {FORMAT!r} header).")
@@ -284,7 +284,7 @@ def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any] | Problem]]:
             if not raw.strip():
                 continue
             try:
-                doc = json.loads(raw.decode("utf-8"))
+                doc = bounded_json.loads(raw.decode("utf-8"), "The line")
             except UnicodeDecodeError as error:
                 yield where, Problem(where, f"is not UTF-8 text ({error.reason}).")
                 continue
@@ -294,8 +294,8 @@ def _lines(path: Path) -> Iterator[tuple[str, dict[str, Any] | Problem]]:
                     Problem(where, f"is not valid JSON: {error.msg} (column {error.colno})."),
                 )
                 continue
-            except RecursionError:
-                yield where, Problem(where, "nests objects and arrays too deeply to read.")
+            except bounded_json.JsonTooDeep as refusal:
+                yield where, Problem(where, f"{refusal.reason}.")
                 continue
             if not isinstance(doc, dict) or not isinstance(doc.get("type"), str):
                 yield where, Problem(where, "is not a JSON object with a `type`.")

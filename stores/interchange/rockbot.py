@@ -54,6 +54,7 @@ from stores.models import (
     VersionedRecord,
     WorkingMemoryEntry,
 )
+from stores.services import bounded_json
 from stores.services.importing import (
     Incoming,
     Problem,
@@ -268,13 +269,13 @@ def _load_json(data: bytes) -> Any:
     except UnicodeDecodeError as error:
         raise FileProblem(f"is not UTF-8 text ({error.reason} at byte {error.start}).") from None
     try:
-        return json.loads(text)
+        return bounded_json.loads(text, "The file")
     except json.JSONDecodeError as error:
         raise FileProblem(
             f"is not valid JSON: {error.msg} (line {error.lineno}, column {error.colno})."
         ) from None
-    except RecursionError:
-        raise FileProblem("nests objects and arrays too deeply to read.") from None
+    except bounded_json.JsonTooDeep as refusal:
+        raise FileProblem(f"{refusal.reason} (MEMORYADMIN_MAX_JSON_DEPTH).") from None
 
 
 FOLDERS = (MEMORY_DIR, WORKING_DIR, SKILLS_DIR, TASKS_DIR)

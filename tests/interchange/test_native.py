@@ -528,7 +528,7 @@ def test_lines_nested_too_deep_are_reported_not_imported(agent, make, tmp_path):
     problems = {problem.path: problem.message for problem in report.problems}
     assert set(problems) == {f"agent.jsonl:{len(lines) + 1}", f"agent.jsonl:{len(lines) + 2}"}
     assert "the limit is 20" in problems[f"agent.jsonl:{len(lines) + 1}"]
-    assert "too deeply" in problems[f"agent.jsonl:{len(lines) + 2}"]
+    assert "more than 32 levels deep" in problems[f"agent.jsonl:{len(lines) + 2}"]
     assert list(Memory.objects.filter(agent=copy).values_list("content", flat=True)) == [
         "The user likes tea."
     ]

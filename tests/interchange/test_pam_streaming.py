@@ -302,3 +302,28 @@ def test_a_file_changed_between_its_check_and_its_import_is_refused(agent, tmp_p
         import_file(agent, path)
     assert caught.value.check == "file"
     assert not Memory.objects.filter(agent=agent).exists()
+
+
+@pytest.mark.parametrize("door", ["file", "upload", "other tool's export"])
+def test_a_document_nested_past_the_depth_limit_is_refused_before_ijson_reads_it(
+    door, agent, tmp_path
+):
+    """Regression: ijson keeps the path to every level, so 100,000 levels (a 200 KiB file)
+    grew the server past 21 GB; 40 levels are refused here, 30 still read."""
+    shallow = b'{"owner": ' + b"[" * 30 + b"]" * 30 + b', "memories": []}'
+    deep = b'{"owner": ' + b"[" * 40 + b"]" * 40 + b', "memories": []}'
+
+    def open_(data: bytes):
+        path = tmp_path / "memory-store.json"
+        path.write_bytes(data)
+        if door == "file":
+            return pam.from_path(path).head()
+        if door == "upload":
+            return pam.from_bytes(data, path.name).head()
+        return pam.read_json(path)
+
+    assert open_(shallow)["owner"] == json.loads(shallow)["owner"]
+    with pytest.raises(pam.Refused) as caught:
+        open_(deep)
+    assert caught.value.check == "too-deep"
+    assert "more than 32 levels deep" in caught.value.message

@@ -294,7 +294,10 @@ def test_a_file_nested_too_deep_is_reported_not_a_crash(agent, tmp_path):
     report = run_import(agent, root)
 
     assert [(p.path, p.message) for p in report.problems] == [
-        ("working/deep.json", "nests objects and arrays too deeply to read.")
+        (
+            "working/deep.json",
+            "nests objects and arrays more than 32 levels deep (MEMORYADMIN_MAX_JSON_DEPTH).",
+        )
     ]
     assert WorkingMemoryEntry.objects.filter(agent=agent).count() == 1
 

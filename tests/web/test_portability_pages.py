@@ -103,3 +103,13 @@ def test_a_viewer_may_download_but_not_import(viewer_client, agent):
     assert "Check (dry run)" not in viewer_client.get(page(agent)).content.decode()
     answer = viewer_client.post(page(agent), {"file": upload(b"{}"), "action": "check"})
     assert answer.status_code == 403
+
+
+def test_an_upload_nested_past_the_depth_limit_is_refused_before_it_is_parsed(staff_client, agent):
+    """Regression: 100,000 `[` then 100,000 `]` (200 KiB) grew the server past 21 GB."""
+    hostile = b'{"owner":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    answer = staff_client.post(page(agent), {"file": upload(hostile), "action": "check"})
+    text = answer.content.decode()
+    assert answer.status_code == 400
+    assert 'data-check="too-deep"' in text and "more than 32 levels deep" in text
+    assert not Memory.objects.filter(agent=agent).exists()

@@ -31,7 +31,7 @@ from stores.models import Agent, Subject
 from stores.ops.catalog import CATALOG
 from stores.ops.names import OpName
 from stores.ops.params import Kind
-from stores.services import WriteResult
+from stores.services import WriteResult, bounded_json
 from stores.surfaces import SurfaceSpec
 
 # What the page calls a field where the model's own name is not what a reviewer reads.
@@ -66,9 +66,11 @@ class JSONObjectField(forms.CharField):
         if not text:
             return None
         try:
-            parsed = json.loads(text)
+            parsed = bounded_json.loads(text)
         except json.JSONDecodeError as error:
             raise forms.ValidationError(f"is not JSON ({error.msg}).") from None
+        except bounded_json.JsonTooDeep as refusal:
+            raise forms.ValidationError(f"{refusal.reason}.") from None
         if not isinstance(parsed, dict):
             raise forms.ValidationError('must be a JSON object, such as {"source": "chat"}.')
         return parsed

@@ -4,7 +4,8 @@ memories one at a time, as often as the import goes through them.
 A memory store of 100,000 memories is some 45 MB of JSON; parsed whole it took five times
 that. From a file or an upload the document is parsed incrementally (ijson), so the import
 holds one batch of memories at a time; a document a converter built is already in memory and
-is read from there.
+is read from there. Its nesting is measured before ijson reads it (stores.services.bounded_json):
+ijson keeps the path to every level, so depth costs it memory by the square.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import ijson
 from django.conf import settings
 
 from stores.interchange.pam.mapping import Refused
+from stores.services import bounded_json
 
 MEMORIES = "memories"
 
@@ -90,6 +92,7 @@ def _within_limit(path: Path) -> int:
 def from_path(path: Path) -> Document:
     """A file to import, refused by its size before a byte of it is read."""
     _within_limit(path)
+    _shallow(lambda: bounded_json.check_file(path))
     stated = path.stat()
 
     def opener() -> IO[bytes]:
@@ -108,9 +111,10 @@ def read_json(path: Path) -> Any:
     limit = _within_limit(path)
     with path.open("rb") as handle:
         data = handle.read(limit + 1)
+    _shallow(lambda: bounded_json.check_nesting(data, path.name))
     try:
         return json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as error:
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
         raise Refused("json", f"{path.name} is not JSON text: {error}.") from None
 
 
@@ -118,7 +122,16 @@ def from_bytes(data: bytes, name: str) -> Document:
     """An uploaded file to import."""
     if len(data) > max_bytes():
         raise Refused("size-limit", f"{name} is larger than {max_bytes():,} bytes.")
+    _shallow(lambda: bounded_json.check_nesting(data, name))
     return Document(name=name, opener=lambda: io.BytesIO(data))
+
+
+def _shallow(check: Callable[[], None]) -> None:
+    """Run a nesting check, its refusal as the import's own."""
+    try:
+        check()
+    except bounded_json.JsonTooDeep as refusal:
+        raise Refused("too-deep", f"{refusal.message} (MEMORYADMIN_MAX_JSON_DEPTH).") from None
 
 
 def from_dict(document: dict[str, Any], name: str = "the document") -> Document:
