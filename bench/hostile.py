@@ -1553,6 +1553,38 @@ def many_held_polls(b: Bench) -> Outcome:
     return Outcome(answer, ok, seconds - 5.0 if seconds > 5 else seconds)
 
 
+# 100,000 `[` then 100,000 `]` as a PAM file's owner: 200 KiB that grew the server to 21 GB.
+DEEP_PAM = b'{"owner":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+
+
+@case("E8a", "PAM upload of 200 KiB nested 100,000 deep (UI, dry run)", "400, too-deep named")
+def deep_pam_upload(b: Bench) -> Outcome:
+    reply = b.ui(
+        "admin",
+        "POST",
+        "/a/empty/pam/",
+        data={"action": "check"},
+        files={"file": ("memory-store.json", DEEP_PAM, "application/json")},
+    )
+    refused = reply.code == 400 and 'data-check="too-deep"' in reply.text
+    return Outcome(f"{reply.code} {'too-deep' if refused else reply.word}", refused, reply.seconds)
+
+
+@case("E8b", "the same 200 KiB nested 100,000 deep as an API body", "400 invalid, too_deep")
+def deep_api_body(b: Bench) -> Outcome:
+    reply = b.http(
+        b.agent("deep"),
+        "POST",
+        "/api/v1/memories/",
+        data=b'{"content": "x", "metadata": {"owner":' + DEEP_PAM[9:] + b"}",
+        headers={"Content-Type": "application/json"},
+    )
+    code = reply.body.get("code") if isinstance(reply.body, dict) else None
+    return Outcome(
+        f"{reply.answer}, {code}", reply.code == 400 and code == "too_deep", reply.seconds
+    )
+
+
 @case(
     "E4",
     "replace with the 500-character preview, its first 100 characters rewritten, + version",
