@@ -61,8 +61,17 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response | Non
     body.update(getattr(exc, "details", {}))
     if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
         body["retry_after"] = int(exc.wait) + 1
+    if isinstance(exc, exceptions.MethodNotAllowed):
+        allowed = _allowed_methods(context)
+        body["allowed"] = allowed
+        body["message"] = f"{body['message']} This address takes {', '.join(allowed)}."
     response.data = body
     return response
+
+
+def _allowed_methods(context: dict[str, Any]) -> list[str]:
+    view = context.get("view")
+    return [method for method in getattr(view, "allowed_methods", []) if method != "OPTIONS"]
 
 
 def _status_of(exc: exceptions.APIException) -> tuple[Status, str]:

@@ -89,8 +89,9 @@ MEMORYADMIN: dict[str, Any] = {
     # and this many characters as compact JSON, whichever door (API, shell, importer) writes it.
     "MAX_METADATA_DEPTH": env_int("MAX_METADATA_DEPTH", 20),
     "MAX_METADATA_SIZE": env_int("MAX_METADATA_SIZE", 65536),
-    # A PAM file (or another tool's export) is one JSON document, parsed whole: larger files are
-    # refused by their size before they are read. 32 MiB holds about 60,000 memories.
+    # A file the shell imports from disk (PAM, or another tool's export), refused by its size
+    # before it is read; 32 MiB holds about 60,000 memories. An upload through the web is a
+    # request body, bounded by DATA_UPLOAD_MAX_MEMORY_SIZE below like every other.
     "MAX_IMPORT_BYTES": env_int("MAX_IMPORT_BYTES", 32 * 1024 * 1024),
     "API": {
         # Requests per token (or logged-in user) and period; a client over it gets 429.
@@ -226,5 +227,8 @@ if MEMORYADMIN["WEBHOOKS"]["DELIVERY"] not in ("task", "thread"):
 
 # A body must fit the largest text a write may carry, as JSON from any client: Python's json
 # escapes every non-ASCII character, and a character outside the BMP takes 12 bytes
-# ("\ud83d\ude00"). Django's 2.5 MiB default refused a full-length skill in Chinese.
-DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * max(MEMORYADMIN["MAX_TEXT_LENGTH"].values()) + 1024 * 1024
+# ("\ud83d\ude00"). Django's 2.5 MiB default refused a full-length skill in Chinese. The one
+# limit of every request body, a PAM upload included (memoryadmin.asgi.BodyLimit answers 413).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
+    "MAX_BODY_BYTES", 12 * max(MEMORYADMIN["MAX_TEXT_LENGTH"].values()) + 1024 * 1024
+)

@@ -46,6 +46,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # A page's blank 405 (a form's address opened) becomes a page saying what to do.
+    "memoryadmin.web.not_allowed.MethodNotAllowedPage",
     # The admin's pages show bidirectional and invisible controls as the app's own marker.
     "memoryadmin.web.admin_controls.AdminControlsMiddleware",
     # The content security policy of every page (security.py).

@@ -17,7 +17,7 @@
 
   // htmx swaps only 2xx answers. Our refusals (no_match, conflict, forbidden, ...) answer with
   // the REST API's 4xx codes and carry a fragment written for the person: show it in place.
-  var SHOWN_REFUSALS = [400, 403, 404, 409, 422, 428];
+  var SHOWN_REFUSALS = [400, 403, 404, 409, 413, 422, 428];
   document.addEventListener("htmx:beforeSwap", function (event) {
     if (SHOWN_REFUSALS.indexOf(event.detail.xhr.status) !== -1) {
       event.detail.shouldSwap = true;

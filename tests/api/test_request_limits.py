@@ -116,3 +116,13 @@ def test_the_service_bounds_metadata_whichever_door_calls_it(agent, make):
     memory.refresh_from_db()
     assert (memory.metadata, memory.version) == ({}, 1)
     assert Memory.objects.filter(agent=agent).count() == 1
+
+
+def test_a_wrong_method_names_the_methods_the_address_takes(api, agent, make):
+    """Regression: a GET on a POST-only address said only that GET was not allowed."""
+    record = make.memory(agent, "Prefers tea.")
+    answer = api.get(f"/api/v1/memories/{record.pk}/edit/")
+    assert answer.status_code == 405
+    body = answer.json()
+    assert body["status"] == "invalid" and body["allowed"] == ["POST"]
+    assert body["message"].endswith("This address takes POST.")

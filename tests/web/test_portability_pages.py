@@ -91,13 +91,6 @@ def test_an_invalid_file_is_refused_naming_the_check(staff_client, agent, make):
     assert 'data-check="content-hash"' in text and "&#x27;tea&#x27;" in text
 
 
-def test_an_upload_over_the_limit_is_refused_by_its_size(staff_client, agent, settings):
-    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "MAX_IMPORT_BYTES": 100}
-    answer = staff_client.post(page(agent), {"file": upload(b" " * 101), "action": "check"})
-    assert answer.status_code == 400
-    assert 'data-check="size-limit"' in answer.content.decode()
-
-
 def test_a_viewer_may_download_but_not_import(viewer_client, agent):
     assert viewer_client.get(page(agent, "pam_export")).status_code == 200
     assert "Check (dry run)" not in viewer_client.get(page(agent)).content.decode()

@@ -34,6 +34,7 @@ from stores.interchange.pam.document import (
     from_path,
     max_bytes,
     read_json,
+    upload_max_bytes,
 )
 from stores.interchange.pam.integrity import canonical
 from stores.interchange.pam.mapping import (
@@ -67,6 +68,7 @@ __all__ = [
     "pam_object",
     "pam_tags",
     "read_json",
+    "upload_max_bytes",
     "write_embeddings",
     "write_memory_store",
 ]

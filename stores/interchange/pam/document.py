@@ -27,7 +27,13 @@ MEMORIES = "memories"
 
 
 def max_bytes() -> int:
+    """The largest file the shell imports from disk."""
     return int(settings.MEMORYADMIN["MAX_IMPORT_BYTES"])
+
+
+def upload_max_bytes() -> int:
+    """The largest upload: a request body, bounded as every other one is."""
+    return int(settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
 
 
 @dataclass(frozen=True)
@@ -120,8 +126,12 @@ def read_json(path: Path) -> Any:
 
 def from_bytes(data: bytes, name: str) -> Document:
     """An uploaded file to import."""
-    if len(data) > max_bytes():
-        raise Refused("size-limit", f"{name} is larger than {max_bytes():,} bytes.")
+    if len(data) > upload_max_bytes():
+        raise Refused(
+            "size-limit",
+            f"{name} is larger than {upload_max_bytes():,} bytes, the limit of a request body "
+            "(MEMORYADMIN_MAX_BODY_BYTES).",
+        )
     _shallow(lambda: bounded_json.check_nesting(data, name))
     return Document(name=name, opener=lambda: io.BytesIO(data))
 
