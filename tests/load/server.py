@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -102,6 +103,44 @@ def wait_until_up(base: str, process: subprocess.Popen, log: Path, seconds: floa
                 return
         time.sleep(0.2)
     raise RuntimeError(f"the server did not answer within {seconds:g} s:\n{log.read_text()}")
+
+
+@contextlib.contextmanager
+def bin_serve(tmp_path: Path, admin_password: str) -> Iterator[str]:
+    """bin/serve itself, from a copy of the tree whose bin/setup installs nothing; what it
+    prints goes to `tmp_path / "serve.log"`."""
+    for name in ("memoryadmin", "stores", "templates", "static", "manage.py", ".venv"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    (tmp_path / "bin").mkdir()
+    shutil.copy(ROOT / "bin" / "serve", tmp_path / "bin" / "serve")
+    (tmp_path / "bin" / "setup").write_text("#!/usr/bin/env bash\nexit 0\n")
+    (tmp_path / "bin" / "setup").chmod(0o755)
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORYADMIN_")},
+        "MEMORYADMIN_DATA_DIR": str(tmp_path / "var"),
+        "MEMORYADMIN_ADMIN_PASSWORD": admin_password,
+        "MEMORYADMIN_EMBEDDING_BACKEND": "stores.embeddings.fake.FakeBackend",
+        "FORWARDED_ALLOW_IPS": "*",  # uvicorn's own default would trust loopback: no matter
+    }
+    log = tmp_path / "serve.log"
+    with log.open("w") as output:
+        process = subprocess.Popen(
+            ["bash", "bin/serve", f"127.0.0.1:{port}"],
+            cwd=tmp_path,
+            env=env,
+            stdout=output,
+            stderr=output,
+            start_new_session=True,
+        )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        # bin/serve migrates and creates the administrator first: three starts of Django.
+        wait_until_up(base, process, log, seconds=240)
+        yield base
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        process.wait(timeout=30)
 
 
 _CSRF_INPUT = re.compile(r'name="csrfmiddlewaretoken" value="([^"]+)"')

@@ -7,12 +7,7 @@ Both servers run for real (bin/serve's own command line; gunicorn with gunicorn.
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
-import signal
-import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,11 +16,10 @@ from django.conf import settings
 from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
 from tests.factories import UserFactory
-from tests.load.server import free_port, gunicorn, log_in, wait_until_up
+from tests.load.server import bin_serve, gunicorn, log_in
 
 ROOT = Path(__file__).resolve().parents[2]
 PASSWORD = "correct horse battery staple"  # tests/factories.py UserFactory
-FAKE_EMBEDDINGS = "stores.embeddings.fake.FakeBackend"
 
 
 def person_the_server_knows():
@@ -54,48 +48,11 @@ def guess_from_new_addresses(base: str, username: str) -> list[int]:
     return [*answers, log_in_claiming(base, username, PASSWORD, "198.51.100.7")]
 
 
-@contextlib.contextmanager
-def bin_serve(tmp_path: Path) -> Iterator[str]:
-    """bin/serve itself, from a copy of the tree whose bin/setup installs nothing."""
-    for name in ("memoryadmin", "stores", "templates", "static", "manage.py", ".venv"):
-        (tmp_path / name).symlink_to(ROOT / name)
-    (tmp_path / "bin").mkdir()
-    shutil.copy(ROOT / "bin" / "serve", tmp_path / "bin" / "serve")
-    (tmp_path / "bin" / "setup").write_text("#!/usr/bin/env bash\nexit 0\n")
-    (tmp_path / "bin" / "setup").chmod(0o755)
-    port = free_port()
-    env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("MEMORYADMIN_")},
-        "MEMORYADMIN_DATA_DIR": str(tmp_path / "var"),
-        "MEMORYADMIN_ADMIN_PASSWORD": PASSWORD,
-        "MEMORYADMIN_EMBEDDING_BACKEND": FAKE_EMBEDDINGS,
-        "FORWARDED_ALLOW_IPS": "*",  # uvicorn's own default would trust loopback: no matter
-    }
-    log = tmp_path / "serve.log"
-    with log.open("w") as output:
-        process = subprocess.Popen(
-            ["bash", "bin/serve", f"127.0.0.1:{port}"],
-            cwd=tmp_path,
-            env=env,
-            stdout=output,
-            stderr=output,
-            start_new_session=True,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        # bin/serve migrates and creates the administrator first: three starts of Django.
-        wait_until_up(base, process, log, seconds=240)
-        yield base
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=30)
-
-
 @pytest.mark.database_free  # bin/serve runs on a SQLite database of its own
 def test_bin_serve_counts_failures_by_the_connections_address_whatever_the_header(tmp_path):
     """Regression: 80 wrong guesses with a new X-Forwarded-For each were all answered 200,
     and the right password then logged in."""
-    with bin_serve(tmp_path) as base:
+    with bin_serve(tmp_path, PASSWORD) as base:
         answers = guess_from_new_addresses(base, "admin")
 
     limit = settings.AXES_FAILURE_LIMIT
