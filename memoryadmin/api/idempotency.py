@@ -23,6 +23,14 @@ MAX_KEY_LENGTH = 255
 # A key is remembered this long; an older one is forgotten and may be used again.
 KEY_LIFETIME = dt.timedelta(hours=24)
 KEPT_HEADERS = ("ETag", "Location")
+# Fields of an answer shown once and never kept (a webhook's signing secret): the stored
+# answer a retry gets has them removed and says so, for the table is no place for a secret.
+SHOWN_ONCE = ("secret",)
+WITHHELD_NOTE = (
+    "This repeats the first answer to this {header}, without its {fields}: {verb} shown only "
+    "once, in that first answer, and not kept. If it was lost, delete what was added and add "
+    "it again."
+)
 
 
 @dataclass(frozen=True)
@@ -86,8 +94,25 @@ def finish(reservation: Reservation, response: Response) -> None:
         return
     headers = {name: response[name] for name in KEPT_HEADERS if response.has_header(name)}
     IdempotentRequest.objects.filter(pk=reservation.row_id).update(
-        status_code=response.status_code, body=_json_ready(response.data), headers=headers
+        status_code=response.status_code,
+        body=_json_ready(_without_secrets(response.data)),
+        headers=headers,
     )
+
+
+def _without_secrets(body: dict[str, Any]) -> dict[str, Any]:
+    """The answer with its shown-once fields removed, its message saying where they went."""
+    withheld = [name for name in SHOWN_ONCE if name in body]
+    if not withheld:
+        return body
+    kept = {name: value for name, value in body.items() if name not in withheld}
+    note = WITHHELD_NOTE.format(
+        header=HEADER,
+        fields=" and ".join(withheld),
+        verb="they were" if len(withheld) > 1 else "it was",
+    )
+    kept["message"] = f"{kept['message']} {note}" if kept.get("message") else note
+    return kept
 
 
 def release(reservation: Reservation) -> None:

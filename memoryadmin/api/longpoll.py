@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, urlencode
 
 from django.conf import settings
 from starlette.responses import JSONResponse
@@ -29,6 +30,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memoryadmin.doors import statuses
 from memoryadmin.doors.changes import wait_for_change
 from memoryadmin.doors.errors import error_body
+from stores.selectors.changes import NOW, encode_cursor
 
 SCOPE_KEY = "memoryadmin.long_poll"
 WAIT_HEADER = "X-Memoryadmin-Wait"
@@ -159,6 +161,7 @@ class LongPoll:
                     holder = wait.holder
                     self.held[holder] += 1
                     deadline = loop.time() + wait.seconds
+                    scope = _now_resolved(scope, wait.head)
                 remaining = deadline - loop.time()
                 moved = remaining > 0 and await _first(
                     wait_for_change(wait.agent_id, wait.head, remaining), client.gone.wait()
@@ -171,6 +174,16 @@ class LongPoll:
         finally:
             _release(self.held, holder)
             _release(self.by_credential, credential)
+
+
+def _now_resolved(scope: Scope, head: int) -> Scope:
+    """The scope with `after=now` replaced by the head the first answer read: asked again
+    after a commit, `now` would name the new head and the page would skip that commit."""
+    query = parse_qsl(scope.get("query_string", b"").decode("latin-1"), keep_blank_values=True)
+    if not any(name == "after" and value.strip() == NOW for name, value in query):
+        return scope
+    resolved = [(name, encode_cursor(head) if name == "after" else value) for name, value in query]
+    return {**scope, "query_string": urlencode(resolved).encode("latin-1")}
 
 
 def _release(counts: Counter[Any], key: object) -> None:

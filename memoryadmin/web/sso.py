@@ -6,7 +6,10 @@ uses the authorization code flow with PKCE; state and nonce are checked by
 mozilla-django-oidc, and the ID token's signature (the provider's published keys), issuer,
 audience and expiry here. A refused token is a failed login, never an error page.
 
-People are created at their first login, as accounts without a password. At every login
+People are created at their first login, as accounts without a password, and known again by
+the ID token's issuer and subject (ProviderIdentity), never by the name the provider gives:
+a second provider user giving a name already taken here (names that differ only in case or
+spaces are one name) is refused, not logged in as its holder. At every login
 their groups (the `MEMORYADMIN_OIDC_GROUPS_CLAIM` claim) are read again: a member of a
 `MEMORYADMIN_OIDC_STAFF_GROUPS` group is staff, and `MEMORYADMIN_OIDC_AGENT_GROUPS`
 (`group=agent:role`) sets their viewer or editor grant on each agent it names, removing a
@@ -25,8 +28,8 @@ import requests
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.hashers import UNUSABLE_PASSWORD_PREFIX
 from django.core.exceptions import SuspiciousOperation
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponseBase
 from django.views import View
 from mozilla_django_oidc.auth import OIDCAuthenticationBackend
@@ -36,7 +39,7 @@ from mozilla_django_oidc.views import (
     OIDCAuthenticationRequestView,
 )
 
-from stores.models import Agent, AgentAccess
+from stores.models import Agent, AgentAccess, ProviderIdentity
 from stores.services import Actor, access_grant, access_revoke
 
 logger = logging.getLogger("memoryadmin.sso")
@@ -130,20 +133,35 @@ class SSOBackend(OIDCAuthenticationBackend):
             return None
         return payload
 
+    def get_userinfo(self, access_token: str, id_token: str, payload: dict[str, Any]) -> Any:
+        """The provider's claims about the user, with the verified ID token's issuer and
+        subject: who they are; refused when the provider's user info names someone else."""
+        claims = super().get_userinfo(access_token, id_token, payload)
+        subject = str(payload.get("sub") or "")
+        if not subject or str(claims.get("sub") or "") != subject:
+            raise SuspiciousOperation("The provider's user info is not about the ID token's user.")
+        return {**claims, "iss": payload["iss"], "sub": subject}
+
     def filter_users_by_claims(self, claims: dict[str, Any]) -> Any:
-        # Only accounts single sign-on made (no password): a provider's user named like a
-        # local administrator must not become that administrator.
         return self.UserModel.objects.filter(
-            username=username_of(claims), password__startswith=UNUSABLE_PASSWORD_PREFIX
+            provider_identities__issuer=claims["iss"], provider_identities__subject=claims["sub"]
         )
 
     def create_user(self, claims: dict[str, Any]) -> Any:
         username = username_of(claims)
-        if self.UserModel.objects.filter(username=username).exists():
-            raise SuspiciousOperation(f"A local account is already named {username!r}.")
-        user = self.UserModel(username=username)
-        user.set_unusable_password()
-        return self.update_user(user, claims)
+        holder = self.UserModel.objects.filter(username__iexact=username).first()
+        if holder is not None and not made_before_links(holder, claims):
+            raise SuspiciousOperation(
+                f"The name {username!r} is already another account's here; the provider's "
+                f"user {claims['sub']!r} is not logged in as it."
+            )
+        with transaction.atomic():
+            user = holder or self.UserModel(username=username)
+            if holder is None:
+                user.set_unusable_password()
+            user = self.update_user(user, claims)
+            ProviderIdentity.objects.create(issuer=claims["iss"], subject=claims["sub"], user=user)
+        return user
 
     def update_user(self, user: Any, claims: dict[str, Any]) -> Any:
         groups = set(groups_of(claims))
@@ -171,10 +189,26 @@ def check_claims(payload: dict[str, Any]) -> None:
 
 
 def username_of(claims: dict[str, Any]) -> str:
-    username = claims.get(config()["USERNAME_CLAIM"]) or claims.get("sub")
-    if not username:
-        raise SuspiciousOperation("The provider named no user.")
-    return str(username)[:150]
+    """The name a new account takes: the provider's, without spaces (one name however it is
+    spaced; compared without regard to case)."""
+    for candidate in (claims.get(config()["USERNAME_CLAIM"]), claims.get("sub")):
+        username = "".join(str(candidate or "").split())
+        if username:
+            return username[:150]
+    raise SuspiciousOperation("The provider named no user.")
+
+
+def made_before_links(holder: Any, claims: dict[str, Any]) -> bool:
+    """Whether `holder` is an account single sign-on made before it kept whom it made them
+    for (no password, no provider identity) and the provider gives it the same email: such an
+    account is linked at its next login rather than locked out."""
+    email = str(claims.get("email") or "").strip().lower()
+    return (
+        not holder.has_usable_password()
+        and not holder.provider_identities.exists()
+        and bool(email)
+        and holder.email.strip().lower() == email
+    )
 
 
 def groups_of(claims: dict[str, Any]) -> list[str]:

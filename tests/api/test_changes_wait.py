@@ -243,3 +243,25 @@ def test_a_token_holds_at_most_its_share_of_polls_and_the_rest_are_told_when_to_
     assert all(len(answer.json()["results"]) == 1 for answer in held)
     assert theirs.status_code == 200 and len(theirs.json()["results"]) == 1
     assert again.status_code == 200
+
+
+def test_a_poll_after_now_answers_with_the_change_that_wakes_it(served, agent):
+    """Regression: `now` was read again when the poll woke, past the change that woke it, so
+    the poll answered empty after its whole wait with a `next` beyond that change."""
+    make = RecordMaker()
+    make.memory(agent, "Before the poll.")
+    _token, raw = agent_token(agent)
+    poll = Poll(served, raw, "?after=now&wait=20")
+    started = time.monotonic()
+    poll.start()
+    time.sleep(1.0)
+    assert poll.is_alive(), "the poll came back with nothing to report"
+
+    written = make.memory(agent, "Committed while the poll waits.")
+    poll.join(20)
+
+    assert poll.answer is not None
+    assert [item["id"] for item in poll.answer["results"]] == [written.pk]
+    assert poll.arrived - started < 10
+    resumed, _ = get_feed(served, raw, f"?after={poll.answer['next']}")
+    assert resumed["results"] == []

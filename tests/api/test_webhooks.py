@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
-from stores.models import Webhook
+from stores.models import IdempotentRequest, Webhook
 from tests.api.conftest import client_for
 from tests.factories import UserFactory
 
@@ -112,3 +114,21 @@ def test_the_schema_documents_the_webhook_endpoints(api):
     assert {"201", "400", "401", "403", "404", "429"} <= set(
         paths["/api/v1/webhooks/"]["post"]["responses"]
     )
+
+
+def test_a_retried_add_never_stores_nor_shows_the_secret_again(api):
+    """Regression: the signing secret was kept in clear in the idempotency table's saved
+    answer and shown again to whoever retried with the key."""
+    body = {"url": URL, "events": ["memory.*"]}
+    first = api.call("post", "webhooks/", body, idempotency_key="hook-1")
+    again = api.call("post", "webhooks/", body, idempotency_key="hook-1")
+
+    secret = first.json()["secret"]
+    assert first.status_code == again.status_code == 201
+    assert again["Idempotent-Replayed"] == "true"
+    assert again.json()["id"] == first.json()["id"]
+    assert "secret" not in again.json()
+    assert "shown only once" in again.json()["message"]
+    assert Webhook.objects.count() == 1
+    stored = list(IdempotentRequest.objects.values_list("body", flat=True))
+    assert stored and secret not in json.dumps(stored)

@@ -20,6 +20,7 @@ def main(redirect_uri: str, client_id: str, client_secret: str) -> None:
         "alice": ["memoryadmin-admins"],
         "bob": ["rockbot-editors", "patrol-viewers"],
         "carol": [],
+        "mallory": [],
     }
     for username, groups in people.items():
         user = User.objects.create_user(

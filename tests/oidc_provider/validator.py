@@ -12,6 +12,14 @@ from oauth2_provider.oauth2_validators import OAuth2Validator
 MODES = ("", "tampered", "wrong_audience", "expired")
 
 
+def claimed_name(username: str) -> str:
+    """The `preferred_username` the provider gives its user: their username, unless the test
+    gave them another (the `names` file, a JSON object), as a provider lets a user choose."""
+    path = settings.STATE / "names"
+    names = json.loads(path.read_text()) if path.exists() else {}
+    return names.get(username, username)
+
+
 def mode() -> str:
     path = settings.STATE / "mode"
     return path.read_text().strip() if path.exists() else ""
@@ -24,7 +32,7 @@ class GroupsValidator(OAuth2Validator):
     def get_additional_claims(self, request):
         user = request.user
         return {
-            "preferred_username": user.username,
+            "preferred_username": claimed_name(user.username),
             "email": user.email,
             "name": user.get_full_name(),
             "groups": sorted(user.groups.values_list("name", flat=True)),

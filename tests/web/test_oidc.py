@@ -6,6 +6,7 @@ expired ID token (its `mode` file); each is refused.
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -22,7 +23,7 @@ from django.contrib.auth import get_user_model
 from playwright.sync_api import expect
 
 from memoryadmin.web import sso
-from stores.models import AgentAccess
+from stores.models import AgentAccess, ProviderIdentity
 from tests.factories import AgentFactory, UserFactory
 from tests.web.conftest import BROWSER_TEST
 
@@ -50,6 +51,10 @@ class Provider:
     def issue(self, mode: str) -> None:
         """What the provider's next ID tokens are: "" (right), tampered, wrong_audience, expired."""
         (self.state / "mode").write_text(mode)
+
+    def name(self, names: dict[str, str]) -> None:
+        """The `preferred_username` the provider gives each of these users from now on."""
+        (self.state / "names").write_text(json.dumps(names))
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +114,7 @@ def provider(live_server, tmp_path_factory) -> Iterator[Provider]:
 @pytest.fixture
 def sso_settings(settings, provider):
     provider.issue("")
+    provider.name({})
     sso.discovery.cache_clear()
     settings.MEMORYADMIN = {
         **settings.MEMORYADMIN,
@@ -241,3 +247,45 @@ def test_local_passwords_can_be_turned_off(client, db, sso_settings):
 def test_without_a_provider_there_is_no_single_sign_on(client, db):
     assert client.get("/oidc/authenticate/").status_code == 404
     assert "single sign-on" not in client.get("/accounts/login/").content.decode()
+
+
+def test_a_second_provider_user_giving_a_taken_name_is_refused_not_logged_in_as_its_holder(
+    page, live_server, sso_settings, provider, browser
+):
+    """Regression: accounts were found by `preferred_username`, so another provider user who
+    gave the same name (or the same name in other case and spacing) logged in as the first."""
+    sso_login(page, live_server, "alice")
+    alice = get_user_model().objects.get(username="alice")
+    assert alice.is_staff
+
+    for claimed in ["alice", " ALICE ", "Al ice"]:
+        provider.name({"mallory": claimed})
+        impostor = browser.new_page()
+        sso_login(impostor, live_server, "mallory")
+        assert impostor.url == f"{live_server.url}/accounts/login/?sso=refused"
+        impostor.goto(f"{live_server.url}/")
+        assert "/accounts/login/" in impostor.url
+        impostor.close()
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["alice"]
+
+    # The first user is still known by their subject when the provider renames them.
+    provider.name({"alice": "alice.renamed"})
+    again = browser.new_page()
+    sso_login(again, live_server, "alice")
+    assert again.url == f"{live_server.url}/"
+    again.close()
+    assert get_user_model().objects.count() == 1
+    assert ProviderIdentity.objects.get().user == alice
+
+
+def test_an_account_made_before_identities_were_kept_is_linked_by_its_email(
+    page, live_server, sso_settings
+):
+    made_earlier = UserFactory(username="carol", email="carol@example.org")
+    made_earlier.set_unusable_password()
+    made_earlier.save()
+
+    sso_login(page, live_server, "carol")
+
+    assert page.url == f"{live_server.url}/"
+    assert ProviderIdentity.objects.get().user == made_earlier
