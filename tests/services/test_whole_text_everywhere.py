@@ -108,3 +108,25 @@ def test_an_accept_setting_text_needs_the_hash_of_the_kept_text(agent, pair):
     )
     assert accepted.ok, accepted
     assert Memory.objects.get(pk=kept.pk).content == whole
+
+
+def test_the_feeds_fingerprint_is_no_proof_and_a_full_reads_hash_is(agent, make):
+    memory = make.memory(agent, content=LONG)
+    api = client_for(agent_token(agent)[1])
+    item = api.call("get", "changes/").json()["results"][-1]
+    assert item["id"] == memory.pk and len(item["preview"]) < len(LONG)
+    assert item["fingerprint"] != sha(LONG) and "hash" not in item
+    cut = item["preview"].removesuffix("…") + " Also kale."
+    body = {"text": cut, "expected_version": 1, "allow_shorter": True}
+    refused = api.call(
+        "post", f"memories/{memory.pk}/replace/", {**body, "expected_sha256": item["fingerprint"]}
+    )
+    assert (refused.status_code, refused.json()["status"]) == (409, "conflict")
+    assert Memory.objects.get(pk=memory.pk).content == LONG
+    read = api.call("get", f"memories/{memory.pk}/").json()["record"]
+    # A cache holding the whole text recognises the fingerprint from the full read's hash.
+    assert item["fingerprint"] == hashlib.sha256(read["content_sha256"].encode()).hexdigest()
+    whole = LONG + " Also kale."
+    body = {"text": whole, "expected_version": 1, "expected_sha256": read["content_sha256"]}
+    assert api.call("post", f"memories/{memory.pk}/replace/", body).json()["status"] == "updated"
+    assert Memory.objects.get(pk=memory.pk).content == whole
