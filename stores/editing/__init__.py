@@ -15,7 +15,13 @@ from stores.editing.errors import (
 from stores.editing.inserts import insert_lines, line_count, prepend
 from stores.editing.limits import MAX_BATCH_EDITS
 from stores.editing.outcome import Edited
-from stores.editing.previews import PREVIEW_LENGTH, cut_preview, looks_truncated, text_sha256
+from stores.editing.previews import (
+    PREVIEW_LENGTH,
+    cut_preview,
+    fingerprint_of_sha256,
+    looks_truncated,
+    text_sha256,
+)
 from stores.editing.rules import Rule, add_rule, parse_rules, remove_rule, replace_rule
 from stores.editing.sections import (
     Section,
@@ -59,6 +65,7 @@ __all__ = [
     "apply_edits",
     "cut_preview",
     "delete_section",
+    "fingerprint_of_sha256",
     "insert_after_section",
     "insert_before_section",
     "insert_lines",

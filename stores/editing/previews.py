@@ -33,6 +33,14 @@ def text_sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def fingerprint_of_sha256(sha256: str) -> str:
+    """What a preview's reader is told of the whole text: the SHA-256 (hex) of its SHA-256
+    (hex). A cache holding the whole text computes it and knows whether to re-read; a reader
+    of the preview alone cannot turn it back into the text's SHA-256, which stays the proof
+    of a full read only a full read gives."""
+    return hashlib.sha256(sha256.encode("ascii")).hexdigest()
+
+
 def cut_preview(text: str) -> str:
     """The first characters of `text`; a cut preview ends in an ellipsis."""
     if len(text) <= PREVIEW_LENGTH:

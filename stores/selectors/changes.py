@@ -20,7 +20,7 @@ from typing import Any
 from django.db.models import Case, F, Max, Q, When
 from django.db.models.functions import Substr
 
-from stores.editing import Status
+from stores.editing import Status, fingerprint_of_sha256
 from stores.errors import Invalid
 from stores.models import Agent, Change, Revision, Suggestion
 from stores.models.revisions import FORGET
@@ -169,7 +169,7 @@ def change_data(change: Change) -> dict[str, Any]:
             "channel": "task",
             "at": moment(run.finished_at or run.started_at) if run is not None else None,
             "field": "importance",
-            "hash": None,
+            "fingerprint": None,
             "preview": "",
             "source": None,
             "memories": change.memories,
@@ -189,7 +189,9 @@ def change_data(change: Change) -> dict[str, Any]:
         "channel": revision.channel,
         "at": moment(revision.created_at),
         "field": revision.field,
-        "hash": revision.after_hash or None,
+        # Never the text's SHA-256 itself: that is a full read's proof, and a feed item is a
+        # preview.
+        "fingerprint": fingerprint_of_sha256(revision.after_hash) if revision.after_hash else None,
         "preview": getattr(change, "preview", "") or "",
         "source": _source(revision),
     }
@@ -231,7 +233,7 @@ def _suggestion_change(change: Change, cursor: str) -> dict[str, Any]:
         "channel": change.channel,
         "at": moment(suggestion.created_at if created else suggestion.settled_at),
         "field": "",
-        "hash": None,
+        "fingerprint": None,
         "preview": suggestion.reason[:PREVIEW_CHARS],
         "source": None,
         SUGGESTION: {

@@ -41,6 +41,7 @@ from stores.services import policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 from stores.services.sources import Source
+from stores.services.wholetext import WholeText, check_whole_text
 from stores.surfaces import SURFACES, SurfaceSpec
 
 logger = logging.getLogger("memoryadmin.writes")
@@ -63,6 +64,8 @@ class Change:
     touch_updated_at: bool = True
     # A revert's or an undo's: the revision it went back to or took back.
     reverted_revision: int | None = None
+    # Set by every op that replaces a text whole: what its caller read, which the write checks.
+    whole_text: WholeText | None = None
 
 
 def document_change(op: OpName, edited: str | Edited) -> Change:
@@ -332,6 +335,8 @@ def commit(
     """
     text_field = change.text_field or spec.primary_text_field
     before_text = getattr(record, text_field)
+    if change.whole_text is not None:
+        check_whole_text(spec, record, change.values, change.whole_text)
     for name in spec.text_fields:
         if name in change.values:
             check_text_size(spec, change.values[name])

@@ -43,11 +43,12 @@ from stores.models import (
 from stores.ops.memory import invalidate, merge
 from stores.ops.records import replace
 from stores.selectors import suggestions as found
-from stores.services import webhooks
+from stores.services import validation, webhooks
 from stores.services.actors import Actor
 from stores.services.engine import returns_result
 from stores.services.judge import Judge, Pair
 from stores.services.results import WriteResult
+from stores.services.wholetext import WholeText, check_whole_text
 from stores.surfaces import MEMORY
 
 # Who the pass is, in a suggestion's `found_by`.
@@ -413,14 +414,17 @@ def _accept(
     suggestion_id: Any,
     keep: Any = None,
     content: str | None = None,
+    expected_sha256: str | None = None,
     dry_run: bool = False,
 ) -> WriteResult:
     """Settle an open suggestion by keeping `keep` (a record id of it).
 
     A duplicate or a merge proposal merges the others into it (its merged `content`, if
     given). A conflict invalidates the others, superseded by it, after replacing its text
-    with `content` if given. With `dry_run` every write is made and rolled back: the answer
-    is what accepting would do.
+    with `content` if given. A `content` replaces the kept text whole, so it comes with the
+    proof of a full read of it (`expected_sha256`): the caller's, or the proposal's for the
+    content it carries. With `dry_run` every write is made and rolled back: the answer is
+    what accepting would do.
     """
     suggestion = suggestion_of(agent, actor, suggestion_id)
     _check_may_settle(agent, actor)
@@ -430,12 +434,15 @@ def _accept(
     kept_id = ids[0] if keep is None else _kept_among(agent, keep, ids, "its memories")
     if content is None and suggestion.kind == Suggestion.Kind.MERGE:
         content = suggestion.proposal.get("content")
+        expected_sha256 = suggestion.proposal.get("expected_sha256")
     try:
         with transaction.atomic():
             Suggestion.objects.select_for_update().filter(pk=suggestion.pk).first()
             memories = _pinned(agent, suggestion)
             others = [pk for pk in ids if pk != kept_id]
-            result = _settle_writes(suggestion, agent, actor, memories[kept_id], others, content)
+            result = _settle_writes(
+                suggestion, agent, actor, memories[kept_id], others, (content, expected_sha256)
+            )
             if dry_run:
                 raise _Preview(result)
             Suggestion.objects.filter(pk=suggestion.pk).update(
@@ -459,15 +466,20 @@ def _settle_writes(
     actor: Actor,
     kept: Memory,
     others: list[int],
-    content: str | None,
+    text: tuple[str | None, str | None],
 ) -> WriteResult:
+    """`text`: the kept memory's new content, if any, with the SHA-256 of a full read of it."""
     written: list[int] = []
-    # A write on the kept memory holds it to the version the suggestion pinned.
+    content, expected_sha256 = text
+    # A write on the kept memory holds it to the version the suggestion pinned; a person
+    # settling it has seen what is merged, so a shorter text is theirs to choose.
     on_kept: dict[str, Any] = {
         "agent": agent,
         "actor": actor,
         "ref": kept.pk,
         "expected_version": kept.version,
+        "expected_sha256": expected_sha256,
+        "allow_shorter": True,
     }
     if suggestion.kind != Suggestion.Kind.CONFLICT:
         result: WriteResult = merge.OP.run(**on_kept, merge_from=others, content=content)
@@ -475,9 +487,7 @@ def _settle_writes(
     else:
         replaced: WriteResult | None = None
         if content is not None and content != kept.content:
-            replaced = replace.OP.run(
-                **on_kept, surface_key=MEMORY.key, text=content, allow_shorter=True
-            )
+            replaced = replace.OP.run(**on_kept, surface_key=MEMORY.key, text=content)
             written.append(replaced.revision or 0)
         for other in others:
             result = invalidate.OP.run(agent=agent, actor=actor, ref=other, replacement_ref=kept.pk)
@@ -525,12 +535,15 @@ def _propose(
     kind: str,
     records: Any,
     content: str | None = None,
+    expected_sha256: str | None = None,
     reason: str = "",
     keep: Any = None,
 ) -> WriteResult:
     """An actor's proposal (an agent's consolidation): recorded open, pinned to the versions
     the memories are at now, for a person (or the agent, where its review mode allows) to
-    accept. Nothing of the memories is written."""
+    accept. Nothing of the memories is written. A merged `content` replaces the kept text
+    whole when accepted, so it is proposed with the proof of a full read of the kept memory
+    (`expected_sha256`), checked now and again when it is accepted."""
     if not actor.can_write(agent):
         raise Forbidden("This caller may read but not propose changes to this agent's memory.")
     refs = merge.merge_refs(records, most=MAX_RECORDS, field="records")
@@ -550,7 +563,17 @@ def _propose(
     kept_id = ids[0] if keep in (None, "") else _kept_among(agent, keep, ids, "the records")
     proposal: dict[str, Any] = {"keep": kept_id}
     if content is not None:
+        kept = next(memory for memory in memories if memory.pk == kept_id)
+        # Refused now, not when someone accepts: the proposer is the one who can read first.
+        check_whole_text(
+            MEMORY,
+            kept,
+            {"content": validation.text(content, "content")},
+            WholeText(kept.version, expected_sha256, allow_shorter=True),
+        )
         proposal["content"] = content
+        if expected_sha256 is not None:
+            proposal["expected_sha256"] = expected_sha256
     suggestion = suggestion_create(
         agent=agent,
         kind=kind,

@@ -14,7 +14,7 @@ from stores.ops.memory.merge import MAX_MERGED
 from stores.selectors.suggestions import suggestion_rows, suggestions_of
 from stores.services.suggestions import suggestion_accept, suggestion_dismiss, suggestion_propose
 from stores.tools.registry import ToolContext, parameters, tool
-from stores.tools.schema import record_id
+from stores.tools.schema import EXPECTED_SHA256, record_id
 
 # A model reads at most this many suggestions a call.
 LISTED = 20
@@ -62,7 +62,13 @@ def list_suggestions(context: ToolContext, args: dict[str, Any]) -> dict[str, An
     parameters(
         ["records"],
         records=_REFS,
-        content={"type": "string", "minLength": 1, "description": "The merged text."},
+        content={
+            "type": "string",
+            "minLength": 1,
+            "description": "The merged text; it will replace the kept memory's whole text, so "
+            "read_record that memory first and send its content_sha256 as expected_sha256.",
+        },
+        expected_sha256=EXPECTED_SHA256,
         reason={"type": "string", "maxLength": 500, "description": "Why, in one line."},
         keep=record_id("memory that stays"),
     ),
@@ -85,7 +91,13 @@ def propose_merge(context: ToolContext, args: dict[str, Any]) -> dict[str, Any]:
         id={"type": "integer", "minimum": 1, "description": "The suggestion's id."},
         decision={"type": "string", "enum": ["accept", "dismiss"]},
         keep=record_id("memory that stays"),
-        content={"type": "string", "minLength": 1, "description": "The kept memory's text."},
+        content={
+            "type": "string",
+            "minLength": 1,
+            "description": "The kept memory's whole new text, made from a full read of it "
+            "(send its content_sha256 as expected_sha256).",
+        },
+        expected_sha256=EXPECTED_SHA256,
         dry_run={"type": "boolean", "description": "Say what accepting would do; write nothing."},
     ),
 )
@@ -101,6 +113,7 @@ def settle_suggestion(context: ToolContext, args: dict[str, Any]) -> dict[str, A
             suggestion_id=args["id"],
             keep=args.get("keep"),
             content=args.get("content"),
+            expected_sha256=args.get("expected_sha256"),
             dry_run=args.get("dry_run", False),
         )
     return result.as_dict()

@@ -76,11 +76,12 @@ def test_every_write_comes_in_commit_order_with_what_a_cache_needs(api, agent, m
     assert edit["revision"] == edited.json()["revision"]
     assert edit["actor"].startswith("agent:") and edit["channel"] == "api"
     assert created["actor"] == "shell:tests" and created["channel"] == "shell"
-    assert edit["hash"] == hashlib.sha256(b"The user likes mate.").hexdigest()
+    text_sha256 = hashlib.sha256(b"The user likes mate.").hexdigest()
+    assert edit["fingerprint"] == hashlib.sha256(text_sha256.encode()).hexdigest()
     assert edit["preview"] == "The user likes mate." and edit["field"] == "content"
     # A delete shows the text it deleted, and has no new text to hash.
-    assert forget["preview"] == "The user likes mate." and forget["hash"] is None
-    assert revert["hash"] == edit["hash"]
+    assert forget["preview"] == "The user likes mate." and forget["fingerprint"] is None
+    assert revert["fingerprint"] == edit["fingerprint"]
     assert dt.datetime.fromisoformat(created["at"]) <= dt.datetime.fromisoformat(revert["at"])
     assert len({item["cursor"] for item in items}) == len(items)
 
@@ -410,4 +411,4 @@ def test_the_schema_documents_the_feed_and_its_answers(api):
     assert set(operation["responses"]) == {"200", "400", "401", "403", "404", "429", "503"}
     item = schema["components"]["schemas"]["Change"]["properties"]
     assert {"cursor", "revision", "surface", "id", "op", "status", "version"} <= set(item)
-    assert {"actor", "channel", "at", "hash", "preview"} <= set(item)
+    assert {"actor", "channel", "at", "fingerprint", "preview"} <= set(item)

@@ -75,7 +75,7 @@ def test_merge_sets_the_merged_text(agent, three):
     kept, second, _ = three
     result = memory_merge(
         agent=agent, actor=ME, ref=kept.pk, merge_from=[second.pk],
-        content="The user lives in Berlin (Kreuzberg).",
+        content="The user lives in Berlin (Kreuzberg).", expected_version=kept.version,
     )  # fmt: skip
     assert result.ok
     kept.refresh_from_db()
@@ -129,7 +129,7 @@ def test_undo_restores_every_record(agent, three, which):
     before = {m.pk: (m.content, m.reinforcement_count, m.tags, m.importance) for m in three}
     merged = memory_merge(
         agent=agent, actor=ME, ref=kept.pk, merge_from=[second.pk, third.pk],
-        content="Berlin is home.",
+        content="Berlin is home.", expected_version=kept.version,
     )  # fmt: skip
     assert merged.ok
     target = kept if which == "kept" else second

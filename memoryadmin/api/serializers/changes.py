@@ -110,9 +110,11 @@ class ChangeSerializer(SourcedFields):
     channel = serializers.CharField(help_text="ui, api, shell or task.")
     at = serializers.DateTimeField(allow_null=True)
     field = serializers.CharField(allow_blank=True, help_text="The text field written.")
-    hash = serializers.CharField(
+    fingerprint = serializers.CharField(
         allow_null=True,
-        help_text="SHA-256 (hex) of the field's new text, UTF-8; null after a delete.",
+        help_text="SHA-256 (hex) of the SHA-256 (hex) of the field's new text, UTF-8; null "
+        "after a delete. A cache holding the whole text compares it to know whether to re-read; "
+        "it is not the text's SHA-256, so it never stands for a full read as expected_sha256.",
     )
     preview = serializers.CharField(
         allow_blank=True,

@@ -10,8 +10,10 @@ from memoryadmin.api.serializers.inputs import (
     Reference,
     StrictBoolean,
     StrictText,
+    param_field,
 )
 from stores.models import Suggestion
+from stores.ops.fields import EXPECTED_SHA256
 from stores.ops.memory.merge import MAX_MERGED
 
 
@@ -37,7 +39,13 @@ class ProposalInput(InputSerializer):
         max_length=MAX_MERGED + 1,
         help_text="The memories (ids or aliases), pinned at the versions they are at now.",
     )
-    content = StrictText(required=False, min_length=1, help_text="The merged text, for a merge.")
+    content = StrictText(
+        required=False,
+        min_length=1,
+        help_text="The merged text, for a merge: it will replace the kept memory's whole text, "
+        "so it comes with expected_sha256 when that text is longer than 500 characters.",
+    )
+    expected_sha256 = param_field(EXPECTED_SHA256)
     reason = StrictText(required=False, max_length=500, help_text="Why, in one line.")
     keep = Reference(required=False, help_text="Which record stays; the first by default.")
 
@@ -50,8 +58,11 @@ class AcceptInput(InputSerializer):
     content = StrictText(
         required=False,
         min_length=1,
-        help_text="The kept record's new text: the merged text, or the corrected one.",
+        help_text="The kept record's new text: the merged text, or the corrected one. It "
+        "replaces the whole text, so it comes with expected_sha256 when that text is longer "
+        "than 500 characters.",
     )
+    expected_sha256 = param_field(EXPECTED_SHA256)
     dry_run = StrictBoolean(
         required=False, default=False, help_text="Every write made and rolled back."
     )

@@ -14,6 +14,7 @@ from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
 from memoryadmin.web.rendering import diff_pieces, page_budget
 from memoryadmin.web.surfaces import SURFACE_UI
 from memoryadmin.web.views.common import outcome, page_or_part, read_only_refusal, refused_post
+from stores.editing import text_sha256
 from stores.models import Memory, Suggestion
 from stores.selectors.suggestions import suggestion_rows, suggestions_of
 from stores.services import WriteResult
@@ -51,6 +52,8 @@ def _inbox_context(
     for row in rows:
         for record in row["records"]:
             record["text"] = texts.get(record["id"], "")
+            # The page shows every text in full: what it showed is the reader's proof.
+            record["sha256"] = text_sha256(record["text"])
         first, second = row["records"][0], row["records"][1]
         row["diff"] = diff_pieces(first["text"], second["text"], budget=budget)
         row["keep"] = row["proposal"].get("keep", first["id"])
@@ -100,6 +103,7 @@ def suggestion_settle(
             suggestion_id=suggestion_id,
             keep=form.cleaned_data["keep"],
             content=content,
+            expected_sha256=request.POST.get(f"sha256-{form.cleaned_data['keep']}") or None,
             dry_run=action == "preview",
         )
     if not request.htmx:

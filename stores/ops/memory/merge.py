@@ -21,6 +21,7 @@ from stores.editing import Status
 from stores.errors import Conflict, Invalid, NotFound
 from stores.models import Agent, Memory, Revision
 from stores.ops.base import Op, RecordCall, ToolSpec
+from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.services import policy, validation
@@ -35,6 +36,7 @@ from stores.services.engine import (
 )
 from stores.services.results import WriteResult
 from stores.services.revisions import restorable_values
+from stores.services.wholetext import WholeText
 from stores.surfaces import SurfaceSpec
 
 # At most this many memories are merged into one in one write.
@@ -75,14 +77,23 @@ class Merge(Op):
         merge_from: Any,
         content: str | None = None,
         expected_version: int | None = None,
+        expected_sha256: str | None = None,
+        allow_shorter: bool = False,
         dry_run: bool = False,
     ) -> WriteResult:
         spec = self.spec_for(None)
         refs = merge_refs(merge_from)
+        whole_text = None
         if content is not None:
             content = validation.text(content, "content")
             if not content.strip():
                 raise Invalid("content may not be empty: leave it out to keep the kept text.")
+            # The merged text replaces the kept one whole: the engine asks for a full read.
+            whole_text = WholeText(
+                expected_version,
+                expected_sha256,
+                validation.flag(allow_shorter, "allow_shorter"),
+            )
         dry_run = validation.flag(dry_run, "dry_run")
         with atomic(dry_run):
             kept, merged = _lock_all(spec, agent, actor, ref, refs, lock=not dry_run)
@@ -97,7 +108,7 @@ class Merge(Op):
                 spec,
                 kept,
                 actor=actor,
-                change=_kept_change(kept, merged, content, written),
+                change=_kept_change(kept, merged, content, written, whole_text),
                 dry_run=dry_run,
             )
 
@@ -149,7 +160,11 @@ def _merge_away(
 
 
 def _kept_change(
-    kept: Memory, merged: list[Memory], content: str | None, written: list[Any]
+    kept: Memory,
+    merged: list[Memory],
+    content: str | None,
+    written: list[Any],
+    whole_text: WholeText | None,
 ) -> Change:
     everyone = [kept, *merged]
     tags = list(kept.tags)
@@ -170,6 +185,7 @@ def _kept_change(
         text_field="content",
         message=f"Merged {len(merged)} memor{'y' if len(merged) == 1 else 'ies'} into this one.",
         details={"merged": merged_away},
+        whole_text=whole_text,
     )
 
 
@@ -294,9 +310,13 @@ OP = Merge(
         Param(
             "content",
             Kind.TEXT,
-            "The merged text; leave it out to keep this memory's text.",
+            "The merged text, replacing this memory's whole text, made from a full read of it "
+            "(never a preview): it needs expected_version, and expected_sha256 when the text "
+            "is longer than 500 characters. Leave it out to keep this memory's text.",
             min_length=1,
         ),
+        EXPECTED_SHA256,
+        ALLOW_SHORTER,
     ),
     surfaces=("memory",),
     previews=True,
@@ -305,6 +325,8 @@ OP = Merge(
         "Merge memories that say the same thing into one (this one): its reinforcement "
         "count becomes the sum, last_seen_at the latest, importance the highest, tags the "
         "union, and the others are invalidated, superseded by it. Give content to set the "
-        "merged text. Prefer propose_merge when a person should decide.",
+        "merged text: it replaces this memory's whole text, so first read_record this memory "
+        "and send the version and content_sha256 you read (expected_version, expected_sha256). "
+        "Prefer propose_merge when a person should decide.",
     ),
 )

@@ -15,6 +15,7 @@ from stores.services import validation
 from stores.services.actors import Actor
 from stores.services.engine import Change
 from stores.services.fields import check_replacement, text_field_of
+from stores.services.wholetext import WholeText
 from stores.surfaces import SURFACES, SurfaceSpec
 
 OTHER_TEXT_NAMES = tuple(
@@ -46,15 +47,15 @@ class Replace(TextOp):
         self, spec: SurfaceSpec, arguments: Mapping[str, Any], record: VersionedRecord
     ) -> Change:
         text_field, text = arguments["text_field"], arguments["text"]
-        check_replacement(
-            spec,
-            record,
-            text_field,
-            text,
-            allow_shorter=arguments["allow_shorter"],
-            expected_sha256=arguments["expected_sha256"],
+        check_replacement(spec, record, text_field, text)
+        return Change(
+            op=self.name,
+            values={text_field: text},
+            text_field=text_field,
+            whole_text=WholeText(
+                record.version, arguments["expected_sha256"], arguments["allow_shorter"]
+            ),
         )
-        return Change(op=self.name, values={text_field: text}, text_field=text_field)
 
 
 OP = Replace(

@@ -15,6 +15,7 @@ from stores.services import validation
 from stores.services.actors import Actor
 from stores.services.engine import Change
 from stores.services.fields import check_replacement, clean_values
+from stores.services.wholetext import WholeText
 from stores.surfaces import SurfaceSpec
 
 
@@ -64,16 +65,8 @@ class Update(WriteOp):
         self, spec: SurfaceSpec, arguments: Mapping[str, Any], record: VersionedRecord
     ) -> Change:
         cleaned, text_changes = arguments["cleaned"], arguments["text_changes"]
-        hashes = arguments["expected_sha256"]
         for name in text_changes:
-            check_replacement(
-                spec,
-                record,
-                name,
-                cleaned[name],
-                allow_shorter=arguments["allow_shorter"],
-                expected_sha256=hashes.get(name) if isinstance(hashes, Mapping) else hashes,
-            )
+            check_replacement(spec, record, name, cleaned[name])
         changed = {name: value for name, value in cleaned.items() if getattr(record, name) != value}
         if not changed:
             raise NoChangeError("Every field already has that value; nothing to change.")
@@ -88,6 +81,11 @@ class Update(WriteOp):
             values=changed,
             text_field=text_changes[0] if text_changes else None,
             details=details,
+            whole_text=WholeText(
+                record.version, arguments["expected_sha256"], arguments["allow_shorter"]
+            )
+            if text_changes
+            else None,
         )
 
 
