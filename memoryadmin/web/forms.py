@@ -110,12 +110,24 @@ class ReviewModeForm(forms.Form):
     review_mode = forms.ChoiceField(choices=Agent.ReviewMode.choices)
 
 
+class RecordRefsField(forms.Field):
+    """The values of every ticked checkbox of one name, each a record as "surface:id" (the
+    service says which name no record)."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value: Any) -> list[str]:
+        return [str(ref) for ref in value or ()]
+
+
 class TakebackForm(forms.Form):
     conversation = forms.CharField(
         max_length=Revision._meta.get_field("source_conversation").max_length, strip=False
     )
     # Show what would be taken back, writing nothing.
     preview = forms.BooleanField(required=False)
+    # The records ticked to take back even over later writes of others.
+    anyway = RecordRefsField(required=False)
 
 
 class HoldForm(forms.Form):

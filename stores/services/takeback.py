@@ -11,13 +11,18 @@ writes is a revision like any other, carrying the conversation it took back
 nothing left to do.
 
 One record at a time, newest first: a record whose changes cannot all be taken back (a later
-edit by someone else overlaps one) answers that refusal and is left exactly as it was.
+edit by someone else overlaps one) answers that refusal and is left exactly as it was. A record
+the conversation created or deleted that later writes of other sources (another conversation,
+a person, a write naming no source) changed is not forgotten or brought back over them: it
+answers `conflict`, naming who changed it, unless the caller chose to take it back anyway.
+Those later writes are looked up inside the transaction, once the records are locked, so a
+writer that raced the take-back is either seen or waits for it.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from contextlib import nullcontext
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -27,7 +32,7 @@ from django.db.models import Q
 
 from stores import metrics
 from stores.editing import Status, TextEditError
-from stores.errors import ApplicationError, Conflict, Forbidden, Invalid, NotFound
+from stores.errors import ApplicationError, Forbidden, Invalid, NotFound
 from stores.models import Agent, Memory, Revision, VersionedRecord
 from stores.ops.catalog import CATALOG
 from stores.ops.memory.merge import merge_revisions
@@ -36,6 +41,7 @@ from stores.services.actors import Actor
 from stores.services.engine import records_locked
 from stores.services.results import WriteResult
 from stores.services.sources import Source, parse_source
+from stores.surfaces import SURFACES
 
 logger = logging.getLogger("memoryadmin.writes")
 
@@ -44,6 +50,32 @@ SERVICE = "conversation_takeback"
 # A record is taken back or left as it was; these say it needed nothing (already gone, or
 # already taken back) rather than that it was refused.
 _NOTHING_LEFT = (Status.NOT_FOUND, Status.NO_CHANGE)
+# What a person may do with a record left as it was: keep it as it stands, edit it by hand, or
+# name it in `anyway` to take it back over the later writes.
+CHOICES = ("keep", "edit", "anyway")
+# How many records one take-back may be told to take back anyway.
+MAX_ANYWAY = 1000
+# How many later writes of others a conflict names.
+_NAMED_LIMIT = 10
+
+Record = tuple[str, int]
+
+
+@dataclass(frozen=True)
+class LaterWrite:
+    """A write of another source after the conversation's first write of a record."""
+
+    revision: int
+    actor: str
+    conversation: str
+
+    @property
+    def who(self) -> str:
+        return (
+            f"{self.actor} in conversation {self.conversation}"
+            if self.conversation
+            else (self.actor)
+        )
 
 
 @dataclass(frozen=True)
@@ -57,6 +89,8 @@ class RecordTakeback:
     # The last revision the take-back wrote for the record (None in a dry run or a refusal).
     revision: int | None = None
     message: str = ""
+    # Who wrote to the record after the conversation (a conflict names those in its way).
+    changed_by: tuple[LaterWrite, ...] = ()
 
     @property
     def changed(self) -> bool:
@@ -66,6 +100,27 @@ class RecordTakeback:
     def refused(self) -> bool:
         return self.status not in _NOTHING_LEFT and not self.status.succeeded
 
+    @property
+    def why(self) -> str:
+        """What was done to the record and why, or why not: never empty."""
+        if self.message:
+            return self.message
+        if not self.changed:
+            return "Nothing left to take back: already gone or already taken back."
+        kept = f" Later writes of others kept ({_who(self.changed_by)})." if self.changed_by else ""
+        done = {
+            OpName.FORGET: "The conversation created it: forgotten.",
+            OpName.INVALIDATE: "The conversation created it: invalidated (an episodic memory "
+            "keeps its text).",
+            OpName.REVERT: "The conversation deleted it: brought back as it stood before.",
+        }.get(OpName(self.op), "The conversation's changes undone.")
+        return done + kept
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        """What the caller may choose for a record left as it was over later writes."""
+        return CHOICES if self.status == Status.CONFLICT else ()
+
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "surface": self.surface,
@@ -73,9 +128,16 @@ class RecordTakeback:
             "op": self.op,
             "status": str(self.status),
             "revision": self.revision,
+            "why": self.why,
+            "changed_by": [
+                {"revision": w.revision, "actor": w.actor, "conversation": w.conversation}
+                for w in self.changed_by
+            ],
         }
         if self.message:
             data["message"] = self.message
+        if self.choices:
+            data["choices"] = list(self.choices)
         return data
 
 
@@ -90,6 +152,11 @@ class Takeback:
     @property
     def count(self) -> int:
         return sum(1 for result in self.results if result.changed)
+
+    @property
+    def conflicts(self) -> int:
+        """Records left as they were over later writes of others: a person may choose."""
+        return sum(1 for result in self.results if result.choices)
 
     @property
     def status(self) -> Status:
@@ -119,17 +186,26 @@ class _Refused(Exception):
 
 
 def conversation_takeback(
-    *, agent: Agent, actor: Actor, conversation: str, dry_run: bool = False
+    *,
+    agent: Agent,
+    actor: Actor,
+    conversation: str,
+    dry_run: bool = False,
+    anyway: Collection[str] = (),
 ) -> Takeback:
     """Take back every write `conversation` made to `agent`'s records, newest first.
 
     With `dry_run`, every write is made and checked as it would be, then rolled back: the
     answer says what would change, and nothing is written. Refusals of the whole (an agent
     the actor may not see or change, a conversation that wrote nothing here) are raised.
+    `anyway` names records ("memory:12": surface key and id) to take back even over later
+    writes of others: forgotten, brought back, or reverted to before the conversation's first
+    change.
     """
     conversation = parse_source({"conversation": conversation}).conversation
     if not conversation:
         raise Invalid("Name the conversation to take back.", field="conversation")
+    forced = _parse_records(anyway)
     if not actor.can_see(agent):
         raise NotFound(f"No conversation {conversation!r} wrote to this agent.")
     if not actor.can_write(agent):
@@ -140,21 +216,29 @@ def conversation_takeback(
     if not written:
         raise NotFound(f"No conversation {conversation!r} wrote to this agent.")
     taker = replace(actor, source=Source(conversation=conversation, takeback=True))
-    taken_back = _taken_back(agent, conversation)
     by_record = _by_record(written)
     ids: dict[str, list[int]] = {}
     for surface_key, record_id in by_record:
         ids.setdefault(surface_key, []).append(record_id)
     results = []
     with transaction.atomic(), records_locked(agent, ids) as locked:
+        # Read once the records are locked: a write that raced the take-back is seen here,
+        # or waits for it to finish.
+        taken_back = _taken_back(agent, conversation)
+        others = _later_writes(agent, conversation, by_record)
         since = Revision.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         # Which records exist, each with its store, as the take-back begins.
         stores = {key: _store_of(record) for key, record in locked.records.items()}
         for (surface_key, record_id), revisions in by_record.items():
-            store = stores.get((surface_key, record_id))
+            key = (surface_key, record_id)
             mark = locked.mark()
             result = _take_back_record(
-                agent, taker, surface_key, record_id, revisions, taken_back, store
+                agent,
+                taker,
+                _Target(surface_key, record_id, stores.get(key), others.get(key, ())),
+                revisions,
+                taken_back,
+                forced=key in forced,
             )
             if result.revision is None:
                 # Refused or nothing to do: whatever it wrote was rolled back.
@@ -188,6 +272,48 @@ def conversation_takeback(
         },
     )
     return answer
+
+
+def _parse_records(refs: Collection[str]) -> set[Record]:
+    """The records `refs` name as "surface:id"; Invalid naming the first that names none."""
+    if len(refs) > MAX_ANYWAY:
+        raise Invalid(f"Name at most {MAX_ANYWAY} records to take back anyway.", field="anyway")
+    records: set[Record] = set()
+    for ref in refs:
+        surface, _, number = str(ref).partition(":")
+        if surface not in SURFACES or not (number.isascii() and number.isdecimal()):
+            raise Invalid(
+                f"{str(ref)[:40]!r} names no record: write the surface and the id, as "
+                f'"memory:12" (surfaces: {", ".join(SURFACES)}).',
+                field="anyway",
+            )
+        records.add((surface, int(number)))
+    return records
+
+
+def _later_writes(
+    agent: Agent, conversation: str, by_record: dict[Record, list[Revision]]
+) -> dict[Record, tuple[LaterWrite, ...]]:
+    """Per record, the writes of other sources after the conversation's first write of it,
+    oldest first: one query for all the records."""
+    first = {key: min(r.pk for r in revisions) for key, revisions in by_record.items()}
+    rows = (
+        Revision.objects.filter(
+            agent=agent,
+            surface__in={surface for surface, _ in first},
+            record_id__in={record_id for _, record_id in first},
+            pk__gt=min(first.values()),
+        )
+        .exclude(source_conversation=conversation)
+        .order_by("pk")
+        .values_list("surface", "record_id", "pk", "actor", "source_conversation")
+    )
+    later: dict[Record, list[LaterWrite]] = {}
+    for surface, record_id, pk, author, source in rows:
+        start = first.get((surface, record_id))
+        if start is not None and pk > start:
+            later.setdefault((surface, record_id), []).append(LaterWrite(pk, author, source))
+    return {key: tuple(writes) for key, writes in later.items()}
 
 
 def _with_restored(
@@ -254,19 +380,34 @@ def _store_of(record: VersionedRecord) -> str:
     return record.store if isinstance(record, Memory) else ""
 
 
+@dataclass(frozen=True)
+class _Target:
+    """A record to take back: `store` None when it is gone; `others` the later writes of
+    other sources."""
+
+    surface: str
+    id: int
+    store: str | None
+    others: tuple[LaterWrite, ...]
+
+
 def _take_back_record(
     agent: Agent,
     actor: Actor,
-    surface_key: str,
-    record_id: int,
+    target: _Target,
     revisions: list[Revision],
     taken_back: set[int],
-    store: str | None,
+    *,
+    forced: bool,
 ) -> RecordTakeback:
-    """Take back one record's changes (`store` None: the record is gone), all or none: a
-    record the conversation deleted is brought back first, then its edits are undone."""
+    """Take back one record's changes, all or none: a record the conversation deleted is
+    brought back first, then its edits are undone. One it created or deleted that others
+    wrote to since is left as it was (a conflict), unless `forced`; so is one whose changes
+    later edits overlap, which `forced` reverts to before the conversation's first change."""
+    surface_key, record_id, store = target.surface, target.id, target.store
     steps: list[tuple[OpName, Revision | None]]
-    if any(revision.version_before == 0 for revision in revisions):
+    created = any(revision.version_before == 0 for revision in revisions)
+    if created:
         op = _removal(store)
         steps = [(op, None)]
     else:
@@ -275,26 +416,104 @@ def _take_back_record(
     deleted_by_it = bool(steps) and _deleted(steps[0][1])
     if not steps or (store is None and not deleted_by_it):
         return RecordTakeback(surface_key, record_id, op, Status.NO_CHANGE)
-    last: WriteResult | None = None
-    # Several changes of one record go back together or not at all; one is one write already.
-    together = transaction.atomic() if len(steps) > 1 else nullcontext()
+    if created:
+        in_the_way = target.others
+    else:
+        # A deletion's revert brings back the record as it stood: writes after it are in its way.
+        deletion = steps[0][1].pk if deleted_by_it and steps[0][1] else 0
+        in_the_way = tuple(w for w in target.others if w.revision > deletion)
+    if (created or deleted_by_it) and in_the_way and not forced:
+        return _over_others(replace(target, others=in_the_way), op, created=created)
     try:
-        with together:
-            for step, revision in steps:
-                last = _apply(step, agent, actor, surface_key, record_id, revision)
+        try:
+            last = _apply_all(agent, actor, target, steps)
+        except _Refused as refused:
+            if not (forced and refused.error.status == Status.CONFLICT and not created):
+                raise
+            # Taken back anyway: the record goes back to before the conversation's first
+            # change, later edits of others with it, as the caller chose.
+            steps = [(OpName.REVERT, revisions[-1])]
+            last = _apply_all(agent, actor, target, steps)
     except _Refused as refused:
         if refused.error.status in _NOTHING_LEFT:
             return RecordTakeback(surface_key, record_id, refused.op, refused.error.status)
         return RecordTakeback(
-            surface_key, record_id, refused.op, refused.error.status, message=refused.error.message
+            surface_key,
+            record_id,
+            refused.op,
+            refused.error.status,
+            message=_with_choices(refused.error.message, refused.error.status),
+            changed_by=_named(target.others, refused.error),
         )
-    assert last is not None
     for _, revision in steps:
         if revision is not None and revision.op == OpName.MERGE:
             # Its undo restored every record of the merge: their revisions of it are taken
             # back too.
             taken_back.update(r.pk for r in merge_revisions(agent, revision))
-    return RecordTakeback(surface_key, record_id, steps[-1][0], last.status, last.revision)
+    return RecordTakeback(
+        surface_key,
+        record_id,
+        steps[-1][0],
+        last.status,
+        last.revision,
+        changed_by=target.others,
+    )
+
+
+def _apply_all(
+    agent: Agent, actor: Actor, target: _Target, steps: list[tuple[OpName, Revision | None]]
+) -> WriteResult:
+    """Apply `steps` in order, together or not at all; the last write's result."""
+    last: WriteResult | None = None
+    # Several changes of one record go back together or not at all; one is one write already.
+    together = transaction.atomic() if len(steps) > 1 else nullcontext()
+    with together:
+        for step, revision in steps:
+            last = _apply(step, agent, actor, target.surface, target.id, revision)
+    assert last is not None
+    return last
+
+
+def _over_others(target: _Target, op: OpName, *, created: bool) -> RecordTakeback:
+    """The conflict of a record the conversation created or deleted that others wrote since."""
+    what = "created it" if created else "deleted it"
+    undoing = "forgetting it" if created else "bringing it back as it stood"
+    pks = ", ".join(str(w.revision) for w in target.others[:_NAMED_LIMIT])
+    message = (
+        f"The conversation {what}, and later writes by others changed it since "
+        f"({_who(target.others)}; revision{'s' if len(target.others) > 1 else ''} {pks}): "
+        f"{undoing} would lose them. It is left as it is."
+    )
+    return RecordTakeback(
+        target.surface,
+        target.id,
+        op,
+        Status.CONFLICT,
+        message=_with_choices(message, Status.CONFLICT),
+        changed_by=target.others,
+    )
+
+
+def _named(
+    others: tuple[LaterWrite, ...], error: ApplicationError | TextEditError
+) -> tuple[LaterWrite, ...]:
+    """The later writes a refusal names (all the later writes of others when it names none)."""
+    named = set(error.details.get("revisions") or ())
+    return tuple(w for w in others if w.revision in named) or others
+
+
+def _with_choices(message: str, status: Status) -> str:
+    if status != Status.CONFLICT:
+        return message
+    return (
+        f"{message} Keep it as it stands, edit it by hand, or take it back anyway "
+        "(over those later writes)."
+    )
+
+
+def _who(writes: Iterable[LaterWrite]) -> str:
+    """The authors of `writes`, each once, in the order they wrote."""
+    return ", ".join(dict.fromkeys(w.who for w in writes))
 
 
 def _removal(store: str | None) -> OpName:
@@ -331,31 +550,7 @@ def _apply(
             return op.run(surface_key=surface_key, **where)
         assert revision is not None
         if step is OpName.REVERT:
-            _nothing_after(revision, actor)
             return op.run(surface_key=surface_key, revision_id=revision.pk, to="before", **where)
         return op.run(surface_key=surface_key, revision_id=revision.pk, **where)
     except (ApplicationError, TextEditError) as error:
         raise _Refused(step, error) from None
-
-
-def _nothing_after(revision: Revision, actor: Actor) -> None:
-    """A revert to before a deletion brings back the whole record as it stood: only while
-    every later write of it is the conversation's own (or this take-back's)."""
-    conversation = actor.source.conversation if actor.source else ""
-    later = (
-        Revision.objects.filter(
-            surface=revision.surface,
-            record_id=revision.record_id,
-            version_after__gt=revision.version_after,
-        )
-        .exclude(source_conversation=conversation)
-        .values_list("pk", flat=True)
-    )
-    others = list(later[:10])
-    if others:
-        named = ", ".join(map(str, others))
-        raise Conflict(
-            f"Revision {revision.pk} deleted the record and later writes (revisions {named}) "
-            "came after; bringing it back as it stood would undo those too. Change it by hand.",
-            revisions=others,
-        )

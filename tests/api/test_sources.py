@@ -11,7 +11,7 @@ from starlette.datastructures import Headers
 
 from memoryadmin.mcp.server import _call
 from stores.models import AgentToken, Memory, Revision, Skill
-from stores.services import Actor, record_create
+from stores.services import Actor, record_create, record_edit
 from stores.services.sources import Source
 from tests.api.conftest import client_for
 from tests.factories import agent_token
@@ -212,7 +212,8 @@ def test_take_back_previews_then_applies_then_has_nothing_left(api, agent):
         "count": 1,
         "results": [
             {"surface": "memory", "id": planted, "op": "forget", "status": "deleted",
-             "revision": None}
+             "revision": None, "why": "The conversation created it: forgotten.",
+             "changed_by": []}
         ],
     }  # fmt: skip
     assert (applied.json()["count"], applied.json()["results"][0]["status"]) == (1, "deleted")
@@ -233,12 +234,16 @@ def test_take_back_undoes_a_change_of_fields_only_past_later_text_edits(api, age
     )
     assert edited.status_code == 200, edited.json()
 
+    later = Revision.objects.get(pk=edited.json()["revision"])
     preview = api.call("post", "sources/takeback/", {"conversation": "8121", "dry_run": True})
     applied = api.call("post", "sources/takeback/", {"conversation": "8121"})
 
     assert preview.json()["results"] == [
-        {"surface": "memory", "id": notes.pk, "op": "undo", "status": "updated", "revision": None}
-    ]
+        {"surface": "memory", "id": notes.pk, "op": "undo", "status": "updated", "revision": None,
+         "why": "The conversation's changes undone. Later writes of others kept "
+                f"({later.actor} in conversation 7).",
+         "changed_by": [{"revision": later.pk, "actor": later.actor, "conversation": "7"}]}
+    ]  # fmt: skip
     assert applied.status_code == 200, applied.json()
     assert (applied.json()["status"], applied.json()["count"]) == ("updated", 1)
     record = api.call("get", f"memories/{notes.pk}/").json()["record"]
@@ -307,3 +312,36 @@ def test_a_person_holds_a_conversation_over_rest_and_a_token_may_not(api, agent,
     assert held.json() == {"status": "updated", "conversation": "8121", "held": True}
     assert Revision.objects.get(pk=written.json()["revision"]).review == "pending"
     assert [(item["conversation"], item["held"]) for item in listed] == [("8121", True)]
+
+
+def test_take_back_by_an_agents_token_leaves_a_record_a_person_changed_until_named_anyway(
+    api, agent, staff_user
+):
+    planted = written_by_8121(agent)
+    person = Actor.for_user(staff_user)
+    assert record_edit(
+        surface_key="memory", agent=agent, ref=planted, actor=person,
+        old_string="evil", new_string="good",
+    ).ok  # fmt: skip
+
+    refused = api.call("post", "sources/takeback/", {"conversation": "8121"})
+    forced = api.call(
+        "post", "sources/takeback/", {"conversation": "8121", "anyway": [f"memory:{planted}"]}
+    )
+
+    assert refused.status_code == 409, refused.json()
+    (result,) = refused.json()["results"]
+    assert (result["status"], result["choices"]) == ("conflict", ["keep", "edit", "anyway"])
+    assert [w["actor"] for w in result["changed_by"]] == [person.label]
+    assert person.label in result["why"]
+    assert (forced.status_code, forced.json()["count"]) == (200, 1)
+    assert not Memory.objects.filter(pk=planted).exists()
+
+
+def test_take_back_refuses_a_record_named_anyway_that_is_no_record(api, agent):
+    planted = written_by_8121(agent)
+
+    answer = api.call("post", "sources/takeback/", {"conversation": "8121", "anyway": ["7"]})
+
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+    assert Memory.objects.filter(pk=planted).exists()

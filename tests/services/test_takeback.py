@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from stores.editing import Status
-from stores.errors import Forbidden, NotFound
+from stores.errors import Forbidden, Invalid, NotFound
 from stores.models import Memory, Revision, Skill
 from stores.services import (
     Actor,
@@ -265,10 +265,10 @@ def queries_to_take_back(agent, make, conversation: str, records: int, dry_run: 
 # back (or of the records that point at a forgotten one), the record's write, and its
 # revision. The records are locked up front, in one read per surface.
 QUERIES_PER_RECORD = 5
-# Reading what the conversation wrote and what was taken back already, the locking read, the
-# newest revision before the take-back's own (to tell its writes from earlier ones), the
-# transaction (and a dry run's rollback).
-QUERIES_PER_TAKE_BACK = 7
+# Reading what the conversation wrote, what was taken back already and the later writes of
+# others, the locking read, the newest revision before the take-back's own (to tell its writes
+# from earlier ones), the transaction (and a dry run's rollback).
+QUERIES_PER_TAKE_BACK = 8
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
@@ -398,3 +398,98 @@ def test_a_merge_taken_back_answers_for_every_memory_it_brings_back(agent):
         written = Revision.objects.get(pk=result.revision)
         assert (written.record_id, written.source["takeback"]) == (result.id, True)
     assert take_back(agent).count == 0
+
+
+PERSON = Actor.maintainer("alice")
+
+
+@pytest.mark.parametrize(
+    ("later", "who"),
+    [(OTHER, "shell:tests in conversation c-1"), (PERSON, "shell:alice")],
+    ids=["another conversation", "a person with no source"],
+)
+def test_a_record_it_created_that_others_changed_since_is_a_conflict_left_as_it_is(
+    agent, later, who
+):
+    planted = create(agent, content="The user's office is in Paris.")
+    edit(agent, planted, "Paris", "Lyon", actor=later)
+
+    for answer in (take_back(agent, dry_run=True), take_back(agent)):
+        (result,) = answer.results
+        assert (result.op, result.status, answer.count) == ("forget", Status.CONFLICT, 0)
+        assert [w.who for w in result.changed_by] == [who]
+        assert who in result.why and "take it back anyway" in result.why
+        assert result.as_dict()["choices"] == ["keep", "edit", "anyway"]
+    assert Memory.objects.get(pk=planted).content == "The user's office is in Lyon."
+
+
+def test_taking_back_anyway_forgets_a_record_others_changed_since(agent):
+    planted = create(agent, content="The user's office is in Paris.")
+    edit(agent, planted, "Paris", "Lyon", actor=OTHER)
+    kept = create(agent, content="Another planted fact.")
+    edit(agent, kept, "planted", "kept", actor=OTHER)
+
+    answer = take_back(agent, anyway=[f"memory:{planted}"])
+
+    by_id = {r.id: r.status for r in answer.results}
+    assert by_id == {planted: Status.DELETED, kept: Status.CONFLICT}
+    assert not Memory.objects.filter(pk=planted).exists()
+    assert Memory.objects.get(pk=kept).content == "Another kept fact."
+
+
+def test_taking_back_anyway_reverts_a_record_whose_changes_later_edits_overlap(agent, make):
+    notes = make.memory(agent, "Likes tea.\nLives in Lyon.\n")
+    edit(agent, notes.pk, "Likes tea.", "Likes poison.")
+    edit(agent, notes.pk, "Likes poison.", "Likes strong poison.", actor=OTHER)
+
+    refused = take_back(agent, dry_run=True)
+    answer = take_back(agent, anyway=[f"memory:{notes.pk}"])
+
+    (conflict,) = refused.results
+    assert conflict.status == Status.CONFLICT
+    assert [w.who for w in conflict.changed_by] == ["shell:tests in conversation c-1"]
+    assert [(r.op, r.status) for r in answer.results] == [("revert", Status.REVERTED)]
+    notes.refresh_from_db()
+    assert notes.content == "Likes tea.\nLives in Lyon.\n"
+
+
+def test_every_result_says_why(agent, make):
+    create(agent)
+    gone = create(agent, content="Gone already.")
+    assert record_forget(surface_key="memory", agent=agent, ref=gone, actor=OTHER).ok
+    notes = make.memory(agent, "Likes tea.\nLives in Lyon.\n")
+    edit(agent, notes.pk, "Likes tea.", "Likes poison.")
+    edit(agent, notes.pk, "Lyon", "Paris", actor=OTHER)
+
+    answer = take_back(agent)
+
+    whys = {r.id: r.as_dict()["why"] for r in answer.results}
+    assert len(whys) == 3 and all(whys.values()), whys
+    assert "Later writes of others kept (shell:tests in conversation c-1)" in whys[notes.pk]
+
+
+@pytest.mark.parametrize("ref", ["memory", "memory:", "nothing:3", "memory:-1", "memory:\u0661"])
+def test_a_record_to_take_back_anyway_must_be_named_as_surface_and_id(agent, ref):
+    planted = create(agent)
+
+    with pytest.raises(Invalid, match="names no record"):
+        take_back(agent, anyway=[ref])
+    assert Memory.objects.filter(pk=planted).exists()
+
+
+def test_the_command_names_who_changed_a_record_and_takes_it_back_anyway_when_told(agent):
+    planted = create(agent, content="The office is in Paris.")
+    edit(agent, planted, "Paris", "Lyon", actor=PERSON)
+    out = io.StringIO()
+
+    with pytest.raises(CommandError, match="1 record could not be taken back"):
+        call_command("takeback", "--agent", agent.name, "--conversation", "c-666", stdout=out)
+    assert f"conflict     forget     memory {planted}: " in out.getvalue()
+    assert "shell:alice" in out.getvalue()
+    assert Memory.objects.filter(pk=planted).exists()
+
+    call_command(
+        "takeback", "--agent", agent.name, "--conversation", "c-666",
+        "--anyway", f"memory:{planted}", stdout=io.StringIO(),
+    )  # fmt: skip
+    assert not Memory.objects.filter(pk=planted).exists()

@@ -175,3 +175,29 @@ def test_every_surface_list_narrows_to_what_a_conversation_wrote(staff_client, a
     assert "north gate" not in body
     assert 'data-filter="conversation"' in body
     assert "north gate" in everything.content.decode()
+
+
+def test_a_record_others_changed_is_previewed_as_a_conflict_then_taken_back_when_ticked(
+    staff_client, agent
+):
+    memory = planted(agent, "The office is in Paris.")
+    edited = record_edit(
+        surface_key="memory", agent=agent, ref=memory, actor=Actor.maintainer("alice"),
+        old_string="Paris", new_string="Lyon",
+    )  # fmt: skip
+    assert edited.ok
+    url = reverse("web:sources_takeback", args=[agent.name])
+
+    preview = staff_client.post(url, {"conversation": "8121", "preview": "on"}, headers=htmx())
+    applied = staff_client.post(url, {"conversation": "8121"}, headers=htmx())
+
+    for page in (preview, applied):
+        body = page.content.decode()
+        assert "conflict" in body and "shell:alice" in body
+        assert f'name="anyway" value="memory:{memory}"' in body
+    assert Memory.objects.get(pk=memory).content == "The office is in Lyon."
+    ticked = staff_client.post(
+        url, {"conversation": "8121", "anyway": [f"memory:{memory}"]}, headers=htmx()
+    )
+    assert "1 record taken back" in ticked.content.decode()
+    assert not Memory.objects.filter(pk=memory).exists()

@@ -19,7 +19,7 @@ from stores.editing import Status
 from stores.models import Revision
 from stores.selectors.sources import conversation_count, conversations
 from stores.services.sources import NAMED_CONVERSATION_PATTERN, conversation_hold
-from stores.services.takeback import conversation_takeback
+from stores.services.takeback import CHOICES, MAX_ANYWAY, conversation_takeback
 
 CONVERSATION_LENGTH = Revision._meta.get_field("source_conversation").max_length
 
@@ -42,6 +42,14 @@ class TakebackInput(inputs.InputSerializer):
     dry_run = inputs.StrictBoolean(
         default=False,
         help_text="true: answer what would be taken back (every check made), writing nothing.",
+    )
+    anyway = serializers.ListField(
+        child=inputs.StrictText(max_length=64),
+        required=False,
+        max_length=MAX_ANYWAY,
+        help_text='Records to take back even over later writes of others, as "memory:12" '
+        "(surface and id): a record a take-back answered conflict for, after a person chose "
+        "to.",
     )
 
 
@@ -71,6 +79,12 @@ class ConversationSerializer(serializers.Serializer):
     held = serializers.BooleanField(help_text="Its agents' writes wait in the review queue.")
 
 
+class LaterWriteSerializer(serializers.Serializer):
+    revision = serializers.IntegerField()
+    actor = serializers.CharField()
+    conversation = serializers.CharField(help_text="Empty: the write named no conversation.")
+
+
 class TakenBackSerializer(serializers.Serializer):
     surface = serializers.CharField()
     id = serializers.IntegerField()
@@ -79,7 +93,16 @@ class TakenBackSerializer(serializers.Serializer):
     )
     status = serializers.CharField()
     revision = serializers.IntegerField(allow_null=True)
+    why = serializers.CharField(help_text="What was done to the record and why, or why not.")
+    changed_by = LaterWriteSerializer(
+        many=True, help_text="The later writes of others (on a conflict: those in its way)."
+    )
     message = serializers.CharField(required=False)
+    choices = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(CHOICES)),
+        required=False,
+        help_text="On a conflict: keep it, edit it by hand, or name it in `anyway`.",
+    )
 
 
 class TakebackSerializer(serializers.Serializer):
@@ -119,15 +142,17 @@ class SourceViewSet(AgentViewSet):
                 400: "invalid",
                 403: "forbidden (a read-only token)",
                 404: "this agent has no write from that conversation",
-                409: "conflict: later edits overlap every change left to take back",
+                409: "conflict: later writes of others are in the way of every record left "
+                "to take back",
                 422: "not_editable: the store rules keep every record as it is",
             },
         ),
         description="Take back everything one conversation wrote, newest first, each record "
         "as a write of its own: a record it created is forgotten (an episodic memory "
         "invalidated), a change it made undone, keeping later edits, a record it deleted "
-        "restored; a record whose change "
-        "later edits overlap answers conflict and is left as it is.",
+        "restored. A record later writes of others are in the way of (they changed a record "
+        "it created, wrote after its deletion, or overlap its change) answers conflict, "
+        "naming them, and is left as it is, unless named in `anyway`.",
     )
     @action(detail=False, methods=["post"])
     def takeback(self, request: Request) -> Response:

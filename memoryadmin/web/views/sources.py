@@ -105,6 +105,7 @@ def sources_takeback(request: HttpRequest, scope: AgentScope) -> HttpResponse:
             actor=scope.actor,
             conversation=form.cleaned_data["conversation"],
             dry_run=preview,
+            anyway=form.cleaned_data["anyway"],
         )
     except ApplicationError as error:
         return outcome(request, refusal(error.status, error.message), back=back)

@@ -14,8 +14,8 @@ class Command(BaseCommand):
     help = (
         "Take back every write a conversation made to an agent's records, newest first: what "
         "it created is forgotten (an episodic memory invalidated), what it changed is undone, "
-        "later edits by others are kept; a record they overlap is reported as a conflict and "
-        "left as it is."
+        "later edits by others are kept; a record their writes are in the way of is reported "
+        "as a conflict, naming them, and left as it is (--anyway SURFACE:ID takes it back)."
     )
 
     def add_arguments(self, parser) -> None:
@@ -25,6 +25,14 @@ class Command(BaseCommand):
             "--dry-run", action="store_true", help="Say what would be taken back; change nothing."
         )
         parser.add_argument("--by", default="maintainer", help="Your name, for the revisions.")
+        parser.add_argument(
+            "--anyway",
+            action="append",
+            default=[],
+            metavar="SURFACE:ID",
+            help="Take this record back even over later writes of others (repeatable), e.g. "
+            "memory:12: one the take-back reported as a conflict.",
+        )
 
     def handle(self, *args, **options) -> None:
         agent = find_agent(options["agent"])
@@ -34,6 +42,7 @@ class Command(BaseCommand):
                 actor=Actor.maintainer(options["by"]),
                 conversation=options["conversation"],
                 dry_run=options["dry_run"],
+                anyway=options["anyway"],
             )
         except ApplicationError as error:
             raise CommandError(f"{error.status}: {error.message}") from None
@@ -41,9 +50,7 @@ class Command(BaseCommand):
             line = f"{result.status:<12} {result.op:<10} {result.surface} {result.id}"
             if result.revision is not None:
                 line += f" (revision {result.revision})"
-            if result.message:
-                line += f": {result.message}"
-            self.stdout.write(line)
+            self.stdout.write(f"{line}: {result.why}")
         verb = "would be taken back" if answer.dry_run else "taken back"
         summary = f"{answer.status}: {_records(answer.count)} {verb}"
         refused = sum(1 for result in answer.results if result.refused)
