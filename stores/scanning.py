@@ -75,10 +75,16 @@ PRIVATE_KEY_BLOCK = re.compile(
 EMAIL_ADDRESS = re.compile(
     r"(?<![\w.+%:/-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,24}\b"
 )
-# 13 to 19 digits, in groups as people write them; Luhn decides.
-CARD_DIGITS = re.compile(r"(?<![\d-])(?:\d[ -]?){12,18}\d(?![\d-])")
+# 13 to 19 digits, in groups as people write them, starting as card numbers do (2 to 6: an
+# ISBN's 978 is not one); Luhn decides.
+CARD_DIGITS = re.compile(r"(?<![\d-])[2-6](?:[ -]?\d){12,18}(?![\d-])")
 IBAN_TEXT = re.compile(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]){11,30}\b")
 TOKEN_TAIL = re.compile(r"[A-Za-z0-9_+/=-]*")
+# A run of digits a phone number could be written as: an optional +, digits with spaces,
+# dots, dashes or brackets between them.
+PHONE_CANDIDATE = re.compile(r"(?<![\w+])\+?\(?\d[\d ().-]{5,24}\d(?!\w)")
+# A date as ISO 8601 writes it has the digits of a phone number and never is one.
+ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # Fewer digits than this on a line and it holds no phone number: the matcher is not asked.
 PHONE_MIN_DIGITS = 7
 
@@ -132,34 +138,38 @@ def _credentials(line: str, offset: int) -> Iterator[Finding]:
             yield Finding(Category.CREDENTIALS, kind, offset + start, offset + end)
 
 
+def _personal(kind: str, start: int, end: int) -> Finding:
+    return Finding(Category.PERSONAL_DATA, kind, start, end)
+
+
 def _personal_data(line: str, offset: int, region: str | None) -> Iterator[Finding]:
     if "@" in line:
         for match in EMAIL_ADDRESS.finditer(line):
-            yield Finding(
-                Category.PERSONAL_DATA, EMAIL, offset + match.start(), offset + match.end()
-            )
-    digits = sum(character.isdigit() for character in line)
-    if digits < PHONE_MIN_DIGITS:
+            yield _personal(EMAIL, offset + match.start(), offset + match.end())
+    if sum(map(str.isdigit, line)) < PHONE_MIN_DIGITS:
         return
     cards = []
     for match in CARD_DIGITS.finditer(line):
-        number = re.sub(r"[ -]", "", match.group())
-        if 13 <= len(number) <= 19 and luhn.is_valid(number):
+        if luhn.is_valid(re.sub(r"[ -]", "", match.group())):
             cards.append((match.start(), match.end()))
-            yield Finding(
-                Category.PERSONAL_DATA, CARD, offset + match.start(), offset + match.end()
-            )
+            yield _personal(CARD, offset + match.start(), offset + match.end())
     for match in IBAN_TEXT.finditer(line):
         if iban.is_valid(match.group()):
-            yield Finding(
-                Category.PERSONAL_DATA, IBAN, offset + match.start(), offset + match.end()
-            )
-    for found in phonenumbers.PhoneNumberMatcher(
-        line, region, leniency=phonenumbers.Leniency.VALID
-    ):
-        if any(start <= found.start < end for start, end in cards):
+            yield _personal(IBAN, offset + match.start(), offset + match.end())
+    valid = phonenumbers.Leniency.VALID
+    for candidate in PHONE_CANDIDATE.finditer(line):
+        digits = sum(map(str.isdigit, candidate.group()))
+        if (
+            digits < PHONE_MIN_DIGITS
+            or ISO_DATE.fullmatch(candidate.group())
+            or any(start <= candidate.start() < end for start, end in cards)
+        ):
             continue
-        yield Finding(Category.PERSONAL_DATA, PHONE, offset + found.start, offset + found.end)
+        # The matcher reads the run of digits only: over a whole line it parses every
+        # number in it, dates and prices included, at many times the cost.
+        for found in phonenumbers.PhoneNumberMatcher(candidate.group(), region, leniency=valid):
+            start = offset + candidate.start() + found.start
+            yield _personal(PHONE, start, start + found.end - found.start)
 
 
 def scan(text: str, *, region: str | None = None, skip_lines: Iterable[str] = ()) -> list[Finding]:

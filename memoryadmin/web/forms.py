@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 
-from stores.models import Agent, Revision
+from stores.models import Agent, Revision, ScanPolicy
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 
 
@@ -95,6 +95,18 @@ class ReviewActionForm(forms.Form):
 
 class ReviewModeForm(forms.Form):
     review_mode = forms.ChoiceField(choices=Agent.ReviewMode.choices)
+
+
+class ScanPolicyForm(forms.Form):
+    """What the door's scan does with each category it finds in a write."""
+
+    credentials_policy = forms.ChoiceField(
+        label="Credentials (keys, tokens, passwords)", choices=ScanPolicy.choices
+    )
+    personal_data_policy = forms.ChoiceField(
+        label="Personal data (emails, phone, card and account numbers)",
+        choices=ScanPolicy.choices,
+    )
 
 
 class TakebackForm(forms.Form):

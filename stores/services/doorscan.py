@@ -167,6 +167,12 @@ def _sentence(category: Category, action: str, findings: list[Finding]) -> str:
     return f"Note: the text holds {what}; it was stored as written."
 
 
+def shown_masked(text: str) -> tuple[str, list[str]]:
+    """`text` as a reviewer's page shows it: whatever the scan finds masked, and the kinds."""
+    findings = scanning.scan(text, region=settings.MEMORYADMIN["PHONE_REGION"])
+    return scanning.masked(text, findings), scanning.kinds(findings)
+
+
 def record_override(
     *,
     agent_id: int,
