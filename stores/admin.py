@@ -93,7 +93,15 @@ class AgentAdmin(_WrittenByServices):
     """Added through `agent_create` (as the web UI's *New agent*), changed through
     `agent_update`; deleting one (and all it remembers) is not done here."""
 
-    list_display = ["name", "display_name", "self_editing_enabled", "review_mode", "created_at"]
+    list_display = [
+        "name",
+        "display_name",
+        "self_editing_enabled",
+        "review_mode",
+        "credentials_policy",
+        "personal_data_policy",
+        "created_at",
+    ]
     search_fields = ["name", "display_name"]
 
     def get_fields(self, request: HttpRequest, obj: Agent | None = None) -> tuple[str, ...]:

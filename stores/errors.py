@@ -48,6 +48,10 @@ class PrivacyRestricted(ApplicationError):
     status = Status.PRIVACY_RESTRICTED
 
 
+class SensitiveData(ApplicationError):
+    status = Status.SENSITIVE_DATA
+
+
 class Disabled(ApplicationError):
     status = Status.DISABLED
 

@@ -23,6 +23,7 @@ HTTP_CODES: dict[Status, int] = {
     Status.AMBIGUOUS: 422,
     Status.NO_CHANGE: 422,
     Status.SUSPECTED_TRUNCATION: 422,
+    Status.SENSITIVE_DATA: 422,
     Status.PRECONDITION_REQUIRED: 428,
 }
 

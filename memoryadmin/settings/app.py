@@ -66,6 +66,9 @@ def _judge() -> dict[str, Any]:
 
 MEMORYADMIN: dict[str, Any] = {
     "EMBEDDINGS": _embeddings(),
+    # Where a phone number written without its country code is read as dialled, for the scan
+    # of every write (stores.scanning); empty: only numbers written with +country are found.
+    "PHONE_REGION": env("PHONE_REGION", "US") or None,
     # --- What any caller may make the server store, parse or embed ---
     # Largest text a record may hold, per surface, in characters; larger writes are refused.
     "MAX_TEXT_LENGTH": {

@@ -6,7 +6,7 @@ from typing import Any
 
 from django import forms
 
-from stores.models import Agent, Revision
+from stores.models import Agent, Revision, ScanPolicy
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 from stores.services import bounded_json
 
@@ -118,6 +118,18 @@ class RecordRefsField(forms.Field):
 
     def to_python(self, value: Any) -> list[str]:
         return [str(ref) for ref in value or ()]
+
+
+class ScanPolicyForm(forms.Form):
+    """What the door's scan does with each category it finds in a write."""
+
+    credentials_policy = forms.ChoiceField(
+        label="Credentials (keys, tokens, passwords)", choices=ScanPolicy.choices
+    )
+    personal_data_policy = forms.ChoiceField(
+        label="Personal data (emails, phone, card and account numbers)",
+        choices=ScanPolicy.choices,
+    )
 
 
 class TakebackForm(forms.Form):

@@ -48,6 +48,7 @@ urlpatterns = [
     path(agent + "sources/hold/", sources.sources_hold, name="sources_hold"),
     path(agent + "review/act/", review.review_act, name="review_act"),
     path(agent + "review/mode/", review.review_mode, name="review_mode"),
+    path(agent + "review/scan/", review.scan_policy, name="scan_policy"),
     path(agent + "tokens/", tokens.token_list, name="tokens"),
     path(agent + "tokens/new/", tokens.token_new, name="token_new"),
     path(agent + "tokens/<int:token_id>/revoke/", tokens.token_revoke_view, name="token_revoke"),

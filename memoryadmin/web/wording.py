@@ -32,6 +32,8 @@ SENTENCES: dict[Status, str] = {
     "like an accident, so nothing was written.",
     Status.PRIVACY_RESTRICTED: "This record is private to the person it is about, so it is not "
     "changed from here.",
+    Status.SENSITIVE_DATA: "The text holds credentials or personal data this agent does not "
+    "store, so nothing was written.",
     Status.DISABLED: "This is switched off for this agent.",
     Status.FORBIDDEN: "You may not make this change.",
     Status.INVALID: "The change could not be made as filled in.",
@@ -48,6 +50,7 @@ REASON_SHOWN = frozenset(
         Status.DISABLED,
         Status.PRIVACY_RESTRICTED,
         Status.SUSPECTED_TRUNCATION,
+        Status.SENSITIVE_DATA,
     }
 )
 

@@ -23,6 +23,8 @@ class Status(StrEnum):
     PRECONDITION_REQUIRED = "precondition_required"
     SUSPECTED_TRUNCATION = "suspected_truncation"
     PRIVACY_RESTRICTED = "privacy_restricted"
+    # The text holds credentials or personal data this agent's policy refuses.
+    SENSITIVE_DATA = "sensitive_data"
     DISABLED = "disabled"
     FORBIDDEN = "forbidden"
     INVALID = "invalid"

@@ -1,4 +1,11 @@
-from stores.models.agents import Agent, AgentAccess, AgentToken, Subject
+from stores.models.agents import (
+    Agent,
+    AgentAccess,
+    AgentToken,
+    ScanOverride,
+    ScanPolicy,
+    Subject,
+)
 from stores.models.background import DecayPass
 from stores.models.base import (
     EMBEDDING_DIMENSIONS,
@@ -39,6 +46,8 @@ __all__ = [
     "QuarantinedConversation",
     "Revision",
     "RulesDocument",
+    "ScanOverride",
+    "ScanPolicy",
     "ScheduledTask",
     "Skill",
     "Subject",

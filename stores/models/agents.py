@@ -6,6 +6,15 @@ from django.conf import settings
 from django.db import models
 
 
+class ScanPolicy(models.TextChoices):
+    """What a write meets when it holds credentials or personal data, per agent and category."""
+
+    ALLOW = "allow", "Allow it (and say so)"
+    MASK = "mask", "Store it masked"
+    HOLD = "hold", "Hold it for review"
+    REFUSE = "refuse", "Refuse it"
+
+
 class Agent(models.Model):
     """One AI agent (or persona lineage) whose memory is administered."""
 
@@ -20,6 +29,13 @@ class Agent(models.Model):
         default=True, help_text="Agents may edit their own memory through the API."
     )
     review_mode = models.CharField(max_length=10, choices=ReviewMode, default=ReviewMode.NONE)
+    # What a write holding credentials or personal data meets at the door (stores.scanning).
+    credentials_policy = models.CharField(
+        max_length=10, choices=ScanPolicy, default=ScanPolicy.REFUSE
+    )
+    personal_data_policy = models.CharField(
+        max_length=10, choices=ScanPolicy, default=ScanPolicy.ALLOW
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -109,3 +125,28 @@ class AgentToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.agent.name}/{self.name}"
+
+
+class ScanOverride(models.Model):
+    """A person's write stored although the door's scan would have held or refused it.
+
+    Names what kinds were found, never the text. Append-only: the audit log reads it.
+    """
+
+    agent = models.ForeignKey(Agent, on_delete=models.CASCADE, related_name="scan_overrides")
+    surface = models.CharField(max_length=20)
+    record_id = models.BigIntegerField()
+    revision_id = models.BigIntegerField(null=True, blank=True)
+    actor = models.CharField(max_length=200)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    found = models.JSONField(default=list)
+    reason = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.actor} stored {self.surface} {self.record_id} past the scan"

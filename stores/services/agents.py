@@ -113,7 +113,15 @@ def _set_fields(
     )
 
 
-AGENT_SETTINGS = ("display_name", "description", "self_editing_enabled", "review_mode")
+# What the door's scan does with credentials and with personal data: staff set it.
+SCAN_POLICIES = ("credentials_policy", "personal_data_policy")
+AGENT_SETTINGS = (
+    "display_name",
+    "description",
+    "self_editing_enabled",
+    "review_mode",
+    *SCAN_POLICIES,
+)
 
 
 def agent_create(*, actor: Actor, name: str, **settings: Any) -> WriteResult:
@@ -150,7 +158,14 @@ def agent_create(*, actor: Actor, name: str, **settings: Any) -> WriteResult:
 
 
 def agent_update(*, actor: Actor, agent: Agent, values: dict[str, Any]) -> WriteResult:
-    """Change an agent's settings (`AGENT_SETTINGS`), e.g. switch its self-editing off."""
+    """Change an agent's settings (`AGENT_SETTINGS`), e.g. switch its self-editing off.
+
+    The scan's policies are staff's: an editor could otherwise let its agent keep secrets."""
+    if set(values) & set(SCAN_POLICIES) and not _staff_or_maintainer(actor):
+        refused = WriteResult(
+            status=Status.FORBIDDEN, message="Only staff set what the door's scan does."
+        )
+        return _traced(actor, agent, AGENT_UPDATE.operation, refused, agent.name)
     return _administered_update(actor, agent, agent, values, AGENT_UPDATE, agent.name)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, ParamSpec
+from typing import Any, ParamSpec, cast
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -37,7 +37,7 @@ from stores.models.revisions import after_hash
 from stores.ops.names import OpName
 from stores.runtime.handoff import Handoff
 from stores.runtime.prepared import PreparedQuery, insert_new, update_if_version
-from stores.services import policy, webhooks
+from stores.services import doorscan, policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
 from stores.services.sources import Source
@@ -342,6 +342,17 @@ def commit(
             check_text_size(spec, change.values[name])
     validate_changed_names(spec, record, change.values)
     check_placement(spec, record, change.values)
+    # Every surface model has its agent; the abstract base they share does not declare it.
+    agent: Agent = cast(Any, record).agent
+    screened = doorscan.screen(
+        agent=agent,
+        actor=actor,
+        text_fields=spec.text_fields,
+        values=change.values,
+        before={name: getattr(record, name) or "" for name in spec.text_fields},
+    )
+    message = _joined(change.message, screened.message)
+    details = {**change.details, **screened.details}
     if dry_run:
         return would_be(
             spec,
@@ -349,12 +360,12 @@ def commit(
             status=change.status,
             text_field=text_field,
             before_text=before_text,
-            after_text=change.values.get(text_field, before_text),
-            message=change.message,
-            details=change.details,
+            after_text=screened.values.get(text_field, before_text),
+            message=message,
+            details=details,
         )
     before_state = spec.snapshot(record)
-    values = dict(change.values)
+    values = screened.values
     if change.touch_updated_at:
         values["updated_at"] = timezone.now()
     if isinstance(record, Memory) and "importance" in values:
@@ -398,7 +409,9 @@ def commit(
         after_text=after_text,
         before_state=before_state,
         reverted_revision=change.reverted_revision,
+        held=screened.held,
     )
+    _keep_override(spec, record, revision, actor, screened)
     if isinstance(record, EmbeddedRecord) and record.text_hash != old_hash:
         schedule_reembed(spec.key, record.pk)
     return success(
@@ -406,14 +419,40 @@ def commit(
         record,
         revision,
         status=change.status,
-        message=change.message,
-        details=change.details,
+        message=message,
+        details=details,
         diff=_diff(spec, record, before_text, after_text),
     )
 
 
+def _joined(*sentences: str) -> str:
+    return " ".join(sentence for sentence in sentences if sentence)
+
+
+def _keep_override(
+    spec: SurfaceSpec,
+    record: VersionedRecord,
+    revision: Revision,
+    actor: Actor,
+    screened: doorscan.Screened,
+) -> None:
+    if screened.overridden:
+        doorscan.record_override(
+            agent_id=revision.agent_id,
+            actor=actor,
+            surface=spec.key,
+            record_id=record.pk,
+            revision_id=revision.pk,
+            found=screened.overridden,
+        )
+
+
 def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, Any]) -> WriteResult:
     """Insert a new record at version 1 with its first revision."""
+    screened = doorscan.screen(
+        agent=agent, actor=actor, text_fields=spec.text_fields, values=values
+    )
+    values = screened.values
     now = timezone.now()
     # One moment for every timestamp the record starts with: each field's own default read
     # the clock again, so updated_at came out a few microseconds before created_at.
@@ -434,7 +473,9 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
             record.save(force_insert=True)
     except IntegrityError as error:
         raise Conflict(integrity_message(spec, error)) from error
-    revision = store_revision(first_revision(spec, record, actor=actor, op=OpName.CREATE), record)
+    first = first_revision(spec, record, actor=actor, op=OpName.CREATE, held=screened.held)
+    revision = store_revision(first, record)
+    _keep_override(spec, record, revision, actor, screened)
     if isinstance(record, EmbeddedRecord):
         schedule_reembed(spec.key, record.pk)
     return success(
@@ -443,6 +484,8 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
         revision,
         status=Status.CREATED,
         diff=_diff(spec, record, "", getattr(record, spec.primary_text_field)),
+        message=screened.message,
+        details=screened.details,
     )
 
 
@@ -620,17 +663,20 @@ def build_revision(
     before_state: dict[str, Any],
     after_state: dict[str, Any] | None = None,
     reverted_revision: int | None = None,
+    held: bool = False,
 ) -> Revision:
     """The revision of one write that brought `record` to its current version, unsaved.
 
     Every writer builds its revisions here (the engine, restore, the bulk importer, which
     inserts them in batches), so who wrote, through which door, and whether a human must
-    review it are recorded the same way whatever the path.
+    review it are recorded the same way whatever the path. `held`: the door's scan parked
+    the write for review, whoever wrote it.
     """
     agent: Agent = record.agent
     source = actor.source or Source()
-    needs_review = actor.is_agent and (
-        agent.review_mode == Agent.ReviewMode.ALL or held_for_review(agent, source)
+    needs_review = held or (
+        actor.is_agent
+        and (agent.review_mode == Agent.ReviewMode.ALL or held_for_review(agent, source))
     )
     return Revision(
         agent_id=record.agent_id,
@@ -656,7 +702,7 @@ def build_revision(
 
 
 def first_revision(
-    spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor, op: OpName
+    spec: SurfaceSpec, record: VersionedRecord, *, actor: Actor, op: OpName, held: bool = False
 ) -> Revision:
     """The revision of a record's first version, unsaved: from nothing to its whole text.
 
@@ -673,6 +719,7 @@ def first_revision(
         before_text="",
         after_text=getattr(record, text_field),
         before_state={},
+        held=held,
     )
 
 

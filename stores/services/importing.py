@@ -24,7 +24,7 @@ from django.db.models import Q
 
 from stores.editing import text_sha256
 from stores.editing.numbers import is_number
-from stores.errors import ApplicationError, Invalid
+from stores.errors import ApplicationError, Invalid, SensitiveData
 from stores.models import (
     EMBEDDING_DIMENSIONS,
     Agent,
@@ -41,7 +41,7 @@ from stores.ops.names import OpName
 from stores.runtime.bulk import insert_rows
 from stores.runtime.collector import rare_collections
 from stores.selectors.revisions import recorded_versions
-from stores.services import policy, term_shares, validation, webhooks
+from stores.services import doorscan, policy, term_shares, validation, webhooks
 from stores.services.actors import Actor
 from stores.services.engine import (
     Change,
@@ -138,6 +138,8 @@ class Incoming:
     # Where the record was first written, as the file says (a conversation, a message): the
     # source of its first revision here.
     provenance: Source | None = None
+    # The door's scan parked it for review (stores.services.doorscan).
+    held: bool = False
 
     @property
     def natural_key(self) -> tuple[Any, ...] | None:
@@ -474,6 +476,7 @@ def _import_group(
                 unique_fields=("agent", "source_format", "path"),
                 update_fields=(*TRACE_FIELDS, "updated_at"),
             )
+    new = _screened(spec, agent, new, actor, report)
     if not new:
         return
     if dry_run:
@@ -485,6 +488,27 @@ def _import_group(
     for entry, record in created:
         if spec is MEMORY and entry.superseded_by:
             links.append(_Link(record.pk, entry.superseded_by, entry.source, existing=False))
+
+
+def _screened(
+    spec: SurfaceSpec, agent: Agent, entries: list[Incoming], actor: Actor, report: ImportReport
+) -> list[Incoming]:
+    """New entries past the door's scan, masked or held as the agent's policy says; an entry
+    it refuses is a problem of the report. (A record that exists is changed through the edit
+    service, which scans it there.)"""
+    passed = []
+    for entry in entries:
+        try:
+            screened = doorscan.screen(
+                agent=agent, actor=actor, text_fields=spec.text_fields, values=entry.values
+            )
+        except SensitiveData as refused:
+            report.problem(entry.source, f"not imported: {refused.message}", spec.key)
+            continue
+        entry.values = screened.values
+        entry.held = screened.held
+        passed.append(entry)
+    return passed
 
 
 def _match_existing(
@@ -685,7 +709,11 @@ def _create_batch(
                 continue
             revisions.append(
                 first_revision(
-                    spec, record, actor=actor.with_source(entry.provenance), op=OpName.IMPORT
+                    spec,
+                    record,
+                    actor=actor.with_source(entry.provenance),
+                    op=OpName.IMPORT,
+                    held=entry.held,
                 )
             )
         insert_rows(Revision, revisions)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from django.contrib import messages
@@ -17,7 +18,7 @@ from memoryadmin.web.surfaces import SurfaceUI
 from stores.editing import Status
 from stores.models import VersionedRecord
 from stores.selectors.revisions import revision_texts
-from stores.services import WriteResult
+from stores.services import WriteResult, doorscan
 
 # The id pages give an agent's one document (rules.md) before its first write: the page shows
 # it empty, since a page view writes nothing, and its first op creates it through the engine.
@@ -49,9 +50,36 @@ def outcome(
     return render(
         request,
         "web/partials/_outcome.html",
-        {"result": result, **(extra or {})},
+        {"result": result, **resend_despite_scan(request, result), **(extra or {})},
         status=http_status(result),
     )
+
+
+# The field of a person's "store it anyway" on a write the door's scan refused or held.
+STORE_DESPITE_SCAN = "store_despite_scan"
+OVERRIDE_REASON = "override_reason"
+
+
+def resend_despite_scan(request: HttpRequest, result: WriteResult) -> dict[str, Any]:
+    """For a write the scan refused: the same form again, to send as a person's override."""
+    if result.status != Status.SENSITIVE_DATA or request.method != "POST":
+        return {}
+    skipped = {"csrfmiddlewaretoken", STORE_DESPITE_SCAN, OVERRIDE_REASON}
+    fields = [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in skipped
+        for value in values
+    ]
+    return {"resend": fields, "resend_url": request.path}
+
+
+def scan_override(request: HttpRequest) -> AbstractContextManager[None]:
+    """A person's "store it anyway": the engine stores the write and records the override."""
+    if request.method != "POST" or not request.POST.get(STORE_DESPITE_SCAN):
+        return nullcontext()
+    reason = request.POST.get(OVERRIDE_REASON, "").strip()
+    return doorscan.overriding(reason or "Stored from the page past the scan.")
 
 
 def form_refusal(form: Any) -> WriteResult:

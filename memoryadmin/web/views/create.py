@@ -26,6 +26,8 @@ from memoryadmin.web.views.common import (
     form_refusal,
     http_status,
     read_only_refusal,
+    resend_despite_scan,
+    scan_override,
 )
 from stores.models import Agent, Subject
 from stores.ops.catalog import CATALOG
@@ -151,17 +153,20 @@ def record_new(request: HttpRequest, scope: AgentScope, surface: str) -> HttpRes
         elif not form.is_valid():
             refused = form_refusal(form)
         else:
-            result = CATALOG[OpName.CREATE].call(
-                agent=scope.agent,
-                actor=scope.actor,
-                values=create_values(form),
-                surface_key=ui.key,
-            )
+            with scan_override(request):
+                result = CATALOG[OpName.CREATE].call(
+                    agent=scope.agent,
+                    actor=scope.actor,
+                    values=create_values(form),
+                    surface_key=ui.key,
+                )
             if result.ok:
                 messages.success(request, _created(ui, result))
                 return redirect(detail_url(scope, ui, result.id))
             refused = result
     context = {"scope": scope, "agent": scope.agent, "ui": ui, "form": form, "refused": refused}
+    if refused is not None:
+        context.update(resend_despite_scan(request, refused))
     status = http_status(refused) if refused is not None else 200
     return render(request, "web/record_new.html", context, status=status)
 

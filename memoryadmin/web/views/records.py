@@ -28,6 +28,7 @@ from memoryadmin.web.views.common import (
     refusal,
     refused_post,
     require_record,
+    scan_override,
     swap_into,
 )
 from memoryadmin.web.views.history import timeline_response
@@ -177,7 +178,8 @@ def record_op(
         return refused_response
     if preview and (hint := form.preview_hint()):
         return render(request, "web/partials/_hint.html", {"hint": hint})
-    result = action.call(scope=scope, surface=ui.key, pk=pk, form=form, dry_run=preview)
+    with scan_override(request):
+        result = action.call(scope=scope, surface=ui.key, pk=pk, form=form, dry_run=preview)
     # A stale version is shown with what changed since; a conflict in the text itself (an
     # undo that later edits overlap, naming their revisions) is a refusal like any other.
     stale = result.status == Status.CONFLICT and not result.details.get("revisions")

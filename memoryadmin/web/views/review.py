@@ -11,8 +11,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
-from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm
-from memoryadmin.web.rendering import diff_pieces, page_budget
+from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm, ScanPolicyForm
+from memoryadmin.web.rendering import DiffBudget, diff_pieces, page_budget
 from memoryadmin.web.views.common import (
     form_refusal,
     outcome,
@@ -20,8 +20,11 @@ from memoryadmin.web.views.common import (
     refused_post,
     swap_into,
 )
+from stores.models import Revision
 from stores.selectors.revisions import live_refs, pending_ids, pending_revisions
 from stores.services import WriteResult, revision_approve
+from stores.services.agents import SCAN_POLICIES, agent_update
+from stores.services.doorscan import shown_masked
 from stores.services.reviews import agent_set_review_mode, review_revert
 
 PAGE_SIZE = 50
@@ -38,18 +41,27 @@ def _queue_context(
         "scope": scope,
         "agent": scope.agent,
         "page": page,
-        "entries": [
-            {
-                "revision": row,
-                "alive": (row.surface, row.record_id) in alive,
-                "diff": diff_pieces(row.before_text, row.after_text, collapse=True, budget=budget)
-                if row.before_text != row.after_text
-                else None,
-            }
-            for row in rows
-        ],
+        "entries": [_entry(row, alive, budget) for row in rows],
         "mode_form": ReviewModeForm(initial={"review_mode": scope.agent.review_mode}),
+        "scan_form": ScanPolicyForm(
+            initial={name: getattr(scope.agent, name) for name in SCAN_POLICIES}
+        ),
         "report": report,
+    }
+
+
+def _entry(row: Revision, alive: set[tuple[str, int]], budget: DiffBudget) -> dict[str, Any]:
+    """One pending revision as the queue shows it: credentials and personal data the scan
+    finds are masked (a write held for them is judged without its value on screen)."""
+    before, found_before = shown_masked(row.before_text)
+    after, found_after = shown_masked(row.after_text)
+    return {
+        "revision": row,
+        "alive": (row.surface, row.record_id) in alive,
+        "diff": diff_pieces(before, after, collapse=True, budget=budget)
+        if before != after
+        else None,
+        "masked": list(dict.fromkeys(found_before + found_after)),
     }
 
 
@@ -106,4 +118,16 @@ def review_mode(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     result = agent_set_review_mode(
         agent=scope.agent, actor=scope.actor, review_mode=form.cleaned_data["review_mode"]
     )
+    return outcome(request, result, back=back)
+
+
+@require_POST
+@agent_view
+def scan_policy(request: HttpRequest, scope: AgentScope) -> HttpResponse:
+    """What the door's scan does with credentials and personal data this agent is sent."""
+    back = reverse("web:review", args=[scope.agent.name])
+    form = ScanPolicyForm(request.POST)
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    result = agent_update(actor=scope.actor, agent=scope.agent, values=form.cleaned_data)
     return outcome(request, result, back=back)
