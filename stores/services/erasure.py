@@ -17,15 +17,49 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from stores.errors import Conflict, Invalid
-from stores.models import AuditEntry, Revision, text_fingerprint
+from stores.editing import Status
+from stores.errors import ApplicationError, Conflict, Invalid
+from stores.models import Agent, AuditEntry, Revision, text_fingerprint
+from stores.selectors.revisions import agent_revision
+from stores.services.actors import Actor
 from stores.services.audit import record_audit
+from stores.services.results import WriteResult
 from stores.surfaces import SURFACES
 
 SIDES = ("before", "after")
 # The tombstone of a revision's source excerpt, beside those of its sides.
 EXCERPT = "excerpt"
 MAX_REASON = 500
+
+
+def revision_redact(
+    *, agent: Agent, revision_id: int, actor: Actor, reason: str, sides: Collection[str] = SIDES
+) -> WriteResult:
+    """A person redacts one of `agent`'s revisions (the doors' call); an agent may not."""
+    if actor.is_agent or not actor.can_see(agent):
+        return WriteResult(status=Status.NOT_FOUND, message=f"No revision {revision_id}.")
+    if not actor.can_write(agent):
+        return WriteResult(status=Status.FORBIDDEN, message="Viewers cannot redact revisions.")
+    revision = agent_revision(agent, revision_id)
+    if revision is None:
+        return WriteResult(status=Status.NOT_FOUND, message=f"No revision {revision_id}.")
+    before = dict(revision.redacted)
+    try:
+        redacted = redact_revision(revision, actor=actor.label, reason=reason, sides=sides)
+    except ApplicationError as refusal:
+        return WriteResult(status=refusal.status, message=refusal.message, details=refusal.details)
+    new = sorted(set(redacted.redacted) - set(before))
+    return WriteResult(
+        status=Status.UPDATED if new else Status.NO_CHANGE,
+        message=f"Redacted revision {revision_id}: {', '.join(new)}."
+        if new
+        else f"Revision {revision_id} holds no text left to redact on that side.",
+        surface=revision.surface,
+        id=revision.record_id,
+        revision=revision.pk,
+        version=revision.version_after,
+        details={"redacted": redacted.redacted},
+    )
 
 
 def redact_revision(
@@ -101,8 +135,16 @@ def redact_revision(
     return revision
 
 
-def is_redacted(revision: Revision, side: str) -> bool:
-    return side in revision.redacted
+def refuse_redacted(revision: Revision, side: str) -> None:
+    """A write that would bring back a redacted side's text (a revert, an undo) is refused:
+    the text is gone, and an empty one in its place would lose what the record says."""
+    if side in revision.redacted:
+        tombstone = revision.redacted[side]
+        raise Invalid(
+            f"The text {side} revision {revision.pk} was redacted by {tombstone['by']} on "
+            f"{tombstone['at']}; there is nothing to go back to. Choose another revision.",
+            revision=revision.pk,
+        )
 
 
 def _checked_reason(reason: str) -> str:
