@@ -6,6 +6,7 @@ from stores.models.agents import (
     ScanPolicy,
     Subject,
 )
+from stores.models.audit import AuditEntry
 from stores.models.background import DecayPass
 from stores.models.base import (
     EMBEDDING_DIMENSIONS,
@@ -34,6 +35,7 @@ __all__ = [
     "Agent",
     "AgentAccess",
     "AgentToken",
+    "AuditEntry",
     "Change",
     "Channel",
     "DecayPass",

@@ -83,6 +83,9 @@ class Revision(models.Model):
     # A take-back's write: it names the conversation it took back, and is not that
     # conversation's own write.
     source_takeback = models.BooleanField(default=False)
+    # The sides whose text was redacted, each a tombstone in place of the text: {"before" |
+    # "after" | "excerpt": {"at", "by", "reason", "sha256"}} (stores.services.erasure).
+    redacted = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

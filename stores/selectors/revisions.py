@@ -45,6 +45,7 @@ def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
         "created_at": moment(revision.created_at),
         "review": revision.review,
         "source": revision.source or None,
+        "redacted": revision.redacted or None,
     }
     if full:
         data.update(
@@ -54,6 +55,14 @@ def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
             after_state=revision.after_state,
         )
     return data
+
+
+REDACTED_DIFF = "redacted"
+
+
+def is_redacted(revision: Revision) -> bool:
+    """Whether a side of the revision's text was redacted: its diff is then not drawn."""
+    return "before" in revision.redacted or "after" in revision.redacted
 
 
 def records_written_by(
@@ -186,7 +195,11 @@ def later_states(
 
 def revision_texts(revision_id: int) -> Revision | None:
     """Only the texts before and after of a revision: what a write's diff is drawn from."""
-    return Revision.objects.filter(pk=revision_id).only("before_text", "after_text").first()
+    return (
+        Revision.objects.filter(pk=revision_id)
+        .only("before_text", "after_text", "redacted")
+        .first()
+    )
 
 
 # --- a record's history ----------------------------------------------------------------
