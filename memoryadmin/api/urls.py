@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
 
+from memoryadmin.api import memory_stores
 from memoryadmin.api.views.changes import ChangeViewSet
 from memoryadmin.api.views.exports import ExportViewSet
 from memoryadmin.api.views.revisions import RevisionViewSet
@@ -82,6 +83,8 @@ def api_index(request: Request) -> Response:
     )
 
 
+STORE = r"(?P<memory_store_id>[^/]+)"
+
 app_name = "api"
 urlpatterns = [
     path("v1/", api_index, name="index"),
@@ -90,6 +93,38 @@ urlpatterns = [
     path("v1/export/pam/", export_pam, name="export-pam"),
     path("v1/tools/", tool_list, name="tool-list"),
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
+    # The SDK sends its paths without a trailing slash, POSTs included; both are taken.
+    re_path(r"^v1/memory_stores/?$", memory_stores.StoreCollection.as_view(), name="memory-stores"),
+    re_path(
+        rf"^v1/memory_stores/{STORE}/?$",
+        memory_stores.StoreDetail.as_view(),
+        name="memory-store",
+    ),
+    re_path(
+        rf"^v1/memory_stores/{STORE}/archive/?$",
+        memory_stores.StoreArchive.as_view(),
+        name="memory-store-archive",
+    ),
+    re_path(
+        rf"^v1/memory_stores/{STORE}/memories/?$",
+        memory_stores.MemoryCollection.as_view(),
+        name="memory-store-memories",
+    ),
+    re_path(
+        rf"^v1/memory_stores/{STORE}/memories/(?P<memory_id>[^/]+)/?$",
+        memory_stores.MemoryDetail.as_view(),
+        name="memory-store-memory",
+    ),
+    re_path(
+        rf"^v1/memory_stores/{STORE}/memory_versions/?$",
+        memory_stores.VersionCollection.as_view(),
+        name="memory-store-versions",
+    ),
+    re_path(
+        rf"^v1/memory_stores/{STORE}/memory_versions/(?P<memory_version_id>[^/]+)/?$",
+        memory_stores.VersionDetail.as_view(),
+        name="memory-store-version",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script from its own URL (?script) instead
     # of inline, and the template keeps its page rules in a static file, so the docs work

@@ -20,6 +20,7 @@ from stores.models.idempotency import IdempotentRequest
 from stores.models.imports import ImportedSource
 from stores.models.logins import ProviderIdentity
 from stores.models.memories import SHARED_BANK, Memory, bank_label
+from stores.models.memory_stores import MemoryStore
 from stores.models.revisions import Channel, QuarantinedConversation, Revision
 from stores.models.rules import RulesDocument
 from stores.models.skills import Skill
@@ -44,6 +45,7 @@ __all__ = [
     "ImportedSource",
     "Memory",
     "MemoryFile",
+    "MemoryStore",
     "ProviderIdentity",
     "QuarantinedConversation",
     "Revision",
