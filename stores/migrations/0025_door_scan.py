@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('stores', '0022_term_shares'),
+        ('stores', '0024_redaction_and_audit'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
