@@ -25,8 +25,9 @@ def etag(version: int) -> str:
 
 
 def precondition(request: Request, body_version: int | None) -> Precondition:
-    header = (request.headers.get("If-Match") or "").strip()
-    header_version = _parse_if_match(header) if header else None
+    header = request.headers.get("If-Match")
+    # A header sent empty is a malformed precondition, not an absent one.
+    header_version = None if header is None else _parse_if_match(header.strip())
     if header_version is not None and body_version is not None and header_version != body_version:
         # At most one of two different versions can be the current one.
         raise ApiError(
@@ -40,6 +41,12 @@ def precondition(request: Request, body_version: int | None) -> Precondition:
 
 
 def _parse_if_match(header: str) -> int | None:
+    if not header:
+        raise ApiError(
+            Status.INVALID,
+            'If-Match is empty: send one ETag as returned by a read, such as "3", or leave '
+            "the header out and send expected_version.",
+        )
     if header == "*":
         # "Any current version": the record must exist, which every write checks anyway.
         return None

@@ -9,6 +9,8 @@ from django.urls import Resolver404, get_script_prefix, resolve
 from rest_framework import renderers
 from rest_framework.renderers import JSONRenderer
 
+from memoryadmin.doors.errors import bounded_refusal
+
 # The URL name of the catch-all that answers unknown paths under /api/ (memoryadmin.api.urls).
 UNKNOWN_PATH = "api:unknown"
 
@@ -18,10 +20,12 @@ class SafeJSONRenderer(JSONRenderer):
 
     A refusal may quote the request (an unknown field's name), and JSON can carry a lone
     surrogate as an escape that Python decodes; UTF-8 cannot encode it, so rendering the
-    refusal raised and the client got a 500. The escaped form is the same JSON value.
+    refusal raised and the client got a 500. The escaped form is the same JSON value. What a
+    refusal quotes of the request is bounded (memoryadmin.doors.errors.bounded_refusal).
     """
 
     def render(self, data: Any, accepted_media_type: str | None = None, renderer_context=None):
+        data = bounded_refusal(data)
         try:
             return super().render(data, accepted_media_type, renderer_context)
         except UnicodeEncodeError:

@@ -18,10 +18,8 @@ from typing import Any
 from django.core.serializers.json import DjangoJSONEncoder
 from mcp_types import CallToolResult, TextContent
 
+from memoryadmin.doors.errors import SUCCESS_WORDS, bounded_refusal
 from stores.editing import Status
-from stores.editing.status import SUCCESS_STATUSES
-
-SUCCESS_WORDS = frozenset(str(status) for status in SUCCESS_STATUSES)
 
 
 def succeeded(answer: dict[str, Any]) -> bool:
@@ -67,6 +65,7 @@ def summary(answer: dict[str, Any]) -> str:
 
 
 def tool_result(answer: dict[str, Any]) -> CallToolResult:
+    answer = bounded_refusal(answer)
     # Serialised once, as the REST door would (dates, decimals), so both forms are equal.
     encoded = json.dumps(answer, ensure_ascii=False, cls=DjangoJSONEncoder)
     return CallToolResult(

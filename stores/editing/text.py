@@ -89,8 +89,9 @@ def apply_edit(
                 )
             check_length(len(new_string), max_length)
             return EditApplied(text=new_string, replacements=1, lines=(1,))
-        # Not malformed (the same call fills an empty text): an answer about this text.
-        raise NoMatch(
+        # A parameter the agent can correct, as the memory tools' own tests expect (RockBot,
+        # OpenHands): `invalid`, not an answer about this text.
+        raise InvalidEdit(
             "old_string is empty, and an empty old_string only fills an empty text. Quote "
             "the exact phrase to replace from a full read."
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from django.db import models
 
 from stores.models import Memory
-from stores.ops.params import Kind, Param
+from stores.ops.params import NOT_BLANK, Kind, Param
 from stores.surfaces import SURFACES, SurfaceSpec
 
 EXPECTED_VERSION = Param(
@@ -67,15 +67,6 @@ REVISION_ID = Param(
 )
 HEADING = Param("heading", Kind.STRING, "The section's heading text, e.g. 'Steps'.", max_length=500)
 INSERTED_LINES = Param("content", Kind.TEXT, "The lines to insert.", required=True, min_length=1)
-# At least one character that is not whitespace, and no NUL: a blank rule is refused, whatever
-# the door. Whitespace is spelled out as Python's str.isspace() has it, which is what the
-# services strip; ECMA's \s and Python's differ (U+001C-U+001F, U+0085, U+FEFF), and a schema's
-# readers hold a pattern to ECMA's.
-_SPACE = (
-    "\\t\\n\\v\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680"
-    "\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
-)
-NOT_BLANK = f"^[{_SPACE}]*[^{_SPACE}\\u0000][^\\u0000]*$"
 RULE = Param(
     "rule",
     Kind.TEXT,

@@ -15,6 +15,17 @@ from typing import Any
 from stores.editing import MAX_BATCH_EDITS, PhraseEdit
 from stores.services.sources import SOURCE_LIMITS, SOURCE_PATTERNS
 
+# At least one character that is not whitespace, and no NUL: a blank rule, heading, section
+# or category is refused, whatever the door (a `Kind.STRING` is never blank). Whitespace is
+# spelled out as Python's str.isspace() has it, which is what the services strip; ECMA's \s
+# and Python's differ (U+001C-U+001F, U+0085, U+FEFF), and a schema's readers hold a pattern
+# to ECMA's.
+_SPACE = (
+    "\\t\\n\\v\\f\\r\\u001c-\\u001f \\u0085\\u00a0\\u1680"
+    "\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000"
+)
+NOT_BLANK = f"^[{_SPACE}]*[^{_SPACE}\\u0000][^\\u0000]*$"
+
 
 class Kind(StrEnum):
     # Text as sent: whitespace is content, an empty string is a value.
@@ -68,6 +79,12 @@ class Param:
     aliases: tuple[str, ...] = ()
 
     @property
+    def form(self) -> str | None:
+        """The pattern a value must match: its own, or for a short string not a blank one
+        (every door strips a string and refuses it empty)."""
+        return self.pattern or (NOT_BLANK if self.kind is Kind.STRING else None)
+
+    @property
     def keyword(self) -> str:
         return self.argument or self.name
 
@@ -85,8 +102,8 @@ class Param:
         schema: dict[str, Any] = {**_JSON_TYPES[self.kind], "description": self.description}
         if self.kind is Kind.STRING or self.min_length:
             schema["minLength"] = self.min_length or 1
-        if self.pattern:
-            schema["pattern"] = self.pattern
+        if self.form:
+            schema["pattern"] = self.form
         if self.kind is Kind.CHOICE:
             schema["enum"] = list(self.choices)
         for keyword, bound in (

@@ -171,3 +171,24 @@ def test_an_offset_past_any_integer_the_database_holds_is_refused(api):
         assert answer.json()["status"] == "invalid"
     answer = api.get("/api/v1/revisions/", {"record_id": str(2**64)})
     assert answer.status_code == 400
+
+
+ONE_MEGABYTE = "z" * 1_000_000
+
+
+@pytest.mark.parametrize(
+    ("tool", "body"),
+    [
+        ("edit_record", {"surface": ONE_MEGABYTE, "id": 1, "old_string": "a", "new_string": "b"}),
+        ("read_record", {"surface": "memory", "id": ONE_MEGABYTE}),
+        ("recall_memories", {"query": "tea", "limit": ONE_MEGABYTE}),
+        ("memory_edit", {"op": ONE_MEGABYTE, "id": "1"}),
+    ],
+)
+def test_a_refusal_says_what_was_wrong_without_echoing_a_megabyte(api, tool, body):
+    """Regression: a rejected 1 MB value came back whole in the refusal's message."""
+    answer = raw_post(api, f"tools/{tool}/", body)
+    refusal = answer.json()
+    assert refusal["status"] in ("invalid", "not_found")
+    assert len(answer.content) < 5_000
+    assert "characters, not repeated" in refusal["message"]

@@ -126,3 +126,18 @@ def test_a_wrong_method_names_the_methods_the_address_takes(api, agent, make):
     body = answer.json()
     assert body["status"] == "invalid" and body["allowed"] == ["POST"]
     assert body["message"].endswith("This address takes POST.")
+
+
+def test_an_empty_if_match_is_refused_as_invalid_and_writes_nothing(api, agent, make):
+    """Regression: an empty If-Match was taken as no precondition and the write went ahead."""
+    record = make.memory(agent, "Prefers tea.")
+    answer = api.post(
+        f"/api/v1/memories/{record.pk}/edit/",
+        {"old_string": "tea", "new_string": "coffee"},
+        content_type="application/json",
+        headers={"If-Match": ""},
+    )
+    assert (answer.status_code, answer.json()["status"]) == (400, "invalid")
+    assert "If-Match is empty" in answer.json()["message"]
+    record.refresh_from_db()
+    assert record.content == "Prefers tea."

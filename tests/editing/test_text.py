@@ -80,9 +80,9 @@ def test_identical_strings_are_no_change():
 
 def test_empty_old_string_only_inserts_into_empty_text():
     assert apply_edit("", "", "first words").text == "first words"
-    with pytest.raises(NoMatch) as refused:
+    with pytest.raises(InvalidEdit) as refused:
         apply_edit("something", "", "more")
-    assert refused.value.near_miss is None
+    assert refused.value.status == Status.INVALID
 
 
 def test_lf_phrase_matches_crlf_document_which_keeps_crlf():

@@ -321,3 +321,18 @@ def test_a_recall_query_over_the_limit_is_an_invalid_result(mcp_url, agent, sett
             assert f"the limit is {limit}" in answer(result)["message"]
 
     run_async(scenario)
+
+
+def test_a_refused_megabyte_argument_is_not_echoed_back(mcp_url, agent):
+    """Regression: a rejected 1 MB input came back whole in the tool's answer."""
+    _token, raw = agent_token(agent)
+
+    async def scenario() -> None:
+        async with http_client(mcp_url, raw) as client:
+            result = await client.call_tool("read_record", {"surface": "memory", "id": "z" * 10**6})
+            assert result.is_error
+            assert answer(result)["status"] == "not_found"
+            assert "characters, not repeated" in answer(result)["message"]
+            assert sum(len(part.text) for part in result.content) < 5_000
+
+    run_async(scenario)

@@ -131,9 +131,9 @@ def param_field(param: Param) -> serializers.Field:
         for key, value in (("min_value", param.minimum), ("max_value", param.maximum))
         if value is not None
     }
-    if param.pattern:
+    if param.form:
         message = f"{param.name} is not in its form: {param.description}"
-        common["validators"] = [RegexValidator(param.pattern, message)]
+        common["validators"] = [RegexValidator(param.form, message)]
     match param.kind:
         case Kind.TEXT:
             return StrictText(
