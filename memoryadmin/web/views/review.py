@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
 from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm
-from memoryadmin.web.rendering import diff_pieces, page_budget
+from memoryadmin.web.rendering import diff_pieces, fields_changed, page_budget
 from memoryadmin.web.views.common import (
     form_refusal,
     outcome,
@@ -45,6 +45,7 @@ def _queue_context(
                 "diff": diff_pieces(row.before_text, row.after_text, collapse=True, budget=budget)
                 if row.before_text != row.after_text
                 else None,
+                "fields": fields_changed(row),
             }
             for row in rows
         ],
