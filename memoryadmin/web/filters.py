@@ -23,6 +23,7 @@ from memoryadmin.web.rendering import (
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI
 from memoryadmin.web.wording import REASON_SHOWN, sentence
 from stores.editing import line_count as count_lines
+from stores.editing import text_sha256
 from stores.models import Agent, Memory
 from stores.selectors.suggestions import count_open
 
@@ -80,6 +81,13 @@ def highlight_matches(value: Any, query: str) -> SafeString:
     """`value` escaped with its direction controls visible, as `visible_controls` shows it,
     and each match of the list's search `query` marked."""
     return highlight("" if value is None else str(value), query or "")
+
+
+@register.filter
+def full_read_sha256(text: str) -> str:
+    """The SHA-256 a full read gives of `text`: a page that shows the whole text carries it
+    with a form that replaces it, as an agent sends it back after reading all of it."""
+    return text_sha256(text)
 
 
 @register.filter

@@ -17,6 +17,8 @@ from markdown_it import MarkdownIt
 
 from stores.editing import DiffBudget, word_diff
 from stores.editing.diff import CELLS_PER_DIFF, CHARS_PER_DIFF
+from stores.models import Revision
+from stores.ops.names import OpName
 
 # Long unchanged stretches are shortened to this much context on each side in history views.
 CONTEXT_CHARS = 160
@@ -84,8 +86,12 @@ def hx_vals(values: dict[str, Any]) -> SafeString:
     return mark_safe(json.dumps(values).translate(_ATTRIBUTE_ESCAPES))
 
 
-def state_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, Any, Any]]:
-    """Fields whose value differs between two snapshots of a record."""
+def fields_changed(revision: Revision) -> list[tuple[str, Any, Any]]:
+    """The fields a write changed (path, title, tags, ...), each with its value before and
+    after; none for a create or a delete, whose text says it all."""
+    if revision.op in (OpName.CREATE, OpName.FORGET):
+        return []
+    before, after = revision.before_state, revision.after_state
     names = sorted(set(before) | set(after))
     return [
         (name, before.get(name), after.get(name))

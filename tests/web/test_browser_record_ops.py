@@ -320,3 +320,40 @@ def test_prepend_previews_then_puts_the_text_first(page, live_server, agent):
     expect(page.locator("#record-version")).to_have_text("version 2")
     record.refresh_from_db()
     assert record.content == "Name: Ana.\n" + NOTES
+
+
+# --- rewrite the whole text, as a person ---------------------------------------------
+
+
+def test_a_person_rewrites_the_whole_text_from_the_current_one(
+    page, live_server, agent, screenshots
+):
+    """Regression: the form was the API's (a single line, empty, "expected_version or
+    If-Match", ids shared with other forms), so a person could only retype a text blind."""
+    long_notes = "".join(f"Line {n}: the user keeps notes on every trip.\n" for n in range(20))
+    record = memory(agent, long_notes)
+    signed_in(page, live_server)
+    page.goto(f"{live_server.url}/a/rockbot/memory/{record.pk}/")
+
+    page.get_by_text("Rewrite the whole text").click()
+    text = page.get_by_label("The whole text", exact=True)
+    expect(text).to_have_value(long_notes)
+    ids = page.eval_on_selector_all("[id]", "nodes => nodes.map((node) => node.id)")
+    assert len(ids) == len(set(ids)), sorted(name for name in ids if ids.count(name) > 1)
+    assert "If-Match" not in page.inner_text("#op-replace-content")
+    assert page.locator("#op-replace-content input[name=expected_version]").get_attribute(
+        "value"
+    ) == str(record.version)
+
+    text.fill(long_notes.replace("Line 7: the user keeps notes", "Line 7: the user keeps maps"))
+    page.get_by_role("button", name="Preview the new text").click()
+    page.wait_for_selector("#replace-content-result .preview ins")
+    assert page.inner_text("#replace-content-result .preview ins") == "maps"
+    screenshots(page, "replace-whole-text-preview.png", readme=False)
+    page.click("#replace-content-result .preview [data-apply]")
+
+    expect(page.locator(".record-text").first).to_contain_text("Line 7: the user keeps maps")
+    record.refresh_from_db()
+    assert record.version == 2
+    assert record.content.endswith("Line 19: the user keeps notes on every trip.\n")
+    assert "Line 7: the user keeps maps" in record.content

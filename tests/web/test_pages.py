@@ -9,7 +9,8 @@ from django.urls import reverse
 
 from memoryadmin.web.views.lists import PAGE_SIZE
 from stores.models import AgentAccess, Memory, Revision
-from stores.services import record_edit, record_forget
+from stores.services import record_edit, record_forget, record_update
+from stores.services.sources import Source
 from tests.factories import AgentFactory, SubjectFactory, UserFactory
 from tests.web.conftest import htmx
 
@@ -271,6 +272,33 @@ def test_review_queue_lists_pending_revisions(staff_client, agent, make, agent_a
     assert b"<ins>white</ins>" in response.content
     fragment = staff_client.get(url("review", agent.name), headers=htmx("queue"))
     assert b"<html" not in fragment.content
+
+
+def test_review_queue_shows_every_field_a_write_changed_and_its_conversation(
+    staff_client, agent, make, agent_actor
+):
+    """Regression: a file's rename read "No text change", which left the reviewer nothing to
+    judge it by."""
+    agent.review_mode = "all"
+    agent.save()
+    notes = make("file", agent, path="/memories/notes.md", content="Tea at four.")
+    result = record_update(
+        surface_key="file",
+        agent=agent,
+        ref=notes.pk,
+        actor=agent_actor.with_source(Source(conversation="conv-rename-7")),
+        changes={"path": "/memories/drinks.md"},
+    )
+    assert result.ok, result
+
+    page = staff_client.get(url("review", agent.name)).content.decode()
+
+    assert "No text change" not in page
+    assert re.search(
+        r"<td>path</td><td><del>/memories/notes.md</del></td><td><ins>/memories/drinks.md</ins>",
+        page,
+    )
+    assert ">conv-rename-7</a>" in page
 
 
 def test_token_page_lists_tokens(staff_client, agent):

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
-from memoryadmin.web.rendering import diff_pieces, page_budget, state_changes
+from memoryadmin.web.rendering import diff_pieces, fields_changed, page_budget
 from memoryadmin.web.selectors import with_snippets
 from memoryadmin.web.surfaces import SURFACE_UI, SurfaceUI, surface_ui
 from memoryadmin.web.views.common import (
@@ -77,9 +77,7 @@ def _history_context(
                 )
                 if changed and not deferred
                 else None,
-                "fields": state_changes(revision.before_state, revision.after_state)
-                if revision.op not in (OpName.CREATE, OpName.FORGET) and not deferred
-                else [],
+                "fields": [] if deferred else fields_changed(revision),
                 "went_back": _went_back(revision, shown),
                 "redactable": any(
                     side not in revision.redacted and getattr(revision, f"{side}_text")
@@ -220,8 +218,6 @@ def change_detail(request: HttpRequest, scope: AgentScope, revision_id: int) -> 
         "diff": diff_pieces(revision.before_text, revision.after_text, collapse=True)
         if revision.before_text != revision.after_text and not is_redacted(revision)
         else None,
-        "fields": state_changes(revision.before_state, revision.after_state)
-        if revision.op not in (OpName.CREATE, OpName.FORGET)
-        else [],
+        "fields": fields_changed(revision),
     }
     return render(request, "web/partials/_change_detail.html", context)

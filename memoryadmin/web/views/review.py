@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, HtmxHttpRequest, agent_view
 from memoryadmin.web.forms import ReviewActionForm, ReviewModeForm, ScanPolicyForm
-from memoryadmin.web.rendering import DiffBudget, diff_pieces, page_budget
+from memoryadmin.web.rendering import DiffBudget, diff_pieces, fields_changed, page_budget
 from memoryadmin.web.views.common import (
     form_refusal,
     outcome,
@@ -62,6 +62,7 @@ def _entry(row: Revision, alive: set[tuple[str, int]], budget: DiffBudget) -> di
         if before != after
         else None,
         "masked": list(dict.fromkeys(found_before + found_after)),
+        "fields": fields_changed(row),
     }
 
 
