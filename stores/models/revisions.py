@@ -83,6 +83,9 @@ class Revision(models.Model):
     # A take-back's write: it names the conversation it took back, and is not that
     # conversation's own write.
     source_takeback = models.BooleanField(default=False)
+    # The conversation the write's own arguments named when its host's header named another
+    # (source_conversation, which stands).
+    source_claimed_conversation = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -113,6 +116,8 @@ class Revision(models.Model):
         parts: dict[str, Any] = {
             part: value for part in SOURCE_PARTS if (value := getattr(self, f"source_{part}"))
         }
+        if self.source_claimed_conversation:
+            parts["claimed_conversation"] = self.source_claimed_conversation
         if self.source_takeback:
             parts["takeback"] = True
         return parts
