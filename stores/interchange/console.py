@@ -42,6 +42,8 @@ def print_import_report(console: Console, report: ImportReport, *, verbose: bool
         console.print(f"{heading}:")
         for note in report.changes:
             console.print(f"  {note.surface} {note.ref}: {', '.join(note.fields)}", markup=False)
+            for what in note.what:
+                console.print(f"    {what}", markup=False)
     if report.dry_run and verbose:
         for surface_key, refs in report.created_refs.items():
             for ref in refs:

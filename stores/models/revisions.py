@@ -86,6 +86,9 @@ class Revision(models.Model):
     # The sides whose text was redacted, each a tombstone in place of the text: {"before" |
     # "after" | "excerpt": {"at", "by", "reason", "sha256"}} (stores.services.erasure).
     redacted = models.JSONField(default=dict, blank=True)
+    # The conversation the write's own arguments named when its host's header named another
+    # (source_conversation, which stands).
+    source_claimed_conversation = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -116,6 +119,8 @@ class Revision(models.Model):
         parts: dict[str, Any] = {
             part: value for part in SOURCE_PARTS if (value := getattr(self, f"source_{part}"))
         }
+        if self.source_claimed_conversation:
+            parts["claimed_conversation"] = self.source_claimed_conversation
         if self.source_takeback:
             parts["takeback"] = True
         return parts

@@ -114,9 +114,15 @@ def conversations(
     )
     for taking in taken_back:
         summaries[taking["source_conversation"]].taken_back = taking["writes"]
-    held = QuarantinedConversation.objects.filter(agent=agent, conversation__in=names)
-    for name in held.values_list("conversation", flat=True):
-        summaries[name].held = True
+    # A hold names a conversation in any case (`CONV-Q` holds `conv-Q`).
+    held = {
+        name.casefold()
+        for name in QuarantinedConversation.objects.filter(agent=agent).values_list(
+            "conversation", flat=True
+        )
+    }
+    for name, summary in summaries.items():
+        summary.held = name.casefold() in held
     for summary in summaries.values():
         summary.platforms.sort()
     return list(summaries.values())

@@ -724,17 +724,19 @@ def first_revision(
 
 
 def held_for_review(agent: Agent, source: Source) -> bool:
-    """Whether `source`'s conversation is quarantined on `agent`: its writes wait for review."""
+    """Whether `source`'s conversation is quarantined on `agent`: its writes wait for review.
+
+    Any conversation the write names counts, the host's and one its arguments claimed, in any
+    case; a write that names none is held when the writes without a source are (the hold of
+    the empty name)."""
     # A take-back names the conversation it takes back; it is not that conversation's write.
-    return (
-        bool(source.conversation)
-        and not source.takeback
-        and (
-            QuarantinedConversation.objects.filter(
-                agent_id=agent.pk, conversation=source.conversation
-            ).exists()
-        )
-    )
+    if source.takeback:
+        return False
+    named = source.conversations() or [""]
+    matches = Q()
+    for name in named:
+        matches |= Q(conversation__iexact=name)
+    return QuarantinedConversation.objects.filter(matches, agent_id=agent.pk).exists()
 
 
 def settle_review(revision: Revision, verdict: str, actor: Actor) -> bool:

@@ -170,6 +170,8 @@ class ChangeNote:
     surface: str
     ref: str
     fields: list[str]
+    # What would change, field by field, in words a person checks the file by.
+    what: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -576,6 +578,52 @@ def _differences(spec: SurfaceSpec, record: VersionedRecord, values: dict[str, A
     return changed
 
 
+# How much of a value a report quotes.
+_QUOTED = 60
+
+
+def _what_changes(spec: SurfaceSpec, record: VersionedRecord, changed: dict[str, Any]) -> list[str]:
+    """Each changed field as a person reads it: a text by its length, a mapping by the keys
+    it gains, loses or changes (one level into nested mappings), anything else from → to."""
+    said: list[str] = []
+    for name in sorted(changed):
+        current = getattr(record, getattr(spec.model._meta.get_field(name), "attname", name))
+        wanted = changed[name]
+        wanted = wanted.pk if isinstance(wanted, models.Model) else wanted
+        if name in spec.text_fields:
+            said.append(
+                f"{name}: the text changes ({len(current or '')} → {len(wanted or '')} characters)"
+            )
+        elif isinstance(current, dict) or isinstance(wanted, dict):
+            said.append(f"{name}: {'; '.join(_mapping_changes(current or {}, wanted or {}))}")
+        else:
+            said.append(f"{name}: {_quoted(current)} → {_quoted(wanted)}")
+    return said
+
+
+def _mapping_changes(
+    current: dict[str, Any], wanted: dict[str, Any], prefix: str = ""
+) -> list[str]:
+    said: list[str] = []
+    for key in sorted(set(current) | set(wanted), key=str):
+        path = f"{prefix}{key}"
+        if key not in current:
+            said.append(f"{path} added")
+        elif key not in wanted:
+            said.append(f"{path} removed")
+        elif current[key] != wanted[key]:
+            if isinstance(current[key], dict) and isinstance(wanted[key], dict) and not prefix:
+                said += _mapping_changes(current[key], wanted[key], f"{path}.")
+            else:
+                said.append(f"{path} {_quoted(current[key])} → {_quoted(wanted[key])}")
+    return said
+
+
+def _quoted(value: Any) -> str:
+    shown = repr(value.isoformat() if hasattr(value, "isoformat") else value)
+    return shown if len(shown) <= _QUOTED else shown[: _QUOTED - 1] + "…"
+
+
 def _sync_existing(
     spec: SurfaceSpec,
     agent: Agent,
@@ -598,7 +646,9 @@ def _sync_existing(
                 kept.append(row)
             _add_missing_history(spec, agent, record, entry, actor)
         return
-    report.changes.append(ChangeNote(spec.key, entry.ref, sorted(changed)))
+    report.changes.append(
+        ChangeNote(spec.key, entry.ref, sorted(changed), _what_changes(spec, record, changed))
+    )
     if dry_run:
         tally.changed += 1
         return

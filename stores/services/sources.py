@@ -69,13 +69,22 @@ class Source:
     url: str = ""
     excerpt: str = ""
     takeback: bool = False
+    # Named by the agent's host (the Memory-Source header), not by the model's arguments.
+    host: bool = False
+    # The conversation a write's own `source` argument named when the host named another:
+    # the host's stands (a model must not move its writes out of a held conversation), and
+    # the claim is kept beside it.
+    claimed_conversation: str = ""
 
     def __bool__(self) -> bool:
         return any(getattr(self, name) for name in SOURCE_LIMITS)
 
     def as_dict(self) -> dict[str, str]:
         """The parts given, as every door shows them."""
-        return {name: getattr(self, name) for name in SOURCE_LIMITS if getattr(self, name)}
+        parts = {name: getattr(self, name) for name in SOURCE_LIMITS if getattr(self, name)}
+        if self.claimed_conversation:
+            parts["claimed_conversation"] = self.claimed_conversation
+        return parts
 
     def revision_columns(self) -> dict[str, str | bool]:
         """Its parts as the `source_<part>` columns of a revision (Revision.source reads
@@ -84,15 +93,34 @@ class Source:
             f"source_{part}": getattr(self, part) for part in SOURCE_PARTS
         }
         columns["source_takeback"] = self.takeback
+        columns["source_claimed_conversation"] = self.claimed_conversation
         return columns
 
     def merged_over(self, base: Source | None) -> Source:
-        """This source's parts, and `base`'s where this one has none (a body over a header)."""
+        """This source's parts, and `base`'s where this one has none (a body over a header),
+        except the conversation the host named: it stands, and a different one this source
+        names is kept as claimed."""
         if base is None:
             return self
-        return replace(
-            base, **{name: getattr(self, name) for name in SOURCE_LIMITS if getattr(self, name)}
-        )
+        parts: dict[str, Any] = {
+            name: getattr(self, name) for name in SOURCE_LIMITS if getattr(self, name)
+        }
+        claimed = parts.get("conversation", "")
+        if base.host and base.conversation and claimed:
+            del parts["conversation"]
+            if not same_conversation(claimed, base.conversation):
+                parts["claimed_conversation"] = claimed
+        return replace(base, **parts)
+
+    def conversations(self) -> list[str]:
+        """The conversations this write is from, as far as anyone said: the host's (or the
+        only one named) and a different one its arguments claimed."""
+        return [name for name in (self.conversation, self.claimed_conversation) if name]
+
+
+def same_conversation(first: str, second: str) -> bool:
+    """Conversation ids are compared without regard to case: `CONV-Q` is `conv-Q`."""
+    return first.casefold() == second.casefold()
 
 
 def parse_source(value: Any, field: str = "source") -> Source:
@@ -139,7 +167,7 @@ def parse_source_header(header: str) -> Source:
         if name in parts:
             raise Invalid(f"The {field} header names {name} twice.", field=field)
         parts[name] = part.strip()
-    return parse_source(parts, field)
+    return replace(parse_source(parts, field), host=True)
 
 
 def _part(name: str, value: Any, field: str) -> str:
@@ -171,16 +199,37 @@ def _holds_surrogate(value: str) -> bool:
     return not value.isascii() and any("\ud800" <= character <= "\udfff" for character in value)
 
 
-def conversation_hold(*, agent: Agent, actor: Actor, conversation: str, held: bool = True) -> bool:
+def conversation_hold(
+    *,
+    agent: Agent,
+    actor: Actor,
+    conversation: str = "",
+    held: bool = True,
+    without_source: bool = False,
+) -> bool:
     """Quarantine a conversation (`held`), so its further writes by agents wait in the review
-    queue, or trust it again; answers whether it is held now.
+    queue, or trust it again; answers whether it is held now. `without_source` holds (or
+    trusts again) the agents' writes that name no conversation at all, kept as the hold of
+    the empty name. Names compare without regard to case.
 
     People who may change the agent and maintainers only: a token must not lift the hold on
     the conversation it is writing from.
     """
-    name = parse_source({"conversation": conversation}).conversation
-    if not name:
-        raise Invalid("Name the conversation to hold for review.", field="conversation")
+    if without_source:
+        if conversation:
+            raise Invalid(
+                "Hold either a conversation or the writes without one, not both.",
+                field="conversation",
+            )
+        name = ""
+    else:
+        name = parse_source({"conversation": conversation}).conversation
+        if not name:
+            raise Invalid(
+                "Name the conversation to hold for review (or hold the writes without one: "
+                "without_source).",
+                field="conversation",
+            )
     if not actor.can_see(agent):
         raise NotFound(f"No agent {agent.name!r} is visible to this caller.")
     if actor.is_agent or not actor.can_write(agent):
@@ -188,10 +237,11 @@ def conversation_hold(*, agent: Agent, actor: Actor, conversation: str, held: bo
             "Only a person who may change this agent, or a maintainer, holds a conversation "
             "for review or trusts it again; an agent's token may not."
         )
-    if held:
+    holds = QuarantinedConversation.objects.filter(agent=agent, conversation__iexact=name)
+    if not held:
+        holds.delete()
+    elif not holds.exists():
         QuarantinedConversation.objects.get_or_create(
             agent=agent, conversation=name, defaults={"held_by": actor.label}
         )
-    else:
-        QuarantinedConversation.objects.filter(agent=agent, conversation=name).delete()
     return held

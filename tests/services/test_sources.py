@@ -64,7 +64,7 @@ def test_an_actors_session_source_is_kept_and_a_writes_own_parts_win(agent):
         "message": "m-9",
         "platform": "discord",
     }
-    assert session.source == Source(conversation="c-1", platform="slack")
+    assert session.source == Source(conversation="c-1", platform="slack", host=True)
 
 
 def test_a_held_conversations_agent_writes_wait_for_review_until_trusted_again(agent, make):

@@ -138,6 +138,11 @@ class SourceSerializer(serializers.Serializer):
     platform = serializers.CharField(required=False)
     url = serializers.CharField(required=False)
     excerpt = serializers.CharField(required=False)
+    claimed_conversation = serializers.CharField(
+        required=False,
+        help_text="The conversation the write's own arguments named when the host's "
+        "Memory-Source header named another: the header's stands as `conversation`.",
+    )
     takeback = serializers.BooleanField(
         required=False, help_text="A take-back's write, naming the conversation it took back."
     )

@@ -54,7 +54,15 @@ class TakebackInput(inputs.InputSerializer):
 
 
 class HoldInput(inputs.InputSerializer):
-    conversation = ConversationName(help_text="The conversation to hold for review.")
+    conversation = ConversationName(
+        required=False,
+        help_text="The conversation to hold for review, in any case (`CONV-Q` holds `conv-q`).",
+    )
+    without_source = inputs.StrictBoolean(
+        default=False,
+        help_text="true (and no conversation): hold the agents' writes that name no "
+        "conversation at all.",
+    )
     held = inputs.StrictBoolean(
         default=True, help_text="false: trust it again (its writes no longer wait for review)."
     )
@@ -62,7 +70,7 @@ class HoldInput(inputs.InputSerializer):
 
 class HeldSerializer(serializers.Serializer):
     status = serializers.ChoiceField(choices=[Status.UPDATED.value])
-    conversation = serializers.CharField()
+    conversation = serializers.CharField(allow_blank=True, help_text='"": the writes without one.')
     held = serializers.BooleanField()
 
 
@@ -180,5 +188,9 @@ class SourceViewSet(AgentViewSet):
         values = self.parse(HoldInput)
         held = conversation_hold(agent=self.caller.agent, actor=self.caller.actor, **values)
         return Response(
-            {"status": str(Status.UPDATED), "conversation": values["conversation"], "held": held}
+            {
+                "status": str(Status.UPDATED),
+                "conversation": values.get("conversation", ""),
+                "held": held,
+            }
         )

@@ -85,6 +85,18 @@ def provenance_of(source: dict[str, str] | None) -> dict[str, Any]:
     return provenance
 
 
+def _derived_provenance(provenance: dict[str, Any]) -> bool:
+    """Whether an export writes this provenance by itself: it names only a source, which the
+    import keeps as the first revision's and an export derives it from."""
+    parts = source_of(ProvenanceBlock.model_validate(provenance))
+    columns = {f"source_{name}": parts.get(name, "") for name in SOURCE_NAMES}
+    return provenance_of(columns) == provenance
+
+
+# The parts of a write's source a PAM provenance names.
+SOURCE_NAMES = ("platform", "conversation", "message")
+
+
 def source_of(provenance: ProvenanceBlock) -> dict[str, str]:
     """The source a PAM memory's provenance names, as a write's `source` (checked by the
     caller like any other): its platform, conversation and message."""
@@ -242,6 +254,8 @@ def _residue(obj: dict[str, Any], parsed: Parsed, pam_metadata: dict[str, Any]) 
     for name in VERBATIM:
         if name in obj and obj[name] != DERIVED_VERBATIM.get(name):
             residue[name] = obj[name]
+    if "provenance" in residue and _derived_provenance(residue["provenance"]):
+        del residue["provenance"]
     if pam_metadata:
         residue["metadata"] = pam_metadata
     confidence = {

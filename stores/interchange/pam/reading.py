@@ -104,6 +104,12 @@ def read_store(
         )
         for entry in checked.conversations_index
     }
+    # The memory an export takes a conversation's entry from: the first in id order.
+    first_derived = {
+        entry.id: min(entry.derived_memories)
+        for entry in checked.conversations_index
+        if entry.derived_memories
+    }
 
     def successor(memory_id: str) -> str | None:
         return checked.stated_successors.get(memory_id) or successor_of.get(memory_id)
@@ -119,7 +125,9 @@ def read_store(
                     for relation in relations_from.get(memory_id, [])
                     if not _derived_relation(relation, successor)
                 ],
-                conversation=index.get(provenance.get("conversation_ref") or ""),
+                conversation=_kept_conversation(
+                    raw, index.get(provenance.get("conversation_ref") or ""), first_derived
+                ),
             )
             path = f"{TRACE_FILE}#{memory_id}"
             stated = [READING_VERSION, raw, around.relations, around.conversation]
@@ -173,6 +181,33 @@ def _read_memory(
     if residue:
         parsed.values["metadata"][RESIDUE] = residue
     return [_incoming(parsed, subjects, times_stated, memory.provenance, trace)]
+
+
+def _kept_conversation(
+    raw: dict[str, Any], entry: dict[str, Any] | None, first_derived: dict[str, str]
+) -> dict[str, Any] | None:
+    """The conversation index entry a memory keeps, or None when an export writes it by
+    itself: an export takes each conversation's entry from its first memory in id order,
+    from what that memory kept, else derived from its provenance and creation time."""
+    if entry is None:
+        return None
+    # The SDK's model gives an entry its empty defaults (no tags): an export writes none.
+    stated = {name: value for name, value in entry.items() if value != []}
+    derived = {
+        "id": entry["id"],
+        "platform": raw["provenance"].get("platform"),
+        "temporal": {"created_at": raw["temporal"].get("created_at")},
+    }
+    first = first_derived.get(entry["id"])
+    if stated == derived or (first is not None and first != raw["id"] and _shape_of(stated)):
+        return None
+    return entry
+
+
+def _shape_of(entry: dict[str, Any]) -> bool:
+    """An entry an export derives: an id, a platform and when it began, nothing else (the
+    memory it is derived from keeps it when it differs)."""
+    return set(entry) == {"id", "platform", "temporal"} and set(entry["temporal"]) == {"created_at"}
 
 
 def _derived_relation(relation: dict[str, Any], successor: Callable[[str], str | None]) -> bool:
