@@ -493,3 +493,15 @@ def test_the_command_names_who_changed_a_record_and_takes_it_back_anyway_when_to
         "--anyway", f"memory:{planted}", stdout=io.StringIO(),
     )  # fmt: skip
     assert not Memory.objects.filter(pk=planted).exists()
+
+
+def test_taking_back_a_change_of_one_word_keeps_a_later_change_of_another_on_its_line(agent, make):
+    notes = make.memory(agent, "The client is Acme, based in Paris.")
+    edit(agent, notes.pk, "Acme", "EvilCorp")
+    edit(agent, notes.pk, "Paris", "Lyon", actor=OTHER)
+
+    answer = take_back(agent)
+
+    assert [(r.op, r.status) for r in answer.results] == [("undo", Status.UPDATED)]
+    notes.refresh_from_db()
+    assert notes.content == "The client is Acme, based in Lyon."
