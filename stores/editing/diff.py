@@ -10,9 +10,10 @@ cannot be compared the whole changed middle is, and the word diff says `too_larg
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass
-from itertools import compress, islice
+from itertools import accumulate, compress, islice
 from typing import Literal
 
 from rapidfuzz.distance import Indel
@@ -116,10 +117,22 @@ def line_opcodes(
     last = len(_LINE.findall(before[len(before) - tail :]))
     a_middle = a_lines[head : len(a_lines) - last]
     b_middle = b_lines[head : len(b_lines) - last]
-    changed = len(before) + len(after) - 2 * (start + tail)
-    codes = _opcodes(a_middle, b_middle, budget) if budget.spend(chars=changed) else None
-    if codes is None:
-        codes = [("replace", 0, len(a_middle), 0, len(b_middle))]
+    codes = _middle_opcodes(
+        a_middle, b_middle, len(before) + len(after) - 2 * (start + tail), budget
+    )
+    return a_lines, b_lines, _framed(codes, head, last, len(a_lines), len(b_lines))
+
+
+def _middle_opcodes(a: list[str], b: list[str], chars: int, budget: DiffBudget) -> list[Opcode]:
+    """The runs turning the changed middle `a` into `b` (`chars` characters in all), or one
+    changed run when comparing them does not fit the budget."""
+    codes = _opcodes(a, b, budget) if budget.spend(chars=chars) else None
+    return [("replace", 0, len(a), 0, len(b))] if codes is None else codes
+
+
+def _framed(codes: list[Opcode], head: int, last: int, a_size: int, b_size: int) -> list[Opcode]:
+    """The runs of a compared middle, shifted past the `head` items both sequences begin with
+    and followed by the `last` items they end with, as runs of the whole sequences."""
     shifted: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
     shifted += [
         (tag, i1 + head, i2 + head, j1 + head, j2 + head)
@@ -127,10 +140,32 @@ def line_opcodes(
         if i2 > i1 or j2 > j1
     ]
     if last:
-        shifted.append(
-            ("equal", len(a_lines) - last, len(a_lines), len(b_lines) - last, len(b_lines))
-        )
-    return a_lines, b_lines, shifted
+        shifted.append(("equal", a_size - last, a_size, b_size - last, b_size))
+    return shifted
+
+
+def token_opcodes(
+    before: str, after: str, *, budget: DiffBudget | None = None
+) -> tuple[list[str], list[str], list[Opcode]]:
+    """Both texts split into tokens (a word, a run of whitespace, one other character), and
+    the equal and changed runs of tokens turning `before` into `after`, covering both texts.
+
+    As line_opcodes: the tokens the texts begin and end with in common are equal without
+    being compared, and a changed middle that does not fit the budget is one changed run.
+    """
+    budget = DiffBudget() if budget is None else budget
+    a_tokens, b_tokens = _TOKEN.findall(before), _TOKEN.findall(after)
+    start, tail = _token_bounds(before, after)
+    # Both bounds fall between tokens of either text (a space before a word, a word before
+    # a space), so they count whole tokens.
+    head = bisect.bisect_right(list(accumulate(map(len, a_tokens))), start)
+    last = bisect.bisect_right(list(accumulate(map(len, reversed(a_tokens)))), tail)
+    a_middle = a_tokens[head : len(a_tokens) - last]
+    b_middle = b_tokens[head : len(b_tokens) - last]
+    codes = _middle_opcodes(
+        a_middle, b_middle, len(before) + len(after) - 2 * (start + tail), budget
+    )
+    return a_tokens, b_tokens, _framed(codes, head, last, len(a_tokens), len(b_tokens))
 
 
 def word_diff(before: str, after: str, *, budget: DiffBudget | None = None) -> WordDiff:

@@ -1,15 +1,18 @@
 """Undoing one change: the inverse of an old change applied to today's text.
 
-A line-based three-way merge. The base is the text the change produced (`after`); one side is
-the change reversed (`after` -> `before`), the other is everything written since (`after` ->
-`current`). Where the reversal and the later edits touch different lines, the reversal is
-applied to today's text and the later edits stay; where they touch the same lines the undo is
-refused as a conflict, naming those lines. "The same lines" means sharing a line, an insertion
-strictly inside a changed run, or two insertions at one place (their order would be a guess);
-an edit that only borders the undone lines is kept beside them. Where the later edits already
-made exactly the reversal, there is nothing left to do there.
+A three-way merge, of lines and then, where lines meet, of words. The base is the text the
+change produced (`after`); one side is the change reversed (`after` -> `before`), the other is
+everything written since (`after` -> `current`). Where the reversal and the later edits touch
+different lines, the reversal is applied to today's text and the later edits stay. "The same
+lines" means sharing a line, an insertion strictly inside a changed run, or two insertions at
+one place (their order would be a guess); an edit that only borders the undone lines is kept
+beside them. Where the later edits already made exactly the reversal, there is nothing left to
+do there. Where lines meet, the merge is made again over tokens (words, runs of whitespace,
+other single characters): two changes of one line apart by at least one word or mark both hold
+("Acme" comes back, "Lyon" stays); changes with at most whitespace between them ("mate" became
+"yerba mate") are one phrase, and the undo is refused as a conflict, naming the lines.
 
-The diffs are the bounded line diffs of stores.editing.diff: what does not fit their budget is
+The diffs are the bounded diffs of stores.editing.diff: what does not fit their budget is
 compared coarser, which can only widen a conflict, never merge wrongly.
 """
 
@@ -19,7 +22,7 @@ import bisect
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from stores.editing.diff import DiffBudget, Opcode, line_opcodes
+from stores.editing.diff import DiffBudget, Opcode, line_opcodes, token_opcodes
 from stores.editing.errors import NoChange, TextEditError
 from stores.editing.limits import check_length
 from stores.editing.status import Status
@@ -66,43 +69,100 @@ def undo_change(
 ) -> str:
     """Today's text `current` with the change `before` -> `after` taken back.
 
-    Refused as UndoConflict where later edits touched the same lines, as NoChange when there
-    is nothing left to take back, and as TooLong (before the text is built) past `max_length`.
-    Both diffs share one budget.
+    Refused as UndoConflict where later edits touched the same lines and, within those
+    lines, the same words; as NoChange when there is nothing left to take back, and as
+    TooLong (before the text is built) past `max_length`. All the diffs share one budget.
     """
     budget = DiffBudget() if budget is None else budget
-    base, restored, reversal = line_opcodes(after, before, budget=budget)
-    _, today, later = line_opcodes(after, current, budget=budget)
-    undo = _changed(reversal)
-    since = _changed(later)
-    if not undo:
+    undo = _Sides(*line_opcodes(after, before, budget=budget))
+    since = _Sides(*line_opcodes(after, current, budget=budget))
+    if not _changed(undo.codes):
         raise NoChange("The change altered no line of the text; there is nothing to undo.")
+    try:
+        return _rebase(undo, since, max_length)
+    except _Clashed as by_lines:
+        # Two changes of one line may still touch different words of it ("Acme" taken back
+        # where "Paris" became "Lyon" since): compared word by word, the undo is refused only
+        # where the words overlap, and then as its lines are.
+        try:
+            return _rebase(
+                _Sides(*token_opcodes(after, before, budget=budget), words=True),
+                _Sides(*token_opcodes(after, current, budget=budget), words=True),
+                max_length,
+            )
+        except _Clashed:
+            raise _conflict(by_lines.clashes, len(since.side)) from None
 
+
+@dataclass(frozen=True)
+class _Sides:
+    """The changed text (the base) and one side, split alike (into lines or into tokens),
+    and the runs turning the base into that side."""
+
+    base: list[str]
+    side: list[str]
+    codes: list[Opcode]
+    # Tokens: changes only whitespace apart are one change ("the cat" -> "a dog"), so a word
+    # written between them since is inside it, a conflict, not beside it.
+    words: bool = False
+
+    def hunks(self) -> list[_Hunk]:
+        hunks = _changed(self.codes)
+        if not self.words:
+            return hunks
+        joined: list[_Hunk] = []
+        for hunk in hunks:
+            last = joined[-1] if joined else None
+            if last is not None and "".join(self.base[last.end : hunk.start]).isspace():
+                joined[-1] = _Hunk(last.start, hunk.end, last.out_start, hunk.out_end)
+            else:
+                joined.append(hunk)
+        return joined
+
+
+class _Clashed(Exception):
+    """The undo's runs and the later edits' touch the same items: each undo run with the
+    later runs it met."""
+
+    def __init__(self, clashes: list[tuple[_Hunk, list[_Hunk]]]) -> None:
+        super().__init__("clashed")
+        self.clashes = clashes
+
+
+def _rebase(reversal: _Sides, later_edits: _Sides, max_length: int | None) -> str:
+    """The three-way merge: the reversal's runs applied to the later side where the later
+    edits left them alone. `_Clashed` where they touch the same items."""
+    restored, today = reversal.side, later_edits.side
+    undo = reversal.hunks()
+    since = later_edits.hunks()
     kept: list[_Hunk] = []
     clashes: list[tuple[_Hunk, list[_Hunk]]] = []
+    # Tokens: a later run may also stand one token away, across a run of whitespace.
+    reach = 1 if reversal.words else 0
     first = 0  # the first later hunk that can still meet an undo hunk (both lists are in order)
     for hunk in undo:
-        while first < len(since) and since[first].end < hunk.start:
+        while first < len(since) and since[first].end < hunk.start - reach:
             first += 1
         met: list[_Hunk] = []
         index = first
-        while index < len(since) and since[index].start <= hunk.end:
-            if _clash(hunk, since[index]):
-                met.append(since[index])
+        while index < len(since) and since[index].start <= hunk.end + reach:
+            later = since[index]
+            if _clash(hunk, later) or (reversal.words and _abut(hunk, later, reversal.base)):
+                met.append(later)
             index += 1
         if not met:
             kept.append(hunk)
         elif not _same_change(hunk, met, restored, today):
             clashes.append((hunk, met))
     if clashes:
-        raise _conflict(clashes, len(today))
+        raise _Clashed(clashes)
     if not kept:
         raise NoChange(
             "Today's text already reads as it did before that change; there is nothing to undo."
         )
 
-    # Each kept run lies in lines the later edits left alone, so it sits in today's text shifted
-    # by what the later edits before it added or removed.
+    # Each kept run lies in items the later edits left alone, so it sits in today's text
+    # shifted by what the later edits before it added or removed.
     shifts: list[tuple[int, int]] = []  # (start in today's text, end) of each kept run
     shift = 0
     passed = 0
@@ -112,8 +172,9 @@ def undo_change(
             shift += (done.out_end - done.out_start) - (done.end - done.start)
             passed += 1
         shifts.append((hunk.start + shift, hunk.end + shift))
-    length = len(current) + sum(
-        _length(restored, hunk.out_start, hunk.out_end) - _length(base, hunk.start, hunk.end)
+    length = _length(today, 0, len(today)) + sum(
+        _length(restored, hunk.out_start, hunk.out_end)
+        - _length(reversal.base, hunk.start, hunk.end)
         for hunk in kept
     )
     check_length(length, max_length, what="Undoing that change")
@@ -180,6 +241,13 @@ def _clash(undo: _Hunk, later: _Hunk) -> bool:
     if undo.start < later.end and later.start < undo.end:
         return True
     return undo.start == undo.end == later.start == later.end
+
+
+def _abut(undo: _Hunk, later: _Hunk, base: list[str]) -> bool:
+    """Whether two runs of tokens meet, with at most whitespace between them: words written
+    right beside the undone ones ("mate" -> "yerba mate") belong to the same phrase."""
+    gap = base[later.end : undo.start] if later.end <= undo.start else base[undo.end : later.start]
+    return not "".join(gap).strip()
 
 
 def _same_change(undo: _Hunk, met: list[_Hunk], restored: list[str], today: list[str]) -> bool:

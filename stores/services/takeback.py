@@ -28,11 +28,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db import transaction
-from django.db.models import Q
+from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from stores import metrics
 from stores.editing import Status, TextEditError
-from stores.errors import ApplicationError, Forbidden, Invalid, NotFound
+from stores.errors import ApplicationError, Conflict, Forbidden, Invalid, NotFound
 from stores.models import Agent, Memory, Revision, VersionedRecord
 from stores.ops.catalog import CATALOG
 from stores.ops.memory.merge import merge_revisions
@@ -41,7 +41,7 @@ from stores.services.actors import Actor
 from stores.services.engine import records_locked
 from stores.services.results import WriteResult
 from stores.services.sources import Source, parse_source
-from stores.surfaces import SURFACES
+from stores.surfaces import MEMORY, SURFACES
 
 logger = logging.getLogger("memoryadmin.writes")
 
@@ -68,6 +68,9 @@ class LaterWrite:
     revision: int
     actor: str
     conversation: str
+    # A merge into the record that kept its text: what it changed is that others were merged
+    # into it, and removing the record brings those back, so it is in no removal's way.
+    holds: bool = False
 
     @property
     def who(self) -> str:
@@ -226,16 +229,23 @@ def conversation_takeback(
         # or waits for it to finish.
         taken_back = _taken_back(agent, conversation)
         others = _later_writes(agent, conversation, by_record)
+        superseded = _superseded_by(agent, by_record)
         since = Revision.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
         # Which records exist, each with its store, as the take-back begins.
         stores = {key: _store_of(record) for key, record in locked.records.items()}
         for (surface_key, record_id), revisions in by_record.items():
             key = (surface_key, record_id)
             mark = locked.mark()
-            result = _take_back_record(
+            result, *restored = _take_back_record(
                 agent,
                 taker,
-                _Target(surface_key, record_id, stores.get(key), others.get(key, ())),
+                _Target(
+                    surface_key,
+                    record_id,
+                    stores.get(key),
+                    others.get(key, ()),
+                    tuple(superseded.get(record_id, ())) if surface_key == MEMORY.key else (),
+                ),
                 revisions,
                 taken_back,
                 forced=key in forced,
@@ -243,7 +253,7 @@ def conversation_takeback(
             if result.revision is None:
                 # Refused or nothing to do: whatever it wrote was rolled back.
                 locked.rolled_back(mark)
-            results.append(result)
+            results += [result, *restored]
         results = _with_restored(agent, conversation, results, since)
         if dry_run:
             transaction.set_rollback(True)
@@ -272,6 +282,21 @@ def conversation_takeback(
         },
     )
     return answer
+
+
+def _superseded_by(agent: Agent, by_record: dict[Record, list[Revision]]) -> dict[int, list[int]]:
+    """Per memory the conversation created, the memories superseded by it (kept over them,
+    or merged into it): one query for all."""
+    created = [
+        record_id
+        for (surface, record_id), revisions in by_record.items()
+        if surface == MEMORY.key and any(revision.version_before == 0 for revision in revisions)
+    ]
+    superseded: dict[int, list[int]] = {}
+    rows = Memory.objects.filter(agent=agent, superseded_by_id__in=created).order_by("pk")
+    for pk, holder in rows.values_list("pk", "superseded_by_id"):
+        superseded.setdefault(holder, []).append(pk)
+    return superseded
 
 
 def _parse_records(refs: Collection[str]) -> set[Record]:
@@ -305,14 +330,21 @@ def _later_writes(
             pk__gt=min(first.values()),
         )
         .exclude(source_conversation=conversation)
+        .annotate(
+            holds=ExpressionWrapper(
+                Q(op=OpName.MERGE, before_text=F("after_text")), output_field=BooleanField()
+            )
+        )
         .order_by("pk")
-        .values_list("surface", "record_id", "pk", "actor", "source_conversation")
+        .values_list("surface", "record_id", "pk", "actor", "source_conversation", "holds")
     )
     later: dict[Record, list[LaterWrite]] = {}
-    for surface, record_id, pk, author, source in rows:
+    for surface, record_id, pk, author, source, holds in rows:
         start = first.get((surface, record_id))
         if start is not None and pk > start:
-            later.setdefault((surface, record_id), []).append(LaterWrite(pk, author, source))
+            later.setdefault((surface, record_id), []).append(
+                LaterWrite(pk, author, source, holds=bool(holds))
+            )
     return {key: tuple(writes) for key, writes in later.items()}
 
 
@@ -389,6 +421,8 @@ class _Target:
     id: int
     store: str | None
     others: tuple[LaterWrite, ...]
+    # The memories superseded by it: brought back to life before it is removed.
+    superseded: tuple[int, ...] = ()
 
 
 def _take_back_record(
@@ -399,11 +433,15 @@ def _take_back_record(
     taken_back: set[int],
     *,
     forced: bool,
-) -> RecordTakeback:
+) -> list[RecordTakeback]:
     """Take back one record's changes, all or none: a record the conversation deleted is
     brought back first, then its edits are undone. One it created or deleted that others
     wrote to since is left as it was (a conflict), unless `forced`; so is one whose changes
-    later edits overlap, which `forced` reverts to before the conversation's first change."""
+    later edits overlap, which `forced` reverts to before the conversation's first change.
+
+    A memory it created that others were superseded by (a person kept it over theirs, or
+    merged theirs into it) is removed only with those brought back first, so no fact is left
+    with no live holder: the answer is its own result, then one per memory brought back."""
     surface_key, record_id, store = target.surface, target.id, target.store
     steps: list[tuple[OpName, Revision | None]]
     created = any(revision.version_before == 0 for revision in revisions)
@@ -415,18 +453,24 @@ def _take_back_record(
         op = steps[0][0] if steps else OpName.UNDO
     deleted_by_it = bool(steps) and _deleted(steps[0][1])
     if not steps or (store is None and not deleted_by_it):
-        return RecordTakeback(surface_key, record_id, op, Status.NO_CHANGE)
+        return [RecordTakeback(surface_key, record_id, op, Status.NO_CHANGE)]
     if created:
-        in_the_way = target.others
+        in_the_way = tuple(w for w in target.others if not w.holds)
     else:
         # A deletion's revert brings back the record as it stood: writes after it are in its way.
         deletion = steps[0][1].pk if deleted_by_it and steps[0][1] else 0
         in_the_way = tuple(w for w in target.others if w.revision > deletion)
     if (created or deleted_by_it) and in_the_way and not forced:
-        return _over_others(replace(target, others=in_the_way), op, created=created)
+        return [_over_others(replace(target, others=in_the_way), op, created=created)]
+    restored: list[RecordTakeback] = []
     try:
         try:
-            last = _apply_all(agent, actor, target, steps)
+            if created and target.superseded:
+                with transaction.atomic():
+                    restored = [_bring_back(agent, actor, pk, target) for pk in target.superseded]
+                    last = _apply_all(agent, actor, target, steps)
+            else:
+                last = _apply_all(agent, actor, target, steps)
         except _Refused as refused:
             if not (forced and refused.error.status == Status.CONFLICT and not created):
                 raise
@@ -436,27 +480,60 @@ def _take_back_record(
             last = _apply_all(agent, actor, target, steps)
     except _Refused as refused:
         if refused.error.status in _NOTHING_LEFT:
-            return RecordTakeback(surface_key, record_id, refused.op, refused.error.status)
-        return RecordTakeback(
-            surface_key,
-            record_id,
-            refused.op,
-            refused.error.status,
-            message=_with_choices(refused.error.message, refused.error.status),
-            changed_by=_named(target.others, refused.error),
-        )
+            return [RecordTakeback(surface_key, record_id, refused.op, refused.error.status)]
+        return [
+            RecordTakeback(
+                surface_key,
+                record_id,
+                refused.op,
+                refused.error.status,
+                message=_with_choices(refused.error.message, refused.error.status),
+                changed_by=_named(target.others, refused.error),
+            )
+        ]
     for _, revision in steps:
         if revision is not None and revision.op == OpName.MERGE:
             # Its undo restored every record of the merge: their revisions of it are taken
             # back too.
             taken_back.update(r.pk for r in merge_revisions(agent, revision))
+    own = RecordTakeback(
+        surface_key, record_id, steps[-1][0], last.status, last.revision, changed_by=target.others
+    )
+    return [own, *restored]
+
+
+def _bring_back(agent: Agent, actor: Actor, memory_id: int, holder: _Target) -> RecordTakeback:
+    """Make a memory superseded by `holder` live again, by undoing the write that superseded
+    it (a merge's undo brings back every memory of the merge)."""
+    superseding = (
+        Revision.objects.filter(
+            agent=agent,
+            surface=MEMORY.key,
+            record_id=memory_id,
+            after_state__superseded_by=holder.id,
+        )
+        .only("op", "before_state", "after_state", "version_after")
+        .order_by("-pk")
+        .first()
+    )
+    if superseding is None:
+        raise _Refused(
+            OpName.UNDO,
+            Conflict(
+                f"Memory {memory_id} is superseded by memory {holder.id}, and no revision says "
+                "how: bring it back by hand before taking this one back.",
+                record=memory_id,
+            ),
+        )
+    written = _apply(OpName.UNDO, agent, actor, MEMORY.key, memory_id, superseding)
     return RecordTakeback(
-        surface_key,
-        record_id,
-        steps[-1][0],
-        last.status,
-        last.revision,
-        changed_by=target.others,
+        MEMORY.key,
+        memory_id,
+        OpName.UNDO,
+        written.status,
+        written.revision,
+        message=f"It was superseded by memory {holder.id}, which this take-back removes: "
+        "live again, so the fact it holds keeps a live holder.",
     )
 
 

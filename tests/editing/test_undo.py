@@ -123,16 +123,13 @@ def test_undoing_the_last_change_gives_back_the_text_before_it(before, after):
         assert undo_change(before, after, after) == before
 
 
-@st.composite
-def histories(draw: st.DrawFn) -> dict[str, object]:
-    """A text of distinct lines, a change R of one run of it, and a later change L of another
-    run at least one untouched line away: the texts before R, after R, after L, and with L
-    alone."""
-    size = draw(st.integers(2, 12))
-    ending = draw(st.sampled_from(["\n", "\r\n"]))
-    lines = [f"line {n}" for n in range(size)]
-    # Two runs [c0, c1) and [c2, c3), either possibly empty (an insertion), with at least one
-    # untouched line between them; R is either one.
+Replacement = tuple[int, int, list[str]]
+
+
+def two_runs(draw: st.DrawFn, size: int, prefix: str) -> tuple[Replacement, Replacement]:
+    """Two changes R and L of `size` items: runs [c0, c1) and [c2, c3), either possibly empty
+    (an insertion), with at least one untouched item between them; R is either one. Their new
+    items are named "r<n>" and "l<n>" after `prefix`."""
     c1 = draw(st.integers(0, size - 1))
     c0 = draw(st.integers(0, c1))
     c2 = draw(st.integers(c1 + 1, size))
@@ -141,27 +138,44 @@ def histories(draw: st.DrawFn) -> dict[str, object]:
     if draw(st.booleans()):
         runs.reverse()
     (r1, r2), (l1, l2) = runs
-    r_new = [f"r {n}" for n in range(draw(st.integers(0 if r2 > r1 else 1, 3)))]
-    l_new = [f"l {n}" for n in range(draw(st.integers(0 if l2 > l1 else 1, 3)))]
+    r_new = [f"r{prefix}{n}" for n in range(draw(st.integers(0 if r2 > r1 else 1, 3)))]
+    l_new = [f"l{prefix}{n}" for n in range(draw(st.integers(0 if l2 > l1 else 1, 3)))]
+    return (r1, r2, r_new), (l1, l2, l_new)
+
+
+def spliced(items: list[str], replacing: list[Replacement]) -> list[str]:
+    out: list[str] = []
+    for index in range(len(items) + 1):
+        for start, _, new in replacing:
+            if index == start:
+                out += new
+        skipped = any(start <= index < end for start, end, _ in replacing)
+        if index < len(items) and not skipped:
+            out.append(items[index])
+    return out
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> dict[str, object]:
+    """A text of distinct lines, a change R of one run of it, and a later change L of another
+    run at least one untouched line away: the texts before R, after R, after L, and with L
+    alone."""
+    size = draw(st.integers(2, 12))
+    ending = draw(st.sampled_from(["\n", "\r\n"]))
+    lines = [f"line {n}" for n in range(size)]
+    r, later = two_runs(draw, size, " ")
     final = draw(st.booleans())
 
-    def text(replacing: list[tuple[int, int, list[str]]]) -> str:
-        out: list[str] = []
-        for index in range(size + 1):
-            for start, _, new in replacing:
-                if index == start:
-                    out += new
-            skipped = any(start <= index < end for start, end, _ in replacing)
-            if index < size and not skipped:
-                out.append(lines[index])
+    def text(replacing: list[Replacement]) -> str:
+        out = spliced(lines, replacing)
         joined = ending.join(out)
         return joined + ending if final and out else joined
 
     return {
         "before": text([]),
-        "changed": text([(r1, r2, r_new)]),
-        "today": text([(r1, r2, r_new), (l1, l2, l_new)]),
-        "only_later": text([(l1, l2, l_new)]),
+        "changed": text([r]),
+        "today": text([r, later]),
+        "only_later": text([later]),
     }
 
 
@@ -228,3 +242,115 @@ def test_an_undo_of_large_texts_stays_within_one_diff_budget(seed, width):
         undo_change(before, "\n".join(changed_lines), "\n".join(today_lines))
     assert work["diff.cells"] <= diff_engine.CELLS_PER_DIFF
     assert work["diff.chars"] <= diff_engine.CHARS_PER_DIFF
+
+
+# --- word by word, where lines meet -------------------------------------------------------
+
+
+def test_undoing_a_change_of_one_word_keeps_a_later_change_of_another_on_its_line():
+    before = "Notes.\nThe client is Acme, based in Paris.\nEnd.\n"
+    changed = "Notes.\nThe client is EvilCorp, based in Paris.\nEnd.\n"
+    today = "Notes.\nThe client is EvilCorp, based in Lyon.\nEnd.\n"
+    assert undo_change(before, changed, today) == "Notes.\nThe client is Acme, based in Lyon.\n" + (
+        "End.\n"
+    )
+
+
+def test_a_later_change_of_the_same_word_is_a_conflict_naming_its_line():
+    before = "Notes.\nThe client is Acme, based in Paris.\n"
+    changed = "Notes.\nThe client is EvilCorp, based in Paris.\n"
+    today = "Notes.\nThe client is EvilCorp Ltd, based in Lyon.\n".replace("EvilCorp Ltd", "Evil")
+    with pytest.raises(UndoConflict) as refused:
+        undo_change(before, changed, today)
+    assert refused.value.lines == ((2, 2),)
+    assert refused.value.regions == ((1, 2),)
+
+
+def test_words_written_since_in_the_middle_of_an_undone_run_are_a_conflict():
+    # The change replaced three words; since, a word was written between two of them.
+    before = "keep a b c keep\n"
+    changed = "keep x y z keep\n"
+    today = "keep x y NEW z keep\n"
+    with pytest.raises(UndoConflict):
+        undo_change(before, changed, today)
+
+
+def test_a_word_taken_back_by_hand_where_another_changed_is_no_change():
+    with pytest.raises(NoChange):
+        undo_change("a Acme b Paris\n", "a EvilCorp b Paris\n", "a Acme b Lyon\n")
+
+
+@st.composite
+def word_histories(draw: st.DrawFn) -> dict[str, str]:
+    """A line of distinct words among other lines, a change R of one run of its words and a
+    later change L of another run at least one untouched word away: the texts before R, after
+    R, after L, and with L alone."""
+    size = draw(st.integers(2, 10))
+    words = [f"w{n}" for n in range(size)]
+    r, later = two_runs(draw, size, "")
+    above = draw(st.sampled_from(["", "Above.\n"]))
+    below = draw(st.sampled_from(["", "\n", "\nBelow.\n"]))
+
+    def text(replacing: list[Replacement]) -> str:
+        return above + " ".join(spliced(words, replacing)) + below
+
+    return {
+        "before": text([]),
+        "changed": text([r]),
+        "today": text([r, later]),
+        "only_later": text([later]),
+    }
+
+
+@given(word_histories())
+def test_an_undo_past_a_later_change_of_other_words_on_its_line_keeps_only_that(history):
+    result = undo_change(history["before"], history["changed"], history["today"])
+    assert result == history["only_later"]
+
+
+@given(word_histories())
+def test_undoing_a_word_undo_gives_back_todays_text(history):
+    today = history["today"]
+    undone = undo_change(history["before"], history["changed"], today)
+    assert undo_change(today, undone, undone) == today
+
+
+@given(word_histories(), st.sampled_from(["again", ""]))
+def test_a_later_change_of_the_words_undone_is_a_conflict(history, new):
+    changed = history["changed"]
+    ours = [word for word in changed.split() if word.startswith("r")]
+    if not ours:
+        return  # R only removed words: nothing of it is left to change again
+    today = changed.replace(ours[0], new, 1) if new else changed.replace(ours[0] + " ", "", 1)
+    if today == changed or history["before"] == today:
+        return
+    with pytest.raises(UndoConflict):
+        undo_change(history["before"], changed, today)
+
+
+@given(any_text, any_text, any_text)
+def test_any_three_texts_are_merged_or_refused_never_failing_otherwise(before, after, today):
+    try:
+        result = undo_change(before, after, today)
+    except (UndoConflict, NoChange):
+        return
+    if before == after:
+        raise AssertionError("a change of nothing was undone")
+    assert isinstance(result, str)
+    if today == after:
+        assert result == before
+
+
+@pytest.mark.parametrize(
+    "today",
+    ["Likes yerba mate.\n", "Likes mate tea.\n", "Likes Mate.\n"],
+    ids=["a word written before", "a word written after", "the word changed again"],
+)
+def test_a_word_written_beside_an_undone_word_is_one_phrase_with_it_a_conflict(today):
+    with pytest.raises(UndoConflict):
+        undo_change("Likes tea.\n", "Likes mate.\n", today)
+
+
+def test_words_apart_by_a_space_only_are_one_phrase_a_conflict():
+    with pytest.raises(UndoConflict):
+        undo_change("Acme Paris\n", "EvilCorp Paris\n", "EvilCorp Lyon\n")

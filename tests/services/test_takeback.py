@@ -265,10 +265,11 @@ def queries_to_take_back(agent, make, conversation: str, records: int, dry_run: 
 # back (or of the records that point at a forgotten one), the record's write, and its
 # revision. The records are locked up front, in one read per surface.
 QUERIES_PER_RECORD = 5
-# Reading what the conversation wrote, what was taken back already and the later writes of
-# others, the locking read, the newest revision before the take-back's own (to tell its writes
-# from earlier ones), the transaction (and a dry run's rollback).
-QUERIES_PER_TAKE_BACK = 8
+# Reading what the conversation wrote, what was taken back already, the later writes of others
+# and the memories superseded by those it created, the locking read, the newest revision before
+# the take-back's own (to tell its writes from earlier ones), the transaction (and a dry run's
+# rollback).
+QUERIES_PER_TAKE_BACK = 9
 
 
 @pytest.mark.parametrize("dry_run", [False, True])
@@ -493,3 +494,63 @@ def test_the_command_names_who_changed_a_record_and_takes_it_back_anyway_when_to
         "--anyway", f"memory:{planted}", stdout=io.StringIO(),
     )  # fmt: skip
     assert not Memory.objects.filter(pk=planted).exists()
+
+
+def test_taking_back_a_change_of_one_word_keeps_a_later_change_of_another_on_its_line(agent, make):
+    notes = make.memory(agent, "The client is Acme, based in Paris.")
+    edit(agent, notes.pk, "Acme", "EvilCorp")
+    edit(agent, notes.pk, "Paris", "Lyon", actor=OTHER)
+
+    answer = take_back(agent)
+
+    assert [(r.op, r.status) for r in answer.results] == [("undo", Status.UPDATED)]
+    notes.refresh_from_db()
+    assert notes.content == "The client is Acme, based in Lyon."
+
+
+P = ME.with_source(Source(conversation="conv-P"))
+Q = ME.with_source(Source(conversation="conv-Q"))
+
+
+def test_taking_back_a_holder_a_person_kept_or_merged_into_brings_back_what_it_superseded(agent):
+    seven = create(agent, actor=P, content="The user's office is in Paris.")
+    two = create(agent, actor=P, content="The user drinks tea.")
+    eight = create(agent, actor=Q, content="The user works from a Paris office.")
+    three = create(agent, actor=Q, content="The user likes tea.")
+    assert memory_merge(agent=agent, actor=PERSON, ref=seven, merge_from=[eight]).ok
+    assert memory_merge(agent=agent, actor=PERSON, ref=two, merge_from=[three]).ok
+
+    preview = take_back(agent, "conv-P", dry_run=True)
+    answer = take_back(agent, "conv-P")
+
+    for result in (preview, answer):
+        outcomes = {(r.id, r.op, r.status) for r in result.results}
+        assert outcomes == {
+            (seven, "forget", Status.DELETED),
+            (two, "forget", Status.DELETED),
+            (eight, "undo", Status.UPDATED),
+            (three, "undo", Status.UPDATED),
+        }
+        whys = {r.id: r.why for r in result.results}
+        assert f"superseded by memory {seven}" in whys[eight]
+        assert f"superseded by memory {two}" in whys[three]
+    assert not Memory.objects.filter(pk__in=[seven, two]).exists()
+    for pk in (eight, three):
+        memory = Memory.objects.get(pk=pk)
+        assert (memory.superseded_by_id, memory.invalidated_at) == (None, None)
+    assert take_back(agent, "conv-P").count == 0
+
+
+def test_a_holder_whose_merged_text_a_person_wrote_is_a_conflict(agent):
+    seven = create(agent, actor=P, content="The user's office is in Paris.")
+    eight = create(agent, actor=Q, content="The user works from a Paris office.")
+    merged = memory_merge(
+        agent=agent, actor=PERSON, ref=seven, merge_from=[eight],
+        content="The user works from the Paris office.",
+    )  # fmt: skip
+    assert merged.ok
+
+    answer = take_back(agent, "conv-P")
+
+    assert [(r.id, r.status) for r in answer.results] == [(seven, Status.CONFLICT)]
+    assert Memory.objects.get(pk=eight).superseded_by_id == seven

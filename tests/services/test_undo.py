@@ -66,6 +66,18 @@ def test_undoing_an_old_change_keeps_every_change_since(agent, make):
     assert "-Likes mate." in result.diff and "+Likes tea." in result.diff
 
 
+def test_undoing_a_change_of_one_word_keeps_a_later_change_of_another_on_its_line(agent, make):
+    memory = make.memory(agent, "The client is Acme, based in Paris.\n")
+    bad = edit(memory, old_string="Acme", new_string="EvilCorp")
+    edit(memory, old_string="Paris", new_string="Lyon")
+
+    result = undo(memory, bad)
+
+    memory.refresh_from_db()
+    assert result.status is Status.UPDATED, result
+    assert memory.content == "The client is Acme, based in Lyon.\n"
+
+
 def test_undoing_the_last_change_is_restoring_the_version_before_it(agent, make):
     memory = make.memory(agent, NOTES)
     edit(memory, old_string="Lyon", new_string="Paris")

@@ -36,10 +36,11 @@ class Undo(WriteOp):
     ) -> WriteResult:
         """Take back the change one revision made, keeping every change since: a new revision.
 
-        The revision's change, reversed, is merged into today's text line by line, and the
-        fields it set (tags, importance, an expiry...) go back to what they were. Where later
-        edits touched the same lines, or changed one of those fields, the undo is refused as a
-        conflict naming those revisions; where they already took the change back it is
+        The revision's change, reversed, is merged into today's text line by line and, where
+        lines meet, word by word, and the fields it set (tags, importance, an expiry...) go
+        back to what they were. Where later edits touched the same words (or words right
+        beside them), or changed one of those fields, the undo is refused as a conflict naming
+        those revisions; where they already took the change back it is
         no_change. Distinct from a revert, which brings back a whole version. Undoing an
         agent's change settles its pending review as reverted; `dry_run` answers what the undo
         would, writing and settling nothing.
@@ -231,7 +232,7 @@ OP = Undo(
         "undo_change",
         "Take back what one revision changed in a record's text and fields, keeping every "
         "change made since (unlike revert_record, which restores a whole version). Refused "
-        "as conflict, naming the revisions, when a later edit touched the same lines or "
-        "fields.",
+        "as conflict, naming the revisions, when a later edit touched the same words (or "
+        "words right beside them) or fields.",
     ),
 )
