@@ -17,6 +17,7 @@ from stores.services import (
 )
 from stores.services.doorscan import overriding
 from stores.services.importing import Incoming, clean_values, import_records
+from stores.services.sources import Source
 from tests.factories import AgentFactory, UserFactory, agent_token
 
 AWS_KEY = "AKIAQ7XJ2L5N8P3R6T9V"
@@ -130,6 +131,23 @@ def test_an_edit_is_scanned_by_what_it_adds_and_a_refusal_leaves_the_record(
     assert refused.status is Status.SENSITIVE_DATA
     memory.refresh_from_db()
     assert (memory.version, memory.content) == (2, f"Reach her at {EMAIL}.\nLikes coffee.")
+
+
+def test_the_sources_excerpt_and_link_are_scanned_as_the_text_is(agent, agent_actor):
+    quoted = agent_actor.with_source(Source(conversation="c-9", excerpt=f"my key is {AWS_KEY}"))
+    linked = agent_actor.with_source(
+        Source(conversation="c-9", url="https://bot:Hunter2Hunter2@chat.example.com/c-9")
+    )
+
+    refused = create(agent, quoted, "The user rotates keys monthly.")
+    with_policy(agent, credentials_policy=ScanPolicy.MASK)
+    masked = create(agent, linked, "The user rotates keys monthly.")
+
+    assert refused.status is Status.SENSITIVE_DATA and AWS_KEY not in refused.message
+    revision = Revision.objects.get(record_id=masked.id)
+    assert revision.source_url == "https://bot:[masked password in a URL]@chat.example.com/c-9"
+    assert revision.source_conversation == "c-9"
+    assert Memory.objects.get(pk=masked.id).content == "The user rotates keys monthly."
 
 
 def test_a_dry_run_answers_what_the_write_would(agent, agent_actor, make):
