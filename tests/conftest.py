@@ -27,6 +27,7 @@ TEST_EMBEDDING_BACKEND = os.environ.get(
 _TESTS = Path(__file__).parent
 DATABASE_FREE = (
     _TESTS / "editing",
+    _TESTS / "scanning",
     _TESTS / "test_import_contracts.py",
     _TESTS / "test_no_issue_numbers.py",
     _TESTS / "test_one_home.py",

@@ -27,13 +27,20 @@ def change_url(obj) -> str:
 
 def test_switching_self_editing_off_goes_through_the_service(admin_client, agent, caplog):
     caplog.set_level("INFO", logger="memoryadmin.administration")
-    form = {"display_name": "Rock", "description": "", "review_mode": "none"}  # box unticked
+    form = {
+        "display_name": "Rock",
+        "description": "",
+        "review_mode": "none",
+        "credentials_policy": "hold",
+        "personal_data_policy": "allow",
+    }  # box unticked
 
     response = admin_client.post(change_url(agent), form)
 
     assert response.status_code == 302
     agent.refresh_from_db()
     assert (agent.self_editing_enabled, agent.display_name) == (False, "Rock")
+    assert agent.credentials_policy == "hold"
     assert traced(caplog) == [("agent_update", "updated")]
 
 
@@ -41,7 +48,14 @@ def test_an_agent_is_added_through_the_service_and_never_deleted_here(admin_clie
     caplog.set_level("INFO", logger="memoryadmin.administration")
     add = reverse("admin:stores_agent_add")
     assert admin_client.get(add).status_code == 200
-    form = {"name": "homebot", "display_name": "", "description": "", "review_mode": "none"}
+    form = {
+        "name": "homebot",
+        "display_name": "",
+        "description": "",
+        "review_mode": "none",
+        "credentials_policy": "refuse",
+        "personal_data_policy": "allow",
+    }
 
     assert admin_client.post(add, form).status_code == 302
 

@@ -135,7 +135,7 @@ _REFUSALS = {
     404: "not_found",
     409: "conflict (expected_version) or not_editable",
     412: "conflict (If-Match)",
-    422: "no_match, ambiguous, no_change or suspected_truncation",
+    422: "no_match, ambiguous, no_change, suspected_truncation or sensitive_data",
     428: "precondition_required",
     429: "rate limited",
 }

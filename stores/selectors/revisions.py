@@ -15,6 +15,7 @@ from typing import Any
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from stores.models import Agent, Revision
+from stores.models.revisions import SOURCE_PARTS
 from stores.runtime.prepared import PreparedQuery
 from stores.surfaces import SURFACES
 
@@ -87,6 +88,7 @@ def _record_write(order: str) -> PreparedQuery[Revision]:
     )
 
 
+SOURCE_COLUMNS = tuple(f"source_{part}" for part in SOURCE_PARTS)
 # Every full read of a record asks both (compiled once: they are most of a read's Python).
 _FIRST_WRITE = _record_write("version_after")
 _LAST_WRITE = _record_write("-version_after")
@@ -101,6 +103,26 @@ def record_origin(surface_key: str, record_id: int) -> dict[str, Any]:
         "created_by": _origin(first[0] if first else None),
         "last_changed_by": _origin(last[0] if last else None),
     }
+
+
+def records_sources(surface_key: str, record_ids: Iterable[int]) -> dict[int, dict[str, Any]]:
+    """Where each record came from, for a page that shows many: the source the earliest write
+    naming one named (`first`: the conversation that wrote it, as a rule) and, when the latest
+    such write named another, that one (`last`). One read, without the texts."""
+    named = (
+        Revision.objects.filter(surface=surface_key, record_id__in=list(record_ids))
+        .exclude(source_conversation="")
+        .only("record_id", "version_after", "source_takeback", *SOURCE_COLUMNS)
+        .order_by("record_id", "version_after")
+    )
+    sources: dict[int, dict[str, Any]] = {}
+    for revision in named:
+        found = sources.setdefault(revision.record_id, {"first": revision.source})
+        if revision.source != found["first"]:
+            found["last"] = revision.source
+        else:
+            found.pop("last", None)
+    return sources
 
 
 def _origin(revision: Revision | None) -> dict[str, Any] | None:

@@ -9,6 +9,7 @@ kinds found and what to do, never the text. A person may store one held or refus
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -22,7 +23,11 @@ from stores.errors import SensitiveData
 from stores.models import Agent, ScanOverride, ScanPolicy
 from stores.scanning import Category, Finding
 from stores.services.actors import Actor
+from stores.services.sources import Source
 
+# The parts of a write's source its revision keeps that a writer could paste anything into.
+SCANNED_SOURCE_PARTS = ("excerpt", "url")
+SOURCE_KEY = "source."
 POLICY_FIELDS = {
     Category.CREDENTIALS: "credentials_policy",
     Category.PERSONAL_DATA: "personal_data_policy",
@@ -41,6 +46,8 @@ class Screened:
     """A write's values after the scan, and what the writer is to be told of it."""
 
     values: dict[str, Any]
+    # The writer, its source's excerpt and link masked where the values are.
+    actor: Actor
     held: bool = False
     message: str = ""
     details: dict[str, Any] = field(default_factory=dict)
@@ -73,12 +80,15 @@ def screen(
     values: Mapping[str, Any],
     before: Mapping[str, str] | None = None,
 ) -> Screened:
-    """Scan the text fields `values` sets (only the lines each adds to its `before` text) and
-    apply `agent`'s policy; refusal is raised as SensitiveData, nothing written."""
+    """Scan the text fields `values` sets (only the lines each adds to its `before` text), and
+    the excerpt and link of the writer's source, which its revision keeps too; apply `agent`'s
+    policy. A refusal is raised as SensitiveData, nothing written."""
     region = settings.MEMORYADMIN["PHONE_REGION"]
+    source = actor.source or Source()
+    texts = {name: values.get(name) for name in text_fields}
+    texts.update({SOURCE_KEY + part: getattr(source, part) for part in SCANNED_SOURCE_PARTS})
     found: dict[str, list[Finding]] = {}
-    for name in text_fields:
-        text = values.get(name)
+    for name, text in texts.items():
         if not isinstance(text, str) or not text:
             continue
         earlier = (before or {}).get(name) or ""
@@ -86,7 +96,7 @@ def screen(
         if findings:
             found[name] = findings
     if not found:
-        return Screened(values=dict(values))
+        return Screened(values=dict(values), actor=actor)
     everything = [finding for findings in found.values() for finding in findings]
     by_category = {
         category: [finding for finding in everything if finding.category == category]
@@ -110,11 +120,24 @@ def screen(
             policy={str(category): str(actions[category]) for category in refused},
         )
     screened = dict(values)
+    masked_source: dict[str, str] = {}
     masking = {category for category, action in actions.items() if action == ScanPolicy.MASK}
     for name, findings in found.items():
         mine = [finding for finding in findings if finding.category in masking]
-        if mine:
+        if not mine:
+            continue
+        if name.startswith(SOURCE_KEY):
+            part = name.removeprefix(SOURCE_KEY)
+            masked_source[part] = scanning.masked(getattr(source, part), mine)
+        else:
             screened[name] = scanning.masked(screened[name], mine)
+    if masked_source:
+        masked = dataclasses.replace(
+            source,
+            excerpt=masked_source.get("excerpt", source.excerpt),
+            url=masked_source.get("url", source.url),
+        )
+        actor = dataclasses.replace(actor, source=masked)
     sentences = [
         _sentence(category, action, by_category[category]) for category, action in actions.items()
     ]
@@ -122,6 +145,7 @@ def screen(
         sentences.append("A person chose to store it as written.")
     return Screened(
         values=screened,
+        actor=actor,
         held=ScanPolicy.HOLD in actions.values(),
         message=" ".join(sentences),
         details={

@@ -401,7 +401,7 @@ def commit(
     revision = record_revision(
         spec,
         record,
-        actor=actor,
+        actor=screened.actor,
         op=change.op,
         text_field=text_field,
         version_before=version_before,
@@ -411,7 +411,7 @@ def commit(
         reverted_revision=change.reverted_revision,
         held=screened.held,
     )
-    _keep_override(spec, record, revision, actor, screened)
+    _keep_override(spec, record, revision, screened)
     if isinstance(record, EmbeddedRecord) and record.text_hash != old_hash:
         schedule_reembed(spec.key, record.pk)
     return success(
@@ -433,13 +433,12 @@ def _keep_override(
     spec: SurfaceSpec,
     record: VersionedRecord,
     revision: Revision,
-    actor: Actor,
     screened: doorscan.Screened,
 ) -> None:
     if screened.overridden:
         doorscan.record_override(
             agent_id=revision.agent_id,
-            actor=actor,
+            actor=screened.actor,
             surface=spec.key,
             record_id=record.pk,
             revision_id=revision.pk,
@@ -473,9 +472,9 @@ def create(spec: SurfaceSpec, *, agent: Agent, actor: Actor, values: dict[str, A
             record.save(force_insert=True)
     except IntegrityError as error:
         raise Conflict(integrity_message(spec, error)) from error
-    first = first_revision(spec, record, actor=actor, op=OpName.CREATE, held=screened.held)
+    first = first_revision(spec, record, actor=screened.actor, op=OpName.CREATE, held=screened.held)
     revision = store_revision(first, record)
-    _keep_override(spec, record, revision, actor, screened)
+    _keep_override(spec, record, revision, screened)
     if isinstance(record, EmbeddedRecord):
         schedule_reembed(spec.key, record.pk)
     return success(

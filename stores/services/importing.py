@@ -502,12 +502,16 @@ def _screened(
     for entry in entries:
         try:
             screened = doorscan.screen(
-                agent=agent, actor=actor, text_fields=spec.text_fields, values=entry.values
+                agent=agent,
+                actor=actor.with_source(entry.provenance),
+                text_fields=spec.text_fields,
+                values=entry.values,
             )
         except SensitiveData as refused:
             report.problem(entry.source, f"not imported: {refused.message}", spec.key)
             continue
         entry.values = screened.values
+        entry.provenance = screened.actor.source
         entry.held = screened.held
         passed.append(entry)
     return passed

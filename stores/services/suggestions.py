@@ -444,6 +444,13 @@ def _accept(
                 suggestion, agent, actor, memories[kept_id], others, (content, expected_sha256)
             )
             if dry_run:
+                # What the kept memory would read, read before the writes roll back: a preview
+                # shows it, and the records the others would become, not a saved state.
+                result.details["kept"] = kept_id
+                result.details["others"] = others
+                result.details["text"] = (
+                    Memory.objects.filter(pk=kept_id).values_list("content", flat=True).first()
+                )
                 raise _Preview(result)
             Suggestion.objects.filter(pk=suggestion.pk).update(
                 status=Suggestion.State.ACCEPTED,

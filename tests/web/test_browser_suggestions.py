@@ -67,7 +67,18 @@ def test_a_person_settles_a_conflict_and_a_merge(page, live_server, screenshots,
     duplicate = page.locator("li.suggestion[data-kind='duplicate']")
     duplicate.locator("textarea").fill("The user lives in Toronto with two cats, Miso and Pepper.")
     duplicate.locator("button:has-text('Preview')").click()
-    expect(duplicate.locator("[id^=preview-] .outcome")).to_have_attribute("data-status", "updated")
+    preview = duplicate.locator("[id^=preview-] .suggestion-preview")
+    expect(preview).to_have_attribute("data-status", "preview")
+    expect(preview.locator(".preview-head")).to_have_text(
+        "Preview · nothing has been written; Merge applies it."
+    )
+    expect(preview.locator(".would-be")).to_have_text(
+        "The user lives in Toronto with two cats, Miso and Pepper."
+    )
+    expect(preview.locator(".diff ins").last).to_have_text(", Miso and Pepper")
+    expect(preview).not_to_contain_text("Saved")
+    expect(duplicate.locator("[id^=preview-] .outcome")).to_have_count(0)
+    screenshots(page, "suggestions-preview.png", readme=False)
     assert Suggestion.objects.filter(status="open").count() == 1
     duplicate.locator("button.primary:has-text('Merge')").last.click()
     expect(page.locator("li.empty")).to_have_text("Nothing to settle.")

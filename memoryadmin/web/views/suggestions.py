@@ -16,6 +16,7 @@ from memoryadmin.web.surfaces import SURFACE_UI
 from memoryadmin.web.views.common import outcome, page_or_part, read_only_refusal, refused_post
 from stores.editing import text_sha256
 from stores.models import Memory, Suggestion
+from stores.selectors.revisions import records_sources
 from stores.selectors.suggestions import suggestion_rows, suggestions_of
 from stores.services import WriteResult
 from stores.services.suggestions import suggestion_accept, suggestion_dismiss
@@ -48,12 +49,14 @@ def _inbox_context(
             pk__in=[record["id"] for row in rows for record in row["records"]]
         ).values_list("pk", "content")
     )
+    sources = records_sources(MEMORY.key, texts)
     budget = page_budget()
     for row in rows:
         for record in row["records"]:
             record["text"] = texts.get(record["id"], "")
             # The page shows every text in full: what it showed is the reader's proof.
             record["sha256"] = text_sha256(record["text"])
+            record["source"] = sources.get(record["id"])
         first, second = row["records"][0], row["records"][1]
         row["diff"] = diff_pieces(first["text"], second["text"], budget=budget)
         row["keep"] = row["proposal"].get("keep", first["id"])
@@ -109,11 +112,31 @@ def suggestion_settle(
     if not request.htmx:
         return redirect(back)
     if action == "preview":
-        return render(request, "web/partials/_outcome.html", {"result": result})
+        return _preview(request, scope, result)
     report = {"suggestion": suggestion_id, "result": result}
     return render(
         request, "web/suggestions.html#inbox", _inbox_context(request, scope, report=report)
     )
+
+
+def _preview(request: HtmxHttpRequest, scope: AgentScope, result: WriteResult) -> HttpResponse:
+    """What keeping one would do, worded as a preview: the kept memory's would-be text and its
+    diff from today's, and what becomes of the others. A refusal is shown as any other."""
+    if not result.ok:
+        return outcome(request, result, back=reverse("web:suggestions", args=[scope.agent.name]))
+    kept = result.details["kept"]
+    today = Memory.objects.filter(pk=kept, agent=scope.agent).values_list("content", flat=True)
+    before = today.first() or ""
+    after = result.details["text"] or ""
+    context = {
+        "result": result,
+        "kept": kept,
+        "others": result.details["others"],
+        "text": after,
+        "diff": diff_pieces(before, after, budget=page_budget()) if before != after else None,
+        "merges": "merged" in result.details,
+    }
+    return render(request, "web/partials/_suggestion_preview.html", context)
 
 
 @require_POST
