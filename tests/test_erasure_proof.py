@@ -138,6 +138,9 @@ def test_a_secret_written_through_every_door_is_gone_after_its_erasure(
     write_through_every_door(agent, client, tmp_path)
     make.memory(agent, content="Written after the secret, and sent.")
     assert SECRET in every_row()
+    earlier_export = tmp_path / "earlier.jsonl"
+    call_command("export_agent", agent.name, out=str(earlier_export), with_revisions=True)
+    assert TOKEN in earlier_export.read_text("utf-8")
     kept_ids = untouched()
     kept = as_they_are(*kept_ids)
 
@@ -152,6 +155,7 @@ def test_a_secret_written_through_every_door_is_gone_after_its_erasure(
     export = tmp_path / "export.jsonl"
     call_command("export_agent", agent.name, out=str(export), with_revisions=True)
     assert TOKEN not in export.read_text("utf-8")
+    assert TOKEN not in earlier_export.read_text("utf-8")
     api = client_for(agent_token(agent)[1])
     assert TOKEN not in json.dumps(api.call("get", "changes/?limit=500").json())
     pam = api.call("get", "export/pam/")
