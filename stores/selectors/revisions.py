@@ -15,7 +15,7 @@ from typing import Any
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from stores.models import Agent, Revision
-from stores.models.revisions import SOURCE_PARTS
+from stores.models.revisions import ERASURE_TOMBSTONE, SOURCE_PARTS
 from stores.runtime.prepared import PreparedQuery
 from stores.surfaces import SURFACES
 
@@ -64,6 +64,18 @@ REDACTED_DIFF = "redacted"
 def is_redacted(revision: Revision) -> bool:
     """Whether a side of the revision's text was redacted: its diff is then not drawn."""
     return "before" in revision.redacted or "after" in revision.redacted
+
+
+def erased_revisions(revision_ids: Iterable[int | None]) -> set[int]:
+    """Which of the revisions an erasure took text out of (one query)."""
+    ids = [pk for pk in revision_ids if pk is not None]
+    if not ids:
+        return set()
+    return set(
+        Revision.objects.filter(pk__in=ids, redacted__has_key=ERASURE_TOMBSTONE).values_list(
+            "pk", flat=True
+        )
+    )
 
 
 def records_written_by(

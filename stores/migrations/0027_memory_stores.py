@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('stores', '0025_door_scan'),
+        ('stores', '0026_door_scan'),
     ]
 
     operations = [

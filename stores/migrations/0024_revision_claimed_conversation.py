@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('stores', '0022_term_shares'),
+        ('stores', '0023_provider_identity'),
     ]
 
     operations = [

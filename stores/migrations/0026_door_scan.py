@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('stores', '0024_redaction_and_audit'),
+        ('stores', '0025_erasure_redaction_audit'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
