@@ -71,6 +71,7 @@ def api_index(request: Request) -> Response:
                 "webhooks": at("/api/v1/webhooks/"),
                 "suggestions": at("/api/v1/suggestions/"),
                 "sources": at("/api/v1/sources/"),
+                "memory_stores": at("/api/v1/memory_stores"),
             },
             "changes": at("/api/v1/changes/"),
             "export_pam": at("/api/v1/export/pam/"),

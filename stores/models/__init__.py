@@ -10,8 +10,8 @@ from stores.models.changes import Change
 from stores.models.files import MemoryFile
 from stores.models.idempotency import IdempotentRequest
 from stores.models.imports import ImportedSource
-from stores.models.memory_stores import MemoryStore
 from stores.models.memories import SHARED_BANK, Memory, bank_label
+from stores.models.memory_stores import MemoryStore
 from stores.models.revisions import Channel, QuarantinedConversation, Revision
 from stores.models.rules import RulesDocument
 from stores.models.skills import Skill
