@@ -13,6 +13,7 @@ import base64
 import binascii
 import datetime as dt
 from collections.abc import Callable, Mapping, Sequence
+from functools import cached_property
 from typing import Any
 
 from django.db.models import QuerySet
@@ -265,7 +266,7 @@ class MemoryStoresView(APIView):
     def get_exception_handler(self) -> Callable[[Exception, Mapping[str, Any]], Response | None]:
         return api_error
 
-    @property
+    @cached_property
     def caller(self) -> Caller:
         return caller_for(self.request)
 

@@ -12,6 +12,7 @@ from anthropic import Anthropic
 from stores.models import MemoryFile, Revision
 from stores.services import Actor
 from stores.services.records import record_edit
+from stores.services.takeback import conversation_takeback
 from tests.factories import agent_token
 
 
@@ -354,3 +355,22 @@ def test_in_review_mode_a_write_applies_and_waits_for_a_person(stores, store, ag
     revision = Revision.objects.get(agent=agent, surface="file")
     assert revision.review == Revision.Review.PENDING
     assert revision.channel == "api"
+
+
+def test_a_conversations_writes_are_taken_back_like_any_other(stores, store, agent):
+    memory = stores.memories.create(
+        store.id,
+        path="/a.md",
+        content="from a bad conversation",
+        extra_headers={"Memory-Source": "conversation=c-81; platform=discord"},
+    )
+    revision = Revision.objects.get(agent=agent, surface="file")
+    assert (revision.source_conversation, revision.source_platform) == ("c-81", "discord")
+
+    taken = conversation_takeback(agent=agent, actor=Actor.maintainer(), conversation="c-81")
+
+    assert taken.count == 1
+    with pytest.raises(anthropic.NotFoundError):
+        stores.memories.retrieve(memory.id, memory_store_id=store.id)
+    operations = [v.operation for v in stores.memory_versions.list(store.id, memory_id=memory.id)]
+    assert operations == ["deleted", "created"]
