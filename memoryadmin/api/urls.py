@@ -13,6 +13,7 @@ from rest_framework.routers import DefaultRouter
 
 from memoryadmin.api import memory_stores
 from memoryadmin.api.views.changes import ChangeViewSet
+from memoryadmin.api.views.erasures import ErasureView
 from memoryadmin.api.views.exports import ExportViewSet
 from memoryadmin.api.views.revisions import RevisionViewSet
 from memoryadmin.api.views.sources import SourceViewSet
@@ -92,6 +93,7 @@ urlpatterns = [
     path("v1/", include(router.urls)),
     path("v1/changes/", change_list, name="change-list"),
     path("v1/export/pam/", export_pam, name="export-pam"),
+    path("v1/erasures/", ErasureView.as_view(), name="erasures"),
     path("v1/tools/", tool_list, name="tool-list"),
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
     # The SDK sends its paths without a trailing slash, POSTs included; both are taken.

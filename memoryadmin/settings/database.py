@@ -54,7 +54,10 @@ def _sqlite() -> dict[str, Any]:
         "OPTIONS": {
             "transaction_mode": "IMMEDIATE",
             "timeout": 20,
-            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            # secure_delete: a page or cell freed is overwritten with zeros, so text an erasure
+            # removed does not linger in the file's free space (README: "Erasing and redacting").
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; "
+            "PRAGMA secure_delete=ON;",
         },
     }
 

@@ -71,6 +71,11 @@ urlpatterns = [
     path(agent + "<str:surface>/new/", create.record_new, name="record_new"),
     path(record, records.record_detail, name="record_detail"),
     path(record + "history/", history.record_history, name="record_history"),
+    path(
+        record + "history/<int:revision_id>/redact/",
+        history.redact_revision,
+        name="redact_revision",
+    ),
     path(record + "live/", live.record_live, name="record_live"),
     # Every op on a record, named as the service names it (web.ops), and its preview.
     path(record + "ops/<slug:op>/", records.record_op, name="record_op"),

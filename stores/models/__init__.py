@@ -1,4 +1,5 @@
 from stores.models.agents import Agent, AgentAccess, AgentToken, Subject
+from stores.models.audit import AuditEntry
 from stores.models.background import DecayPass
 from stores.models.base import (
     EMBEDDING_DIMENSIONS,
@@ -27,6 +28,7 @@ __all__ = [
     "Agent",
     "AgentAccess",
     "AgentToken",
+    "AuditEntry",
     "Change",
     "Channel",
     "DecayPass",

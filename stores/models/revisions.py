@@ -13,6 +13,10 @@ from stores.ops.names import OpName
 # The parts of a write's source, each kept in a `source_<part>` column of its revision.
 SOURCE_PARTS = ("conversation", "message", "platform", "url", "excerpt")
 
+# The key of `Revision.redacted` an erasure leaves on each revision it took text out of: a
+# change of such a revision that a webhook has not delivered yet is never sent.
+ERASURE_TOMBSTONE = "erasure"
+
 # The op of a revision that deleted its record: it leaves no text, so no text hash.
 FORGET = OpName.FORGET
 
@@ -83,6 +87,9 @@ class Revision(models.Model):
     # A take-back's write: it names the conversation it took back, and is not that
     # conversation's own write.
     source_takeback = models.BooleanField(default=False)
+    # The sides whose text was redacted, each a tombstone in place of the text: {"before" |
+    # "after" | "excerpt": {"at", "by", "reason", "sha256"}} (stores.services.erasure).
+    redacted = models.JSONField(default=dict, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

@@ -34,6 +34,8 @@ class OpName(StrEnum):
     UNDO = "undo"
     INSERT_BEFORE_SECTION = "insert_before_section"
     INSERT_AFTER_SECTION = "insert_after_section"
-    # Bookkeeping a door never offers: an import's write, and the link a forget removes.
+    # Bookkeeping a door never offers: an import's write, the link a forget removes, and the
+    # text an erasure takes out of a live record (stores.services.erasing).
     IMPORT = "import"
     UNLINK = "unlink"
+    ERASE = "erase"

@@ -15,6 +15,7 @@ from typing import Any
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
 from stores.models import Agent, Revision
+from stores.models.revisions import ERASURE_TOMBSTONE
 from stores.runtime.prepared import PreparedQuery
 from stores.surfaces import SURFACES
 
@@ -45,6 +46,7 @@ def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
         "created_at": moment(revision.created_at),
         "review": revision.review,
         "source": revision.source or None,
+        "redacted": revision.redacted or None,
     }
     if full:
         data.update(
@@ -54,6 +56,26 @@ def revision_data(revision: Revision, *, full: bool) -> dict[str, Any]:
             after_state=revision.after_state,
         )
     return data
+
+
+REDACTED_DIFF = "redacted"
+
+
+def is_redacted(revision: Revision) -> bool:
+    """Whether a side of the revision's text was redacted: its diff is then not drawn."""
+    return "before" in revision.redacted or "after" in revision.redacted
+
+
+def erased_revisions(revision_ids: Iterable[int | None]) -> set[int]:
+    """Which of the revisions an erasure took text out of (one query)."""
+    ids = [pk for pk in revision_ids if pk is not None]
+    if not ids:
+        return set()
+    return set(
+        Revision.objects.filter(pk__in=ids, redacted__has_key=ERASURE_TOMBSTONE).values_list(
+            "pk", flat=True
+        )
+    )
 
 
 def records_written_by(
@@ -186,7 +208,11 @@ def later_states(
 
 def revision_texts(revision_id: int) -> Revision | None:
     """Only the texts before and after of a revision: what a write's diff is drawn from."""
-    return Revision.objects.filter(pk=revision_id).only("before_text", "after_text").first()
+    return (
+        Revision.objects.filter(pk=revision_id)
+        .only("before_text", "after_text", "redacted")
+        .first()
+    )
 
 
 # --- a record's history ----------------------------------------------------------------

@@ -14,6 +14,7 @@ from stores.selectors.revisions import record_revision_of
 from stores.services import validation
 from stores.services.actors import Actor
 from stores.services.engine import settle_review
+from stores.services.erasure import refuse_redacted
 from stores.surfaces import SurfaceSpec
 
 
@@ -30,6 +31,7 @@ def revision_text(spec: SurfaceSpec, revision: Revision, to: str) -> tuple[str, 
             f"field of a {spec.key} ({', '.join(spec.text_fields)}); it cannot be reverted. "
             "Revert to another revision of the record."
         )
+    refuse_redacted(revision, to)
     text = revision.after_text if to == "after" else revision.before_text
     return text_field, validation.text(text, text_field)
 

@@ -33,6 +33,7 @@ from stores.editing import Status
 from stores.models import Agent, Revision, Webhook, WebhookDelivery
 from stores.runtime.handoff import Handoff
 from stores.selectors.changes import SUGGESTION, SUGGESTION_EVENTS, change_head, changes_after
+from stores.selectors.revisions import erased_revisions
 from stores.selectors.webhooks import agent_webhook, due_webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
@@ -411,8 +412,12 @@ def _deliver(webhook_id: int, lease: str, run: DeliveryRun) -> None:
             if page.position > webhook.cursor:  # only changes webhooks never send (decay)
                 _held(webhook_id, lease).update(cursor=page.position)
             return
+        # A change whose text was erased before it went out is cancelled, never sent.
+        erased = erased_revisions(item.get("revision") for item in page.items)
         for item, position in zip(page.items, page.positions, strict=True):
-            if not matches(webhook.events, payloads.event_type(item)):
+            if item.get("revision") in erased or not matches(
+                webhook.events, payloads.event_type(item)
+            ):
                 run.skipped += 1
                 _held(webhook_id, lease).update(cursor=position)
                 webhook.cursor = position

@@ -25,6 +25,7 @@ from stores.ops.params import (
 )
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec
 from stores.selectors.records import MAX_OFFSET
+from stores.services.erasure import MAX_REASON, SIDES
 from stores.surfaces import SURFACES
 
 
@@ -281,6 +282,17 @@ RecallQuery = type(PageQuery)(
     (PageQuery,),
     {"__module__": __name__, **{spec.param: filter_field(spec) for spec in MEMORY_FILTERS}},
 )
+
+
+class RedactInput(InputSerializer):
+    reason = StrictText(max_length=MAX_REASON, help_text="Why the text is removed; kept.")
+    sides = serializers.ListField(
+        child=serializers.ChoiceField(choices=SIDES),
+        required=False,
+        min_length=1,
+        default=list(SIDES),
+        help_text="Which texts of the revision to redact; both unless told.",
+    )
 
 
 class RevisionQuery(PageQuery):

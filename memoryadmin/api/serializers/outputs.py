@@ -290,6 +290,11 @@ class RevisionSerializer(SourcedFields):
     channel = serializers.CharField()
     created_at = serializers.DateTimeField()
     review = serializers.CharField(allow_blank=True)
+    redacted = serializers.DictField(
+        allow_null=True,
+        help_text="The sides whose text was redacted (before, after, excerpt), each with who, "
+        "when, why and the SHA-256 of what was removed; null when none.",
+    )
 
 
 class RevisionDetailSerializer(RevisionSerializer):
@@ -297,7 +302,9 @@ class RevisionDetailSerializer(RevisionSerializer):
     after_text = serializers.CharField(allow_blank=True)
     before_state = serializers.DictField()
     after_state = serializers.DictField()
-    diff = serializers.CharField(allow_blank=True)
+    diff = serializers.CharField(
+        allow_blank=True, help_text='"redacted" when a side\'s text was redacted.'
+    )
 
 
 RevisionPage = page_of(RevisionSerializer, "RevisionPage")

@@ -13,8 +13,15 @@ from memoryadmin.api.schema import write_responses as write_answers
 from memoryadmin.api.serializers import inputs, outputs
 from memoryadmin.api.views.base import AgentViewSet
 from stores.editing import Status, unified_diff
-from stores.selectors.revisions import agent_revision, agent_revisions, revision_data
+from stores.selectors.revisions import (
+    REDACTED_DIFF,
+    agent_revision,
+    agent_revisions,
+    is_redacted,
+    revision_data,
+)
 from stores.services import revision_approve
+from stores.services.erasure import revision_redact
 
 REVISION_ID = OpenApiParameter("id", int, OpenApiParameter.PATH)
 
@@ -49,10 +56,14 @@ class RevisionViewSet(AgentViewSet):
         if revision is None:
             raise ApiError(Status.NOT_FOUND, f"No revision {pk}.")
         data = revision_data(revision, full=True)
-        data["diff"] = unified_diff(
-            revision.before_text,
-            revision.after_text,
-            label=f"{revision.surface}/{revision.record_id}",
+        data["diff"] = (
+            REDACTED_DIFF
+            if is_redacted(revision)
+            else unified_diff(
+                revision.before_text,
+                revision.after_text,
+                label=f"{revision.surface}/{revision.record_id}",
+            )
         )
         return Response({"status": str(Status.OK), "record": data})
 
@@ -67,4 +78,26 @@ class RevisionViewSet(AgentViewSet):
     def approve(self, request: Request, pk: str) -> Response:
         return self.render(
             revision_approve(agent=self.caller.agent, revision_id=int(pk), actor=self.caller.actor)
+        )
+
+    @extend_schema(
+        tags=["revisions"],
+        parameters=[*WRITE_PARAMETERS, REVISION_ID],
+        request=inputs.RedactInput,
+        responses=write_answers(),
+        description="Humans: replace a revision's text (before, after or both) with a tombstone "
+        "saying who, when, why and the SHA-256 of what was removed; the same text on the "
+        "neighbouring revisions goes too. Refused (conflict) while the record still holds it.",
+    )
+    @action(detail=True, methods=["post"])
+    def redact(self, request: Request, pk: str) -> Response:
+        body = self.parse(inputs.RedactInput)
+        return self.render(
+            revision_redact(
+                agent=self.caller.agent,
+                revision_id=int(pk),
+                actor=self.caller.actor,
+                reason=body["reason"],
+                sides=body["sides"],
+            )
         )

@@ -16,7 +16,7 @@ from memoryadmin.web.rendering import diff_pieces
 from memoryadmin.web.surfaces import SurfaceUI
 from stores.editing import Status
 from stores.models import VersionedRecord
-from stores.selectors.revisions import revision_texts
+from stores.selectors.revisions import is_redacted, revision_texts
 from stores.services import WriteResult
 
 # The id pages give an agent's one document (rules.md) before its first write: the page shows
@@ -108,7 +108,11 @@ def flash_for(result: WriteResult) -> dict[str, Any]:
     flash: dict[str, Any] = {"result": result, "diff": None}
     if result.revision is not None:
         revision = revision_texts(result.revision)
-        if revision is not None and revision.before_text != revision.after_text:
+        if (
+            revision is not None
+            and revision.before_text != revision.after_text
+            and not is_redacted(revision)
+        ):
             flash["diff"] = diff_pieces(revision.before_text, revision.after_text, collapse=True)
     return flash
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.rendering import diff_pieces, page_budget, state_changes
@@ -17,12 +17,20 @@ from memoryadmin.web.views.common import (
     flash_for,
     history_url,
     load_record,
+    outcome,
     swap_into,
 )
 from stores.models import Channel, Revision
 from stores.ops.names import OpName
-from stores.selectors.revisions import agent_revision, agent_revisions, history_of, live_refs
+from stores.selectors.revisions import (
+    agent_revision,
+    agent_revisions,
+    history_of,
+    is_redacted,
+    live_refs,
+)
 from stores.services import WriteResult
+from stores.services.erasure import SIDES, revision_redact
 
 # Revisions per page of a record's history, newest first.
 HISTORY_PAGE_SIZE = 20
@@ -58,7 +66,7 @@ def _history_context(
         cost = len(revision.before_text) + len(revision.after_text)
         deferred = cost > text_left
         text_left -= 0 if deferred else cost
-        changed = revision.before_text != revision.after_text
+        changed = revision.before_text != revision.after_text and not is_redacted(revision)
         entries.append(
             {
                 "revision": revision,
@@ -73,6 +81,10 @@ def _history_context(
                 if revision.op not in (OpName.CREATE, OpName.FORGET) and not deferred
                 else [],
                 "went_back": _went_back(revision, shown),
+                "redactable": any(
+                    side not in revision.redacted and getattr(revision, f"{side}_text")
+                    for side in SIDES
+                ),
             }
         )
     forgotten = (
@@ -134,6 +146,32 @@ def timeline_response(
     return swap_into(render(request, "web/history.html#timeline", context), "#timeline")
 
 
+@require_POST
+@agent_view
+def redact_revision(
+    request: HttpRequest, scope: AgentScope, surface: str, pk: int, revision_id: int
+) -> HttpResponse:
+    """A person removes a revision's text for good, saying why; the timeline shows the
+    tombstone in its place."""
+    ui = surface_ui(surface)
+    revision = agent_revision(scope.agent, revision_id)
+    if revision is None or (revision.surface, revision.record_id) != (ui.key, pk):
+        raise Http404("No such revision of this record.")
+    asked = request.POST.get("sides", "")
+    result = revision_redact(
+        agent=scope.agent,
+        revision_id=revision_id,
+        actor=scope.actor,
+        reason=request.POST.get("reason", ""),
+        sides=(asked,) if asked in SIDES else SIDES,
+    )
+    if not result.ok or not getattr(request, "htmx", False):
+        return outcome(request, result, back=history_url(scope, ui, pk))
+    # The timeline shows the tombstones in place; a redaction makes no version to announce.
+    context = _history_context(scope, ui, pk)
+    return swap_into(render(request, "web/history.html#timeline", context), "#timeline")
+
+
 @require_GET
 @agent_view
 def agent_changes(request: HttpRequest, scope: AgentScope) -> HttpResponse:
@@ -180,7 +218,7 @@ def change_detail(request: HttpRequest, scope: AgentScope, revision_id: int) -> 
     context = {
         "revision": revision,
         "diff": diff_pieces(revision.before_text, revision.after_text, collapse=True)
-        if revision.before_text != revision.after_text
+        if revision.before_text != revision.after_text and not is_redacted(revision)
         else None,
         "fields": state_changes(revision.before_state, revision.after_state)
         if revision.op not in (OpName.CREATE, OpName.FORGET)

@@ -15,7 +15,6 @@ from stores.ops.fields import REVISION_ID
 from stores.ops.memory.merge import undo_merge
 from stores.ops.names import OpName
 from stores.selectors.revisions import later_states, latest_state, text_changes_after
-from stores.services import validation
 from stores.services.engine import Change, apply_change, atomic, text_limit
 from stores.services.results import WriteResult
 from stores.services.revisions import (
@@ -70,7 +69,7 @@ class Undo(WriteOp):
     ) -> Change:
         """The change that takes back what `revision` changed in `record`."""
         text_field, before = revision_text(spec, revision, "before")
-        after = validation.text(revision.after_text, text_field)
+        _, after = revision_text(spec, revision, "after")
         if not revision.before_state:
             raise Invalid(
                 f"Revision {revision.pk} brought the record into being ({revision.op}); "
