@@ -9,7 +9,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -19,269 +18,617 @@ class Migration(migrations.Migration):
     operations = [
         stores.dbops.vector_extension(),
         migrations.CreateModel(
-            name='Agent',
+            name="Agent",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.SlugField(max_length=100, unique=True)),
-                ('display_name', models.CharField(blank=True, max_length=200)),
-                ('description', models.TextField(blank=True)),
-                ('self_editing_enabled', models.BooleanField(default=True, help_text='Agents may edit their own memory through the API.')),
-                ('review_mode', models.CharField(choices=[('none', 'Review nothing'), ('all', 'Review everything agents write')], default='none', max_length=10)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.SlugField(max_length=100, unique=True)),
+                ("display_name", models.CharField(blank=True, max_length=200)),
+                ("description", models.TextField(blank=True)),
+                (
+                    "self_editing_enabled",
+                    models.BooleanField(
+                        default=True, help_text="Agents may edit their own memory through the API."
+                    ),
+                ),
+                (
+                    "review_mode",
+                    models.CharField(
+                        choices=[
+                            ("none", "Review nothing"),
+                            ("all", "Review everything agents write"),
+                        ],
+                        default="none",
+                        max_length=10,
+                    ),
+                ),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
             options={
-                'ordering': ['name'],
+                "ordering": ["name"],
             },
         ),
         migrations.CreateModel(
-            name='AgentToken',
+            name="AgentToken",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(max_length=100)),
-                ('prefix', models.CharField(db_index=True, max_length=16)),
-                ('key_hash', models.CharField(max_length=64, unique=True)),
-                ('read_only', models.BooleanField(default=False)),
-                ('expires_at', models.DateTimeField(blank=True, null=True)),
-                ('revoked_at', models.DateTimeField(blank=True, null=True)),
-                ('last_used_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tokens', to='stores.agent')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(max_length=100)),
+                ("prefix", models.CharField(db_index=True, max_length=16)),
+                ("key_hash", models.CharField(max_length=64, unique=True)),
+                ("read_only", models.BooleanField(default=False)),
+                ("expires_at", models.DateTimeField(blank=True, null=True)),
+                ("revoked_at", models.DateTimeField(blank=True, null=True)),
+                ("last_used_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tokens",
+                        to="stores.agent",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at'],
+                "ordering": ["-created_at"],
             },
         ),
         migrations.CreateModel(
-            name='Subject',
+            name="Subject",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('display_name', models.CharField(max_length=200)),
-                ('external_id', models.CharField(max_length=255)),
-                ('aliases', models.JSONField(blank=True, default=list)),
-                ('privacy_level', models.CharField(choices=[('none', 'None'), ('partial', 'Partial'), ('full', 'Full')], default='none', max_length=10)),
-                ('kind', models.CharField(choices=[('person', 'Person'), ('bridge', 'Bridge user (shared memories only)'), ('self', 'The agent itself')], default='person', max_length=10)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='subjects', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("display_name", models.CharField(max_length=200)),
+                ("external_id", models.CharField(max_length=255)),
+                ("aliases", models.JSONField(blank=True, default=list)),
+                (
+                    "privacy_level",
+                    models.CharField(
+                        choices=[("none", "None"), ("partial", "Partial"), ("full", "Full")],
+                        default="none",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("person", "Person"),
+                            ("bridge", "Bridge user (shared memories only)"),
+                            ("self", "The agent itself"),
+                        ],
+                        default="person",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="subjects",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['display_name'],
+                "ordering": ["display_name"],
             },
         ),
         migrations.CreateModel(
-            name='Memory',
+            name="Memory",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('alias', models.CharField(blank=True, max_length=255, null=True)),
-                ('version', models.PositiveIntegerField(default=1, editable=False)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('text_hash', models.CharField(default='', editable=False, max_length=64)),
-                ('embedding', pgvector.django.vector.VectorField(blank=True, dimensions=384, editable=False, null=True)),
-                ('embedding_model', models.CharField(blank=True, editable=False, max_length=200)),
-                ('embedding_hash', models.CharField(blank=True, editable=False, max_length=64)),
-                ('store', models.CharField(choices=[('working', 'Working (editable)'), ('episodic', 'Episodic (history: invalidate only)'), ('fact', 'Fact (read-only projection)')], default='working', max_length=10)),
-                ('category', models.CharField(default='general', max_length=100)),
-                ('tags', models.JSONField(blank=True, default=list)),
-                ('content', models.TextField()),
-                ('importance', models.FloatField(default=0.5)),
-                ('importance_floor', models.FloatField(default=0.0)),
-                ('pinned', models.BooleanField(default=False, help_text='Pinned memories do not decay.')),
-                ('last_seen_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('reinforcement_count', models.PositiveIntegerField(default=1)),
-                ('metadata', models.JSONField(blank=True, default=dict)),
-                ('invalidated_at', models.DateTimeField(blank=True, null=True)),
-                ('archived_at', models.DateTimeField(blank=True, null=True)),
-                ('decayed_at', models.DateTimeField(blank=True, null=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memories', to='stores.agent')),
-                ('superseded_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='supersedes', to='stores.memory')),
-                ('subject', models.ForeignKey(blank=True, help_text='Empty for the agent-wide shared bank.', null=True, on_delete=django.db.models.deletion.CASCADE, related_name='memories', to='stores.subject')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("alias", models.CharField(blank=True, max_length=255, null=True)),
+                ("version", models.PositiveIntegerField(default=1, editable=False)),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                ("text_hash", models.CharField(default="", editable=False, max_length=64)),
+                (
+                    "embedding",
+                    pgvector.django.vector.VectorField(
+                        blank=True, dimensions=384, editable=False, null=True
+                    ),
+                ),
+                ("embedding_model", models.CharField(blank=True, editable=False, max_length=200)),
+                ("embedding_hash", models.CharField(blank=True, editable=False, max_length=64)),
+                (
+                    "store",
+                    models.CharField(
+                        choices=[
+                            ("working", "Working (editable)"),
+                            ("episodic", "Episodic (history: invalidate only)"),
+                            ("fact", "Fact (read-only projection)"),
+                        ],
+                        default="working",
+                        max_length=10,
+                    ),
+                ),
+                ("category", models.CharField(default="general", max_length=100)),
+                ("tags", models.JSONField(blank=True, default=list)),
+                ("content", models.TextField()),
+                ("importance", models.FloatField(default=0.5)),
+                ("importance_floor", models.FloatField(default=0.0)),
+                (
+                    "pinned",
+                    models.BooleanField(default=False, help_text="Pinned memories do not decay."),
+                ),
+                ("last_seen_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("reinforcement_count", models.PositiveIntegerField(default=1)),
+                ("metadata", models.JSONField(blank=True, default=dict)),
+                ("invalidated_at", models.DateTimeField(blank=True, null=True)),
+                ("archived_at", models.DateTimeField(blank=True, null=True)),
+                ("decayed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memories",
+                        to="stores.agent",
+                    ),
+                ),
+                (
+                    "superseded_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="supersedes",
+                        to="stores.memory",
+                    ),
+                ),
+                (
+                    "subject",
+                    models.ForeignKey(
+                        blank=True,
+                        help_text="Empty for the agent-wide shared bank.",
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memories",
+                        to="stores.subject",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-updated_at', '-id'],
+                "ordering": ["-updated_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='WorkingMemoryEntry',
+            name="WorkingMemoryEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('alias', models.CharField(blank=True, max_length=255, null=True)),
-                ('version', models.PositiveIntegerField(default=1, editable=False)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('text_hash', models.CharField(default='', editable=False, max_length=64)),
-                ('embedding', pgvector.django.vector.VectorField(blank=True, dimensions=384, editable=False, null=True)),
-                ('embedding_model', models.CharField(blank=True, editable=False, max_length=200)),
-                ('embedding_hash', models.CharField(blank=True, editable=False, max_length=64)),
-                ('namespace', models.CharField(default='session', max_length=100)),
-                ('key', models.CharField(max_length=255)),
-                ('value', models.TextField()),
-                ('stored_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('expires_at', models.DateTimeField(blank=True, null=True)),
-                ('category', models.CharField(blank=True, max_length=100)),
-                ('tags', models.JSONField(blank=True, default=list)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='working_memory', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("alias", models.CharField(blank=True, max_length=255, null=True)),
+                ("version", models.PositiveIntegerField(default=1, editable=False)),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                ("text_hash", models.CharField(default="", editable=False, max_length=64)),
+                (
+                    "embedding",
+                    pgvector.django.vector.VectorField(
+                        blank=True, dimensions=384, editable=False, null=True
+                    ),
+                ),
+                ("embedding_model", models.CharField(blank=True, editable=False, max_length=200)),
+                ("embedding_hash", models.CharField(blank=True, editable=False, max_length=64)),
+                ("namespace", models.CharField(default="session", max_length=100)),
+                ("key", models.CharField(max_length=255)),
+                ("value", models.TextField()),
+                ("stored_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("expires_at", models.DateTimeField(blank=True, null=True)),
+                ("category", models.CharField(blank=True, max_length=100)),
+                ("tags", models.JSONField(blank=True, default=list)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="working_memory",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'working memory entries',
-                'ordering': ['namespace', 'key'],
+                "verbose_name_plural": "working memory entries",
+                "ordering": ["namespace", "key"],
             },
         ),
         migrations.CreateModel(
-            name='AgentAccess',
+            name="AgentAccess",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('role', models.CharField(choices=[('viewer', 'Viewer (read-only)'), ('editor', 'Editor')], default='editor', max_length=10)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='grants', to='stores.agent')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='agent_grants', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[("viewer", "Viewer (read-only)"), ("editor", "Editor")],
+                        default="editor",
+                        max_length=10,
+                    ),
+                ),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="grants",
+                        to="stores.agent",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="agent_grants",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('user', 'agent'), name='agent_access_unique')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("user", "agent"), name="agent_access_unique")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Revision',
+            name="Revision",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('surface', models.CharField(max_length=20)),
-                ('record_id', models.BigIntegerField()),
-                ('version_before', models.PositiveIntegerField()),
-                ('version_after', models.PositiveIntegerField()),
-                ('op', models.CharField(max_length=40)),
-                ('field', models.CharField(blank=True, max_length=40)),
-                ('actor', models.CharField(max_length=255)),
-                ('channel', models.CharField(choices=[('ui', 'Web UI'), ('api', 'API'), ('shell', 'Shell'), ('task', 'Background task')], max_length=10)),
-                ('before_text', models.TextField(blank=True)),
-                ('after_text', models.TextField(blank=True)),
-                ('before_state', models.JSONField(blank=True, default=dict)),
-                ('after_state', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('review', models.CharField(blank=True, choices=[('', 'Not needed'), ('pending', 'Awaiting review'), ('approved', 'Approved'), ('reverted', 'Reverted')], default='', max_length=10)),
-                ('reviewed_at', models.DateTimeField(blank=True, null=True)),
-                ('actor_token', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='stores.agenttoken')),
-                ('actor_user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='revisions', to='stores.agent')),
-                ('reviewed_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("surface", models.CharField(max_length=20)),
+                ("record_id", models.BigIntegerField()),
+                ("version_before", models.PositiveIntegerField()),
+                ("version_after", models.PositiveIntegerField()),
+                ("op", models.CharField(max_length=40)),
+                ("field", models.CharField(blank=True, max_length=40)),
+                ("actor", models.CharField(max_length=255)),
+                (
+                    "channel",
+                    models.CharField(
+                        choices=[
+                            ("ui", "Web UI"),
+                            ("api", "API"),
+                            ("shell", "Shell"),
+                            ("task", "Background task"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("before_text", models.TextField(blank=True)),
+                ("after_text", models.TextField(blank=True)),
+                ("before_state", models.JSONField(blank=True, default=dict)),
+                ("after_state", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "review",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("", "Not needed"),
+                            ("pending", "Awaiting review"),
+                            ("approved", "Approved"),
+                            ("reverted", "Reverted"),
+                        ],
+                        default="",
+                        max_length=10,
+                    ),
+                ),
+                ("reviewed_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "actor_token",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="stores.agenttoken",
+                    ),
+                ),
+                (
+                    "actor_user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="revisions",
+                        to="stores.agent",
+                    ),
+                ),
+                (
+                    "reviewed_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(fields=['agent', '-created_at'], name='revision_recent'), models.Index(fields=['agent', 'review'], name='revision_review')],
-                'constraints': [models.UniqueConstraint(fields=('surface', 'record_id', 'version_after'), name='revision_unique_version')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(fields=["agent", "-created_at"], name="revision_recent"),
+                    models.Index(fields=["agent", "review"], name="revision_review"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("surface", "record_id", "version_after"),
+                        name="revision_unique_version",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='RulesDocument',
+            name="RulesDocument",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('alias', models.CharField(blank=True, max_length=255, null=True)),
-                ('version', models.PositiveIntegerField(default=1, editable=False)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('content', models.TextField(blank=True)),
-                ('agent', models.OneToOneField(on_delete=django.db.models.deletion.CASCADE, related_name='rules', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("alias", models.CharField(blank=True, max_length=255, null=True)),
+                ("version", models.PositiveIntegerField(default=1, editable=False)),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                ("content", models.TextField(blank=True)),
+                (
+                    "agent",
+                    models.OneToOneField(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="rules",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'rules document',
-                'constraints': [models.UniqueConstraint(condition=models.Q(('alias__isnull', False)), fields=('agent', 'alias'), name='rules_unique_alias')],
+                "verbose_name": "rules document",
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("alias__isnull", False)),
+                        fields=("agent", "alias"),
+                        name="rules_unique_alias",
+                    )
+                ],
             },
         ),
         migrations.CreateModel(
-            name='ScheduledTask',
+            name="ScheduledTask",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('alias', models.CharField(blank=True, max_length=255, null=True)),
-                ('version', models.PositiveIntegerField(default=1, editable=False)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('text_hash', models.CharField(default='', editable=False, max_length=64)),
-                ('embedding', pgvector.django.vector.VectorField(blank=True, dimensions=384, editable=False, null=True)),
-                ('embedding_model', models.CharField(blank=True, editable=False, max_length=200)),
-                ('embedding_hash', models.CharField(blank=True, editable=False, max_length=64)),
-                ('name', models.CharField(max_length=200)),
-                ('schedule', models.CharField(help_text='A cron expression.', max_length=100)),
-                ('directive', models.TextField()),
-                ('enabled', models.BooleanField(default=True)),
-                ('last_run_at', models.DateTimeField(blank=True, null=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='scheduled_tasks', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("alias", models.CharField(blank=True, max_length=255, null=True)),
+                ("version", models.PositiveIntegerField(default=1, editable=False)),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                ("text_hash", models.CharField(default="", editable=False, max_length=64)),
+                (
+                    "embedding",
+                    pgvector.django.vector.VectorField(
+                        blank=True, dimensions=384, editable=False, null=True
+                    ),
+                ),
+                ("embedding_model", models.CharField(blank=True, editable=False, max_length=200)),
+                ("embedding_hash", models.CharField(blank=True, editable=False, max_length=64)),
+                ("name", models.CharField(max_length=200)),
+                ("schedule", models.CharField(help_text="A cron expression.", max_length=100)),
+                ("directive", models.TextField()),
+                ("enabled", models.BooleanField(default=True)),
+                ("last_run_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="scheduled_tasks",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
-                'indexes': [models.Index(fields=['agent', '-updated_at'], name='task_updated')],
-                'constraints': [models.UniqueConstraint(fields=('agent', 'name'), name='task_unique_name'), models.UniqueConstraint(condition=models.Q(('alias__isnull', False)), fields=('agent', 'alias'), name='task_unique_alias')],
+                "ordering": ["name"],
+                "indexes": [models.Index(fields=["agent", "-updated_at"], name="task_updated")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("agent", "name"), name="task_unique_name"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("alias__isnull", False)),
+                        fields=("agent", "alias"),
+                        name="task_unique_alias",
+                    ),
+                ],
             },
         ),
         migrations.CreateModel(
-            name='Skill',
+            name="Skill",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('alias', models.CharField(blank=True, max_length=255, null=True)),
-                ('version', models.PositiveIntegerField(default=1, editable=False)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('text_hash', models.CharField(default='', editable=False, max_length=64)),
-                ('embedding', pgvector.django.vector.VectorField(blank=True, dimensions=384, editable=False, null=True)),
-                ('embedding_model', models.CharField(blank=True, editable=False, max_length=200)),
-                ('embedding_hash', models.CharField(blank=True, editable=False, max_length=64)),
-                ('name', models.CharField(max_length=200)),
-                ('summary', models.TextField(blank=True)),
-                ('content', models.TextField(blank=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='skills', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("alias", models.CharField(blank=True, max_length=255, null=True)),
+                ("version", models.PositiveIntegerField(default=1, editable=False)),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                ("text_hash", models.CharField(default="", editable=False, max_length=64)),
+                (
+                    "embedding",
+                    pgvector.django.vector.VectorField(
+                        blank=True, dimensions=384, editable=False, null=True
+                    ),
+                ),
+                ("embedding_model", models.CharField(blank=True, editable=False, max_length=200)),
+                ("embedding_hash", models.CharField(blank=True, editable=False, max_length=64)),
+                ("name", models.CharField(max_length=200)),
+                ("summary", models.TextField(blank=True)),
+                ("content", models.TextField(blank=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="skills",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['name'],
-                'indexes': [models.Index(fields=['agent', '-updated_at'], name='skill_updated')],
-                'constraints': [models.UniqueConstraint(fields=('agent', 'name'), name='skill_unique_name'), models.UniqueConstraint(condition=models.Q(('alias__isnull', False)), fields=('agent', 'alias'), name='skill_unique_alias')],
+                "ordering": ["name"],
+                "indexes": [models.Index(fields=["agent", "-updated_at"], name="skill_updated")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("agent", "name"), name="skill_unique_name"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("alias__isnull", False)),
+                        fields=("agent", "alias"),
+                        name="skill_unique_alias",
+                    ),
+                ],
             },
         ),
         migrations.AddConstraint(
-            model_name='subject',
-            constraint=models.UniqueConstraint(fields=('agent', 'external_id'), name='subject_unique_external_id'),
+            model_name="subject",
+            constraint=models.UniqueConstraint(
+                fields=("agent", "external_id"), name="subject_unique_external_id"
+            ),
         ),
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(fields=['agent', 'subject'], name='memory_bank'),
+            model_name="memory",
+            index=models.Index(fields=["agent", "subject"], name="memory_bank"),
         ),
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(fields=['agent', 'category'], name='memory_category'),
+            model_name="memory",
+            index=models.Index(fields=["agent", "category"], name="memory_category"),
         ),
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(fields=['agent', 'store'], name='memory_store'),
+            model_name="memory",
+            index=models.Index(fields=["agent", "store"], name="memory_store"),
         ),
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(fields=['agent', '-updated_at'], name='memory_updated'),
+            model_name="memory",
+            index=models.Index(fields=["agent", "-updated_at"], name="memory_updated"),
         ),
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(fields=['agent', '-importance'], name='memory_importance'),
+            model_name="memory",
+            index=models.Index(fields=["agent", "-importance"], name="memory_importance"),
         ),
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(fields=['decayed_at'], name='memory_decayed'),
+            model_name="memory",
+            index=models.Index(fields=["decayed_at"], name="memory_decayed"),
         ),
         migrations.AddConstraint(
-            model_name='memory',
-            constraint=models.UniqueConstraint(condition=models.Q(('alias__isnull', False)), fields=('agent', 'alias'), name='memory_unique_alias'),
+            model_name="memory",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("alias__isnull", False)),
+                fields=("agent", "alias"),
+                name="memory_unique_alias",
+            ),
         ),
         migrations.AddConstraint(
-            model_name='memory',
-            constraint=models.CheckConstraint(condition=models.Q(('importance__gte', 0.0), ('importance__lte', 1.0)), name='memory_importance_range'),
+            model_name="memory",
+            constraint=models.CheckConstraint(
+                condition=models.Q(("importance__gte", 0.0), ("importance__lte", 1.0)),
+                name="memory_importance_range",
+            ),
         ),
         migrations.AddIndex(
-            model_name='workingmemoryentry',
-            index=models.Index(fields=['expires_at'], name='working_expiry'),
+            model_name="workingmemoryentry",
+            index=models.Index(fields=["expires_at"], name="working_expiry"),
         ),
         migrations.AddIndex(
-            model_name='workingmemoryentry',
-            index=models.Index(fields=['agent', '-updated_at'], name='working_updated'),
+            model_name="workingmemoryentry",
+            index=models.Index(fields=["agent", "-updated_at"], name="working_updated"),
         ),
         migrations.AddConstraint(
-            model_name='workingmemoryentry',
-            constraint=models.UniqueConstraint(fields=('agent', 'namespace', 'key'), name='working_unique_key'),
+            model_name="workingmemoryentry",
+            constraint=models.UniqueConstraint(
+                fields=("agent", "namespace", "key"), name="working_unique_key"
+            ),
         ),
         migrations.AddConstraint(
-            model_name='workingmemoryentry',
-            constraint=models.UniqueConstraint(condition=models.Q(('alias__isnull', False)), fields=('agent', 'alias'), name='working_unique_alias'),
+            model_name="workingmemoryentry",
+            constraint=models.UniqueConstraint(
+                condition=models.Q(("alias__isnull", False)),
+                fields=("agent", "alias"),
+                name="working_unique_alias",
+            ),
         ),
     ]

@@ -4,26 +4,35 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0001_initial'),
+        ("stores", "0001_initial"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='IdempotentRequest',
+            name="IdempotentRequest",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('owner', models.CharField(help_text='token:<id> or user:<id>', max_length=100)),
-                ('key', models.CharField(max_length=255)),
-                ('fingerprint', models.CharField(help_text='SHA-256 of method, path and body.', max_length=64)),
-                ('status_code', models.PositiveSmallIntegerField(default=0)),
-                ('body', models.JSONField(blank=True, default=dict)),
-                ('headers', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("owner", models.CharField(help_text="token:<id> or user:<id>", max_length=100)),
+                ("key", models.CharField(max_length=255)),
+                (
+                    "fingerprint",
+                    models.CharField(help_text="SHA-256 of method, path and body.", max_length=64),
+                ),
+                ("status_code", models.PositiveSmallIntegerField(default=0)),
+                ("body", models.JSONField(blank=True, default=dict)),
+                ("headers", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('owner', 'key'), name='idempotency_unique_key')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("owner", "key"), name="idempotency_unique_key")
+                ],
             },
         ),
     ]

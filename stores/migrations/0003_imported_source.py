@@ -5,28 +5,46 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0002_idempotency'),
+        ("stores", "0002_idempotency"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='ImportedSource',
+            name="ImportedSource",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('source_format', models.CharField(max_length=20)),
-                ('path', models.CharField(max_length=1000)),
-                ('surface', models.CharField(blank=True, max_length=20)),
-                ('record_id', models.BigIntegerField(blank=True, null=True)),
-                ('position', models.PositiveIntegerField(default=0)),
-                ('raw', models.JSONField(blank=True, default=dict)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("source_format", models.CharField(max_length=20)),
+                ("path", models.CharField(max_length=1000)),
+                ("surface", models.CharField(blank=True, max_length=20)),
+                ("record_id", models.BigIntegerField(blank=True, null=True)),
+                ("position", models.PositiveIntegerField(default=0)),
+                ("raw", models.JSONField(blank=True, default=dict)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['surface', 'record_id'], name='imported_source_record')],
-                'constraints': [models.UniqueConstraint(fields=('agent', 'source_format', 'path'), name='imported_source_unique_path')],
+                "indexes": [
+                    models.Index(fields=["surface", "record_id"], name="imported_source_record")
+                ],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("agent", "source_format", "path"),
+                        name="imported_source_unique_path",
+                    )
+                ],
             },
         ),
     ]

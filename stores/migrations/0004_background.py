@@ -6,37 +6,44 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0003_imported_source'),
+        ("stores", "0003_imported_source"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DecayPass',
+            name="DecayPass",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('started_at', models.DateTimeField(db_index=True, default=django.utils.timezone.now)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('duration_seconds', models.FloatField(default=0.0)),
-                ('rows_touched', models.PositiveBigIntegerField(default=0)),
-                ('batches', models.PositiveIntegerField(default=0)),
-                ('half_life_days', models.FloatField()),
-                ('triggered_by', models.CharField(blank=True, max_length=100)),
-                ('error', models.TextField(blank=True)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "started_at",
+                    models.DateTimeField(db_index=True, default=django.utils.timezone.now),
+                ),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                ("duration_seconds", models.FloatField(default=0.0)),
+                ("rows_touched", models.PositiveBigIntegerField(default=0)),
+                ("batches", models.PositiveIntegerField(default=0)),
+                ("half_life_days", models.FloatField()),
+                ("triggered_by", models.CharField(blank=True, max_length=100)),
+                ("error", models.TextField(blank=True)),
             ],
             options={
-                'verbose_name_plural': 'decay passes',
-                'ordering': ['-started_at'],
+                "verbose_name_plural": "decay passes",
+                "ordering": ["-started_at"],
             },
         ),
         migrations.RemoveIndex(
-            model_name='memory',
-            name='memory_importance',
+            model_name="memory",
+            name="memory_importance",
         ),
         migrations.RemoveIndex(
-            model_name='memory',
-            name='memory_decayed',
+            model_name="memory",
+            name="memory_decayed",
         ),
         stores.dbops.memory_fulltext_index(),
         stores.dbops.memory_vector_index(),

@@ -4,14 +4,21 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0004_background'),
+        ("stores", "0004_background"),
     ]
 
     operations = [
         migrations.AlterModelOptions(
-            name='memory',
-            options={'ordering': ['-updated_at', '-id'], 'permissions': [('bypass_store_rules', 'Can change episodic and fact memories despite store rules')]},
+            name="memory",
+            options={
+                "ordering": ["-updated_at", "-id"],
+                "permissions": [
+                    (
+                        "bypass_store_rules",
+                        "Can change episodic and fact memories despite store rules",
+                    )
+                ],
+            },
         ),
     ]

@@ -4,15 +4,22 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0005_store_rules_permission'),
+        ("stores", "0005_store_rules_permission"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='memory',
-            name='store',
-            field=models.CharField(choices=[('working', 'Editable (long-term)'), ('episodic', 'Episodic (history: invalidate only)'), ('fact', 'Fact (read-only projection)')], default='working', max_length=10),
+            model_name="memory",
+            name="store",
+            field=models.CharField(
+                choices=[
+                    ("working", "Editable (long-term)"),
+                    ("episodic", "Episodic (history: invalidate only)"),
+                    ("fact", "Fact (read-only projection)"),
+                ],
+                default="working",
+                max_length=10,
+            ),
         ),
     ]

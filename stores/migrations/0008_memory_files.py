@@ -8,32 +8,68 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0007_revision_reverted'),
+        ("stores", "0007_revision_reverted"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='MemoryFile',
+            name="MemoryFile",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('alias', models.CharField(blank=True, max_length=255, null=True)),
-                ('version', models.PositiveIntegerField(default=1, editable=False)),
-                ('created_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('updated_at', models.DateTimeField(default=django.utils.timezone.now, editable=False)),
-                ('text_hash', models.CharField(default='', editable=False, max_length=64)),
-                ('embedding', pgvector.django.vector.VectorField(blank=True, dimensions=384, editable=False, null=True)),
-                ('embedding_model', models.CharField(blank=True, editable=False, max_length=200)),
-                ('embedding_hash', models.CharField(blank=True, editable=False, max_length=64)),
-                ('path', models.CharField(help_text="The file's path, e.g. /memories/projects/heron.md.", max_length=1000, validators=[stores.models.files.validate_memory_path])),
-                ('content', models.TextField(blank=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='memory_files', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("alias", models.CharField(blank=True, max_length=255, null=True)),
+                ("version", models.PositiveIntegerField(default=1, editable=False)),
+                (
+                    "created_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                (
+                    "updated_at",
+                    models.DateTimeField(default=django.utils.timezone.now, editable=False),
+                ),
+                ("text_hash", models.CharField(default="", editable=False, max_length=64)),
+                (
+                    "embedding",
+                    pgvector.django.vector.VectorField(
+                        blank=True, dimensions=384, editable=False, null=True
+                    ),
+                ),
+                ("embedding_model", models.CharField(blank=True, editable=False, max_length=200)),
+                ("embedding_hash", models.CharField(blank=True, editable=False, max_length=64)),
+                (
+                    "path",
+                    models.CharField(
+                        help_text="The file's path, e.g. /memories/projects/heron.md.",
+                        max_length=1000,
+                        validators=[stores.models.files.validate_memory_path],
+                    ),
+                ),
+                ("content", models.TextField(blank=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="memory_files",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['path'],
-                'indexes': [models.Index(fields=['agent', '-updated_at'], name='file_updated')],
-                'constraints': [models.UniqueConstraint(fields=('agent', 'path'), name='file_unique_path'), models.UniqueConstraint(condition=models.Q(('alias__isnull', False)), fields=('agent', 'alias'), name='file_unique_alias')],
+                "ordering": ["path"],
+                "indexes": [models.Index(fields=["agent", "-updated_at"], name="file_updated")],
+                "constraints": [
+                    models.UniqueConstraint(fields=("agent", "path"), name="file_unique_path"),
+                    models.UniqueConstraint(
+                        condition=models.Q(("alias__isnull", False)),
+                        fields=("agent", "alias"),
+                        name="file_unique_alias",
+                    ),
+                ],
             },
         ),
     ]

@@ -37,30 +37,69 @@ def drop_sqlite_trigger(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0008_memory_files'),
+        ("stores", "0008_memory_files"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='revision',
-            name='after_hash',
+            model_name="revision",
+            name="after_hash",
             field=models.CharField(blank=True, editable=False, max_length=64),
         ),
         migrations.CreateModel(
-            name='Change',
+            name="Change",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('write', 'A write (one revision)'), ('decay', 'An importance decay pass')], default='write', max_length=10)),
-                ('memories', models.PositiveIntegerField(default=0)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='changes', to='stores.agent')),
-                ('decay_pass', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='stores.decaypass')),
-                ('revision', models.OneToOneField(blank=True, null=True, on_delete=django.db.models.deletion.CASCADE, related_name='change', to='stores.revision')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("write", "A write (one revision)"),
+                            ("decay", "An importance decay pass"),
+                        ],
+                        default="write",
+                        max_length=10,
+                    ),
+                ),
+                ("memories", models.PositiveIntegerField(default=0)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="changes",
+                        to="stores.agent",
+                    ),
+                ),
+                (
+                    "decay_pass",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="stores.decaypass",
+                    ),
+                ),
+                (
+                    "revision",
+                    models.OneToOneField(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="change",
+                        to="stores.revision",
+                    ),
+                ),
             ],
             options={
-                'ordering': ['id'],
-                'indexes': [models.Index(fields=['agent', 'id'], name='change_feed')],
+                "ordering": ["id"],
+                "indexes": [models.Index(fields=["agent", "id"], name="change_feed")],
             },
         ),
         migrations.RunPython(fill_hashes_and_feed, migrations.RunPython.noop),

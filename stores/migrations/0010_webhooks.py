@@ -6,65 +6,117 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0009_change_feed'),
+        ("stores", "0009_change_feed"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='Webhook',
+            name="Webhook",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('name', models.CharField(blank=True, max_length=100)),
-                ('url', models.CharField(max_length=2000)),
-                ('events', models.JSONField(default=list)),
-                ('format', models.CharField(choices=[('standard', 'Standard Webhooks (signed JSON)'), ('discord', 'Discord (one embed per change)')], default='standard', max_length=10)),
-                ('secret', models.CharField(blank=True, editable=False, max_length=100)),
-                ('enabled', models.BooleanField(default=True)),
-                ('disabled_reason', models.TextField(blank=True)),
-                ('disabled_at', models.DateTimeField(blank=True, null=True)),
-                ('consecutive_failures', models.PositiveIntegerField(default=0)),
-                ('cursor', models.BigIntegerField(default=0, editable=False)),
-                ('attempt', models.PositiveIntegerField(default=0, editable=False)),
-                ('retry_at', models.DateTimeField(blank=True, editable=False, null=True)),
-                ('leased_until', models.DateTimeField(blank=True, editable=False, null=True)),
-                ('lease', models.CharField(blank=True, editable=False, max_length=32)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='webhooks', to='stores.agent')),
-                ('created_by', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("name", models.CharField(blank=True, max_length=100)),
+                ("url", models.CharField(max_length=2000)),
+                ("events", models.JSONField(default=list)),
+                (
+                    "format",
+                    models.CharField(
+                        choices=[
+                            ("standard", "Standard Webhooks (signed JSON)"),
+                            ("discord", "Discord (one embed per change)"),
+                        ],
+                        default="standard",
+                        max_length=10,
+                    ),
+                ),
+                ("secret", models.CharField(blank=True, editable=False, max_length=100)),
+                ("enabled", models.BooleanField(default=True)),
+                ("disabled_reason", models.TextField(blank=True)),
+                ("disabled_at", models.DateTimeField(blank=True, null=True)),
+                ("consecutive_failures", models.PositiveIntegerField(default=0)),
+                ("cursor", models.BigIntegerField(default=0, editable=False)),
+                ("attempt", models.PositiveIntegerField(default=0, editable=False)),
+                ("retry_at", models.DateTimeField(blank=True, editable=False, null=True)),
+                ("leased_until", models.DateTimeField(blank=True, editable=False, null=True)),
+                ("lease", models.CharField(blank=True, editable=False, max_length=32)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="webhooks",
+                        to="stores.agent",
+                    ),
+                ),
+                (
+                    "created_by",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
+                "ordering": ["-created_at", "-id"],
             },
         ),
         migrations.CreateModel(
-            name='WebhookDelivery',
+            name="WebhookDelivery",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('change_id', models.BigIntegerField()),
-                ('revision_id', models.BigIntegerField(blank=True, null=True)),
-                ('event', models.CharField(max_length=40)),
-                ('attempt', models.PositiveIntegerField()),
-                ('at', models.DateTimeField()),
-                ('duration_ms', models.FloatField(default=0.0)),
-                ('http_status', models.PositiveIntegerField(blank=True, null=True)),
-                ('outcome', models.CharField(choices=[('delivered', 'Delivered'), ('retrying', 'Failed, will retry'), ('failed', 'Failed, given up')], max_length=10)),
-                ('error', models.CharField(blank=True, max_length=500)),
-                ('webhook', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='deliveries', to='stores.webhook')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("change_id", models.BigIntegerField()),
+                ("revision_id", models.BigIntegerField(blank=True, null=True)),
+                ("event", models.CharField(max_length=40)),
+                ("attempt", models.PositiveIntegerField()),
+                ("at", models.DateTimeField()),
+                ("duration_ms", models.FloatField(default=0.0)),
+                ("http_status", models.PositiveIntegerField(blank=True, null=True)),
+                (
+                    "outcome",
+                    models.CharField(
+                        choices=[
+                            ("delivered", "Delivered"),
+                            ("retrying", "Failed, will retry"),
+                            ("failed", "Failed, given up"),
+                        ],
+                        max_length=10,
+                    ),
+                ),
+                ("error", models.CharField(blank=True, max_length=500)),
+                (
+                    "webhook",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="deliveries",
+                        to="stores.webhook",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'webhook deliveries',
-                'ordering': ['-id'],
+                "verbose_name_plural": "webhook deliveries",
+                "ordering": ["-id"],
             },
         ),
         migrations.AddIndex(
-            model_name='webhook',
-            index=models.Index(fields=['agent', 'enabled'], name='webhook_agent'),
+            model_name="webhook",
+            index=models.Index(fields=["agent", "enabled"], name="webhook_agent"),
         ),
         migrations.AddIndex(
-            model_name='webhookdelivery',
-            index=models.Index(fields=['webhook', '-id'], name='webhook_delivery_log'),
+            model_name="webhookdelivery",
+            index=models.Index(fields=["webhook", "-id"], name="webhook_delivery_log"),
         ),
     ]

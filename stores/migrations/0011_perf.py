@@ -5,19 +5,28 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0010_webhooks'),
+        ("stores", "0010_webhooks"),
     ]
 
     operations = [
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(condition=models.Q(('invalidated_at__isnull', True), ('superseded_by__isnull', True)), fields=['agent'], name='memory_still_true'),
+            model_name="memory",
+            index=models.Index(
+                condition=models.Q(
+                    ("invalidated_at__isnull", True), ("superseded_by__isnull", True)
+                ),
+                fields=["agent"],
+                name="memory_still_true",
+            ),
         ),
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(condition=models.Q(('embedding__isnull', False)), fields=['agent'], name='memory_embedded'),
+            model_name="memory",
+            index=models.Index(
+                condition=models.Q(("embedding__isnull", False)),
+                fields=["agent"],
+                name="memory_embedded",
+            ),
         ),
         *stores.dbops.memory_search_document(),
         *stores.dbops.memory_substring_indexes(),

@@ -4,18 +4,17 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0011_perf'),
+        ("stores", "0011_perf"),
     ]
 
     operations = [
         migrations.RemoveIndex(
-            model_name='memory',
-            name='memory_updated',
+            model_name="memory",
+            name="memory_updated",
         ),
         migrations.AddIndex(
-            model_name='memory',
-            index=models.Index(fields=['agent', '-updated_at', '-id'], name='memory_updated'),
+            model_name="memory",
+            index=models.Index(fields=["agent", "-updated_at", "-id"], name="memory_updated"),
         ),
     ]

@@ -4,25 +4,24 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0012_memory_updated_order'),
+        ("stores", "0012_memory_updated_order"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='importedsource',
-            name='digest',
+            model_name="importedsource",
+            name="digest",
             field=models.CharField(blank=True, max_length=64),
         ),
         migrations.AddField(
-            model_name='importedsource',
-            name='record_decayed_at',
+            model_name="importedsource",
+            name="record_decayed_at",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='importedsource',
-            name='record_version',
+            model_name="importedsource",
+            name="record_version",
             field=models.PositiveIntegerField(blank=True, null=True),
         ),
     ]

@@ -4,15 +4,25 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0020_webhook_url_written_out'),
+        ("stores", "0020_webhook_url_written_out"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='change',
-            name='kind',
-            field=models.CharField(choices=[('write', 'A write (one revision)'), ('decay', 'An importance decay pass'), ('suggestion', 'A suggestion found, proposed, accepted, dismissed or gone stale')], default='write', max_length=10),
+            model_name="change",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("write", "A write (one revision)"),
+                    ("decay", "An importance decay pass"),
+                    (
+                        "suggestion",
+                        "A suggestion found, proposed, accepted, dismissed or gone stale",
+                    ),
+                ],
+                default="write",
+                max_length=10,
+            ),
         ),
     ]

@@ -6,24 +6,37 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0021_change_kind_names_stale_suggestions'),
+        ("stores", "0021_change_kind_names_stale_suggestions"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TermShare',
+            name="TermShare",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('lexeme', models.TextField()),
-                ('holding', models.PositiveIntegerField()),
-                ('memories', models.PositiveIntegerField()),
-                ('counted_at', models.DateTimeField(default=django.utils.timezone.now)),
-                ('agent', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='+', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("lexeme", models.TextField()),
+                ("holding", models.PositiveIntegerField()),
+                ("memories", models.PositiveIntegerField()),
+                ("counted_at", models.DateTimeField(default=django.utils.timezone.now)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="+",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('agent', 'lexeme'), name='term_share_unique')],
+                "constraints": [
+                    models.UniqueConstraint(fields=("agent", "lexeme"), name="term_share_unique")
+                ],
             },
         ),
     ]

@@ -5,31 +5,54 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('stores', '0022_term_shares'),
+        ("stores", "0022_term_shares"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='revision',
-            name='redacted',
+            model_name="revision",
+            name="redacted",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.CreateModel(
-            name='AuditEntry',
+            name="AuditEntry",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(choices=[('erasure', 'Erasure'), ('redaction', 'Redaction'), ('override', 'Override')], max_length=20)),
-                ('actor', models.CharField(max_length=255)),
-                ('agent_name', models.CharField(blank=True, max_length=100)),
-                ('details', models.JSONField(blank=True, default=dict)),
-                ('created_at', models.DateTimeField(auto_now_add=True, db_index=True)),
-                ('agent', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='+', to='stores.agent')),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                (
+                    "kind",
+                    models.CharField(
+                        choices=[
+                            ("erasure", "Erasure"),
+                            ("redaction", "Redaction"),
+                            ("override", "Override"),
+                        ],
+                        max_length=20,
+                    ),
+                ),
+                ("actor", models.CharField(max_length=255)),
+                ("agent_name", models.CharField(blank=True, max_length=100)),
+                ("details", models.JSONField(blank=True, default=dict)),
+                ("created_at", models.DateTimeField(auto_now_add=True, db_index=True)),
+                (
+                    "agent",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="+",
+                        to="stores.agent",
+                    ),
+                ),
             ],
             options={
-                'verbose_name_plural': 'audit entries',
-                'ordering': ['-id'],
+                "verbose_name_plural": "audit entries",
+                "ordering": ["-id"],
             },
         ),
     ]
