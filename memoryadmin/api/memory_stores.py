@@ -18,6 +18,7 @@ from typing import Any
 
 from django.db.models import QuerySet
 from django.http import Http404
+from django.utils.dateparse import parse_datetime
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import extend_schema
 from rest_framework import exceptions
@@ -171,10 +172,9 @@ def memory_body(store: MemoryStore, file: MemoryFile, version_id: int, *, full: 
 def version_body(store: MemoryStore, revision: Revision, *, full: bool) -> dict[str, Any]:
     operation = OPERATIONS.get(revision.op, MODIFIED)
     deleted = operation == OPERATIONS[OpName.FORGET]
-    state = revision.before_state if deleted else revision.after_state
-    path = state.get("path", "")
+    path = (revision.before_state if deleted else revision.after_state).get("path", "")
     text = revision.after_text
-    return {
+    shown = {
         "type": "memory_version",
         "id": selectors.version_public_id(revision.pk),
         "memory_id": selectors.memory_public_id(revision.record_id),
@@ -188,6 +188,18 @@ def version_body(store: MemoryStore, revision: Revision, *, full: bool) -> dict[
         "created_by": actor_body(revision.actor),
         "redacted_at": None,
         "redacted_by": None,
+    }
+    tombstone = revision.redacted.get(services.redacted_side(revision))
+    if tombstone is None:
+        return shown
+    return {
+        **shown,
+        "path": None,
+        "content": None,
+        "content_sha256": None,
+        "content_size_bytes": None,
+        "redacted_at": moment(parse_datetime(tombstone["at"])),
+        "redacted_by": actor_body(tombstone["by"]),
     }
 
 
@@ -440,3 +452,12 @@ class VersionDetail(MemoryStoresView):
         store = self.store(memory_store_id)
         revision = selectors.version_in(store, memory_version_id)
         return Response(version_body(store, revision, full=view_of(request, FULL) == FULL))
+
+
+class VersionRedact(MemoryStoresView):
+    def post(self, request: Request, memory_store_id: str, memory_version_id: str) -> Response:
+        store = self.store(memory_store_id)
+        revision = services.version_redact(
+            store=store, actor=self.caller.actor, version_id=memory_version_id
+        )
+        return Response(version_body(store, revision, full=False))

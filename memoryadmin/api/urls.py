@@ -128,6 +128,11 @@ urlpatterns = [
         memory_stores.VersionDetail.as_view(),
         name="memory-store-version",
     ),
+    re_path(
+        rf"^v1/memory_stores/{STORE}/memory_versions/(?P<memory_version_id>[^/]+)/redact/?$",
+        memory_stores.VersionRedact.as_view(),
+        name="memory-store-version-redact",
+    ),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script from its own URL (?script) instead
     # of inline, and the template keeps its page rules in a static file, so the docs work

@@ -8,6 +8,8 @@ import hashlib
 import anthropic
 import pytest
 from anthropic import Anthropic
+from django.test import Client
+from django.urls import reverse
 
 from stores.models import MemoryFile, Revision
 from stores.services import Actor
@@ -374,3 +376,55 @@ def test_a_conversations_writes_are_taken_back_like_any_other(stores, store, age
         stores.memories.retrieve(memory.id, memory_store_id=store.id)
     operations = [v.operation for v in stores.memory_versions.list(store.id, memory_id=memory.id)]
     assert operations == ["deleted", "created"]
+
+
+# --- redaction -------------------------------------------------------------------------
+
+
+def test_a_redacted_version_loses_its_text_here_and_in_the_ui_history(
+    stores, store, agent, staff_user
+):
+    memory = stores.memories.create(store.id, path="/a.md", content="The vault word is zebra.")
+    stores.memories.update(memory.id, memory_store_id=store.id, content="Rotated.")
+
+    redacted = stores.memory_versions.redact(memory.memory_version_id, memory_store_id=store.id)
+
+    assert redacted.id == memory.memory_version_id
+    assert (redacted.content, redacted.path) == (None, None)
+    assert (redacted.content_sha256, redacted.content_size_bytes) == (None, None)
+    assert redacted.redacted_at is not None
+    assert redacted.redacted_by.type == "api_actor"
+    assert redacted.operation == "created"
+    again = stores.memory_versions.retrieve(memory.memory_version_id, memory_store_id=store.id)
+    assert (again.content, again.redacted_at) == (None, redacted.redacted_at)
+    file_id = int(memory.id.removeprefix("mem_"))
+    assert not any(
+        "zebra" in text
+        for revision in Revision.objects.filter(surface="file", record_id=file_id)
+        for text in (revision.before_text, revision.after_text)
+    )
+    browser = Client()
+    browser.force_login(staff_user)
+    history = browser.get(reverse("web:record_history", args=[agent.name, "file", file_id]))
+    page = history.content.decode()
+    assert history.status_code == 200
+    assert "zebra" not in page
+    assert "Redacted" in page
+
+
+def test_the_version_holding_the_current_content_is_not_redacted(stores, store, agent):
+    memory = stores.memories.create(store.id, path="/a.md", content="still here")
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        stores.memory_versions.redact(memory.memory_version_id, memory_store_id=store.id)
+    assert error_of(raised)["error"]["type"] == "invalid_request_error"
+    assert Revision.objects.get(agent=agent, surface="file").after_text == "still here"
+
+
+def test_a_deleted_memorys_versions_are_redacted(stores, store):
+    memory = stores.memories.create(store.id, path="/a.md", content="gone soon")
+    stores.memories.delete(memory.id, memory_store_id=store.id)
+    deleted = next(iter(stores.memory_versions.list(store.id, memory_id=memory.id)))
+    assert deleted.operation == "deleted"
+    stores.memory_versions.redact(deleted.id, memory_store_id=store.id)
+    created = stores.memory_versions.retrieve(memory.memory_version_id, memory_store_id=store.id)
+    assert (created.content, created.redacted_at is not None) == (None, True)
