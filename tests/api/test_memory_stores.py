@@ -428,3 +428,28 @@ def test_a_deleted_memorys_versions_are_redacted(stores, store):
     stores.memory_versions.redact(deleted.id, memory_store_id=store.id)
     created = stores.memory_versions.retrieve(memory.memory_version_id, memory_store_id=store.id)
     assert (created.content, created.redacted_at is not None) == (None, True)
+
+
+def test_bad_parameters_are_invalid_requests_and_write_nothing(stores, store, agent):
+    memory = stores.memories.create(store.id, path="/a.md", content="x")
+    refused = (
+        lambda: stores.create(name=""),
+        lambda: stores.update(store.id, metadata={"k" * 65: "v"}),
+        lambda: stores.list(limit=0),
+        lambda: stores.list(page="not-a-page"),
+        lambda: stores.memories.retrieve(memory.id, memory_store_id=store.id, view="most"),
+        lambda: stores.memories.list(store.id, depth=-1),
+        lambda: stores.memory_versions.list(store.id, operation="renamed"),
+        lambda: stores.memories.update(
+            memory.id,
+            memory_store_id=store.id,
+            content="y",
+            precondition={"type": "version", "content_sha256": sha256("x")},
+        ),
+    )
+    for call in refused:
+        with pytest.raises(anthropic.BadRequestError) as raised:
+            call()
+        assert error_of(raised)["error"]["type"] == "invalid_request_error"
+    assert [listed.name for listed in stores.list()] == ["User preferences"]
+    assert MemoryFile.objects.get(agent=agent).content == "x"
