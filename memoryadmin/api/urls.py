@@ -72,6 +72,7 @@ def api_index(request: Request) -> Response:
                 "webhooks": at("/api/v1/webhooks/"),
                 "suggestions": at("/api/v1/suggestions/"),
                 "sources": at("/api/v1/sources/"),
+                "memory_stores": at("/api/v1/memory_stores"),
             },
             "changes": at("/api/v1/changes/"),
             "export_pam": at("/api/v1/export/pam/"),
@@ -126,6 +127,11 @@ urlpatterns = [
         rf"^v1/memory_stores/{STORE}/memory_versions/(?P<memory_version_id>[^/]+)/?$",
         memory_stores.VersionDetail.as_view(),
         name="memory-store-version",
+    ),
+    re_path(
+        rf"^v1/memory_stores/{STORE}/memory_versions/(?P<memory_version_id>[^/]+)/redact/?$",
+        memory_stores.VersionRedact.as_view(),
+        name="memory-store-version-redact",
     ),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script from its own URL (?script) instead

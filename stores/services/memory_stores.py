@@ -16,12 +16,20 @@ from django.db import transaction
 from django.utils import timezone
 
 from stores.errors import ApplicationError, Conflict, Invalid
-from stores.models import MemoryFile, MemoryStore, text_fingerprint
+from stores.models import MemoryFile, MemoryStore, Revision, text_fingerprint
 from stores.models.files import path_problem
 from stores.ops.names import OpName
-from stores.selectors.memory_stores import file_at_path, file_in, memory_public_id, paths_in
+from stores.selectors.memory_stores import (
+    current_versions,
+    file_at_path,
+    file_in,
+    memory_public_id,
+    paths_in,
+    version_in,
+)
 from stores.services import policy
 from stores.services.actors import Actor
+from stores.services.erasure import redact_revision
 from stores.services.records import record_create, record_forget, record_update
 from stores.services.results import WriteResult
 
@@ -37,6 +45,7 @@ MAX_PATH_BYTES = 1024
 PATH_CONFLICT = "path"
 PRECONDITION_FAILED = "content_sha256"
 ARCHIVED = "archived"
+REDACTION_REASON = "Redacted through the memory stores API."
 
 
 def _refused(result: WriteResult) -> WriteResult:
@@ -275,3 +284,31 @@ def memory_delete(
                 expected_version=file.version,
             )
         )
+
+
+def redacted_side(revision: Revision) -> str:
+    """The side of a revision its version shows: what a delete removed, or what a write left."""
+    return "before" if revision.op == OpName.FORGET else "after"
+
+
+def version_redact(*, store: MemoryStore, actor: Actor, version_id: str) -> Revision:
+    """Remove a version's text from memoryadmin's history (the erasure's redaction: the same
+    text beside it in the history goes too). The version that holds the memory's current
+    content is refused, as is one whose text the memory still holds: change the memory first."""
+    with transaction.atomic():
+        locked = _locked(store, actor, OpName.UPDATE, writable=False)
+        revision = version_in(locked, version_id)
+        side = redacted_side(revision)
+        current = current_versions(locked, [revision.record_id]).get(revision.record_id)
+        if side == "after" and current == revision.pk:
+            raise Invalid(
+                f"Version {version_id} holds the memory's current content; update or delete "
+                "the memory first, then redact this version."
+            )
+        try:
+            return redact_revision(
+                revision, actor=actor.label, reason=REDACTION_REASON, sides=(side,)
+            )
+        except Conflict as refusal:
+            # The memory still holds the text: the same refusal as for its current version.
+            raise Invalid(str(refusal)) from None

@@ -24,6 +24,7 @@ def test_the_api_root_lists_every_collection_and_door():
         "webhooks",
         "suggestions",
         "sources",
+        "memory_stores",
     }
     base = "http://testserver"
     assert index["collections"]["revisions"] == f"{base}/api/v1/revisions/"
