@@ -223,6 +223,9 @@ class Likeness:
     kind: Kind
     score: float
     reason: str
+    # False where the embeddings' meaning decided it, not the words: a model judge, when
+    # one is set, is asked about such a pair.
+    sure: bool = True
 
 
 @dataclass(frozen=True)
@@ -488,6 +491,7 @@ def compare(
                 round(similarity, 2),
                 f"about one subject, {said}, and the other says {_quote(other.words[:8])!r} "
                 f"({similarity:.2f} alike)",
+                sure=False,
             )
         return None
     if not only_first and not only_second:
@@ -582,6 +586,7 @@ def _value_changed(
         Kind.CONFLICT,
         round(_shared_share(first, second), 2),
         f"about one subject, the {named} differs: {_quote(was)!r} → {_quote(now)!r}",
+        sure=False,
     )
 
 
