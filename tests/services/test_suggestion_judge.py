@@ -21,8 +21,10 @@ from stores.models import Agent, Memory, Suggestion
 from stores.services.suggestions import suggest_for_agent
 from tests.factories import SubjectFactory
 
-RELIES = ("The user uses PostgreSQL.", "The user relies on PostgreSQL.")
+RELIES = ("The user keeps the data in PostgreSQL.", "The user stores the data in PostgreSQL.")
 PARIS = ("The user lives in Paris.", "The user lives in Lyon.")
+# A conflict the rule finds on meaning alone (its words share only the subject): unsure.
+BREAKFAST = ("The user never eats breakfast.", "The user has porridge every morning.")
 DRINK = ("The user's favourite drink is tea.", "The user's favourite drink is coffee.")
 
 
@@ -137,6 +139,23 @@ def judge_at(settings):
 
 
 @pytest.fixture
+def meaning_trusted(settings) -> None:
+    """The rule trusts any similarity of the test's bag-of-words vectors for a negation: a
+    pair one of which negates, whose words share only their subject, is flagged on meaning,
+    and so unsure."""
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 0.0, "VALUE": 1.0, "REWORDED": 1.0}},
+    }
+
+
+@pytest.fixture
+def embedded(django_capture_on_commit_callbacks):
+    """Writes whose vectors are stored once they commit, as they are outside a test."""
+    return lambda: django_capture_on_commit_callbacks(execute=True)
+
+
+@pytest.fixture
 def pass_off(settings) -> None:
     """Writes without the pass after each: the tests run the whole-agent pass themselves."""
     settings.MEMORYADMIN = {**settings.MEMORYADMIN, "SUGGEST_AFTER_WRITE": False}
@@ -193,10 +212,13 @@ def test_the_judge_finds_a_duplicate_after_each_write_too(
     assert suggestion.reason.startswith("judged a duplicate by the model: relying on")
 
 
-def test_a_pair_the_judge_vetoes_is_not_suggested(agent, make, fake_judge, judge_at, pass_off):
-    fake_judge.rule(PARIS, "fine", "the user may have moved; both were true")
+def test_a_pair_the_judge_vetoes_is_not_suggested(
+    agent, make, fake_judge, judge_at, pass_off, meaning_trusted, embedded
+):
+    fake_judge.rule(BREAKFAST, "fine", "porridge may be a late snack; both can be true")
     judge_at(fake_judge.url)
-    pairs_of(agent, make, PARIS)
+    with embedded():
+        pairs_of(agent, make, BREAKFAST)
 
     assert suggest_for_agent(agent) == Counter()
     assert not Suggestion.objects.filter(agent=agent).exists()
@@ -206,35 +228,45 @@ def test_a_pair_the_judge_vetoes_is_not_suggested(agent, make, fake_judge, judge
     assert len(fake_judge.requests) == 1
 
 
-def test_the_judge_hears_only_the_pairs_it_can_change(agent, make, fake_judge, judge_at, pass_off):
+def test_the_judge_hears_only_the_pairs_the_rule_is_unsure_of(
+    agent, make, fake_judge, judge_at, pass_off, meaning_trusted, embedded
+):
     judge_at(fake_judge.url, MIN_SIMILARITY=1.01)
-    pairs_of(
-        agent,
-        make,
-        PARIS,  # flagged by the rule: the judge may veto it
-        DRINK,  # fine by the rule, half its words shared: the judge may flag it
-        ("The user has a cat named Tom.", "The user has a cat named Tom."),  # certain
-        ("The user plays chess on Mondays.", "The user swims on Fridays."),  # far apart
-    )
+    with embedded():
+        pairs_of(
+            agent,
+            make,
+            BREAKFAST,  # flagged on meaning: the judge may veto it
+            PARIS,  # flagged on its words, one value swapped: certain
+            DRINK,  # fine by the rule, half its words shared: the judge may flag it
+            ("The user has a cat named Tom.", "The user has a cat named Tom."),  # certain
+            ("The user plays chess on Mondays.", "The user swims on Fridays."),  # far apart
+        )
 
     suggest_for_agent(agent)
 
     heard = {frozenset((p["a"], p["b"])) for r in fake_judge.requests for p in r.pairs}
-    assert frozenset(PARIS) in heard
-    assert frozenset(DRINK) in heard
-    assert len(heard) == 2
-    # What the judge did not change stays the rule's.
-    assert found(agent)[frozenset(PARIS)].reason.startswith("judged a conflict by the model")
+    assert heard == {frozenset(BREAKFAST), frozenset(DRINK)}
+    asked = next(p for r in fake_judge.requests for p in r.pairs if p["a"] in BREAKFAST)
+    assert asked["rule"] == "conflict" and asked["rule_reason"].startswith("about one subject")
+    assert asked["similarity"] is not None
+    # What the judge did not hear stays the rule's.
+    assert found(agent)[frozenset(BREAKFAST)].reason.startswith("judged a conflict by the model")
+    assert found(agent)[frozenset(PARIS)].reason == "differ only in 'Paris' → 'Lyon'"
     duplicate = next(s for texts, s in found(agent).items() if len(texts) == 1)
     assert duplicate.reason == "the same text"
 
 
 def test_pairs_go_in_batches_and_no_more_than_the_bound_per_pass(
-    agent, make, fake_judge, judge_at, pass_off
+    agent, make, fake_judge, judge_at, pass_off, meaning_trusted, embedded
 ):
     judge_at(fake_judge.url, BATCH_SIZE=2, MAX_PAIRS=3)
-    pairs = [(f"Meeting {n} is on Monday.", f"Meeting {n} is on Friday.") for n in range(5)]
-    pairs_of(agent, make, *pairs)
+    pairs = [
+        (f"Team {n} never meets in person.", f"Team {n} gathers at the office every Friday.")
+        for n in range(5)
+    ]
+    with embedded():
+        pairs_of(agent, make, *pairs)
 
     counts = suggest_for_agent(agent)
 
@@ -243,7 +275,7 @@ def test_pairs_go_in_batches_and_no_more_than_the_bound_per_pass(
     assert counts == Counter({"conflict": 5})
     reasons = [s.reason for s in found(agent).values()]
     assert sum(reason.startswith("judged a conflict by the model") for reason in reasons) == 3
-    assert sum(reason == "differ only in 'Monday' → 'Friday'" for reason in reasons) == 2
+    assert sum(reason.startswith("about one subject") for reason in reasons) == 2
 
 
 @pytest.mark.parametrize(
@@ -320,7 +352,7 @@ def test_the_request_is_an_openai_chat_completion_with_the_key(
     agent, make, fake_judge, judge_at, pass_off
 ):
     judge_at(fake_judge.url + "/", MODEL="judge-model-7b", API_KEY="sk-test-123")
-    pairs_of(agent, make, PARIS)
+    pairs_of(agent, make, DRINK)
 
     suggest_for_agent(agent)
 
@@ -334,17 +366,18 @@ def test_the_request_is_an_openai_chat_completion_with_the_key(
     assert request.pairs == [
         {
             "pair": 1,
-            "a": PARIS[0],
-            "b": PARIS[1],
-            "rule": "conflict",
-            "rule_reason": "differ only in 'Paris' → 'Lyon'",
+            "a": DRINK[0],
+            "b": DRINK[1],
+            "rule": "fine",
+            "rule_reason": "",
+            "similarity": None,
         }
     ]
 
 
 def test_without_a_key_no_authorization_is_sent(agent, make, fake_judge, judge_at, pass_off):
     judge_at(fake_judge.url, API_KEY="")
-    pairs_of(agent, make, PARIS)
+    pairs_of(agent, make, DRINK)
 
     suggest_for_agent(agent)
 
@@ -353,7 +386,7 @@ def test_without_a_key_no_authorization_is_sent(agent, make, fake_judge, judge_a
 
 
 def test_a_verdict_fenced_as_markdown_is_read(agent, make, fake_judge, judge_at, pass_off):
-    fake_judge.rule(PARIS, "fine", "vetoed")
+    fake_judge.rule(DRINK, "conflict", "one favourite drink")
     judge_at(fake_judge.url)
     original = fake_judge.answer
 
@@ -365,6 +398,6 @@ def test_a_verdict_fenced_as_markdown_is_read(agent, make, fake_judge, judge_at,
         return status, json.dumps(completion).encode()
 
     fake_judge.answer = fenced  # type: ignore[method-assign]
-    pairs_of(agent, make, PARIS)
+    pairs_of(agent, make, DRINK)
 
-    assert suggest_for_agent(agent) == Counter()
+    assert suggest_for_agent(agent) == Counter({"conflict": 1})

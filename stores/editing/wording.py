@@ -1,0 +1,363 @@
+"""One wording for what people write many ways, so two memories compare by what they say.
+
+`normalise(text)` rewrites, in this order:
+
+1. **Person**: "I", "me", "my", "mine", "I'm" → "the user", "the user's": a memory written
+   in the first person is about the user, as one written in the third.
+2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
+   twenty" → "45", "27", "12", "120" (ordinals and a lone "one" used as a pronoun stay).
+3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon" → "19:00",
+   "19:30", "20:30", "12:00".
+4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres" →
+   "1.88 metres"; "2 hours" → "120 minutes"; "70 kilograms" → "70 kg"), "/mo", "monthly",
+   "per month" → "a month" (also day, week, year); "15 dollars", "USD 15" → "$15".
+5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
+   "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
+   (case kept, so "US" is a country and "us" stays a pronoun).
+6. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
+   X's manager" reads once its words are compared as a set).
+
+Each step is a few regular expressions over the text: linear in its length. Nothing here
+decides anything; `stores.editing.likeness` reads the result.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+# --- person ----------------------------------------------------------------------------
+
+_PERSON = (
+    (re.compile(r"\bI'm\b|\bI am\b"), "the user is"),
+    (re.compile(r"\bI've\b"), "the user has"),
+    (re.compile(r"\bI'd\b"), "the user would"),
+    (re.compile(r"\bI'll\b"), "the user will"),
+    (re.compile(r"\bI was\b"), "the user was"),
+    (re.compile(r"\bI\b"), "the user"),
+    (re.compile(r"\b[Mm]y\b"), "the user's"),
+    (re.compile(r"\b[Mm]ine\b"), "the user's"),
+    (re.compile(r"\b[Mm]yself\b"), "the user"),
+    (re.compile(r"\b[Mm]e\b"), "the user"),
+)
+# "the user do" after the rewrite: the verb agrees with the third person.
+_THIRD = {"do": "does", "have": "has"}
+_AGREEMENT = (
+    (re.compile(r"\bthe user (do|have)\b"), lambda m: f"the user {_THIRD[m.group(1)]}"),
+    (re.compile(r"\bthe user don't\b"), lambda m: "the user doesn't"),
+)
+
+# --- numbers ---------------------------------------------------------------------------
+
+_UNITS_WORDS = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+}
+_TENS_WORDS = {
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_NUMBER_WORD = "|".join([*_UNITS_WORDS, *_TENS_WORDS, *_SCALES, "a dozen", "dozen", "and"])
+# A run of number words joined by spaces or hyphens ("forty-five", "one hundred and two").
+_NUMBER_RUN = re.compile(rf"(?i)\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*\b")
+
+
+def _number_of(words: list[str]) -> int | None:
+    """The value of number words in order, or None when they are not one number."""
+    total, current, seen = 0, 0, False
+    for word in words:
+        if word == "and":
+            continue
+        if word == "dozen":
+            current = (current or 1) * 12
+        elif word in _UNITS_WORDS:
+            rest = current % 100
+            if rest and not (rest >= 20 and rest % 10 == 0):
+                return None  # "two three": two numbers, not one
+            current += _UNITS_WORDS[word]
+        elif word in _TENS_WORDS:
+            if current % 100:
+                return None
+            current += _TENS_WORDS[word]
+        elif word in _SCALES:
+            scale = _SCALES[word]
+            if scale == 100:
+                current = (current or 1) * 100
+            else:
+                total += (current or 1) * scale
+                current = 0
+        seen = True
+    return total + current if seen else None
+
+
+def _digits(match: re.Match[str]) -> str:
+    text = match.group()
+    words = [word for word in re.split(r"[\s-]+", text.casefold()) if word not in {"a", ""}]
+    if words[0] == "and" or words[-1] == "and":
+        return text  # "and" joins numbers only between them
+    if words == ["one"]:
+        return text  # "the one closest": a pronoun as often as a number
+    number = _number_of(words)
+    return text if number is None else str(number)
+
+
+# --- times of day ----------------------------------------------------------------------
+
+_HALF = re.compile(
+    r"(?i)\b(half|quarter) (past|to) (\d{1,2})(?: o'clock)?(?: in the (morning|afternoon|evening)"
+    r"| at night)?"
+)
+_CLOCK = re.compile(
+    r"(?i)\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'clock)(?![\w])"
+    r"(?: in the (morning|afternoon|evening)| at night)?"
+)
+_NOON = re.compile(r"(?i)\b(noon|midday|midnight)\b")
+_AFTERNOON_WORDS = {"afternoon", "evening", "night"}
+
+
+def _clock(hour: int, minute: int, afternoon: bool) -> str:
+    if afternoon and hour < 12:
+        hour += 12
+    return f"{hour % 24:02d}:{minute:02d}" if hour <= 24 and minute < 60 else ""
+
+
+def _half_past(match: re.Match[str]) -> str:
+    part, way, hour_text, when = match.groups()
+    minutes = 30 if part.casefold() == "half" else 15
+    hour = int(hour_text)
+    minute = minutes if way.casefold() == "past" else 60 - minutes
+    if way.casefold() == "to":
+        hour -= 1
+    afternoon = (when or "").casefold() in _AFTERNOON_WORDS or "night" in match.group().casefold()
+    return _clock(hour, minute, afternoon) or match.group()
+
+
+def _o_clock(match: re.Match[str]) -> str:
+    hour_text, minute_text, marker, when = match.groups()
+    hour, minute = int(hour_text), int(minute_text or 0)
+    marker = marker.casefold().replace(".", "")
+    if marker == "am" and hour == 12:
+        hour = 0
+    afternoon = marker == "pm" or (when or "").casefold() in _AFTERNOON_WORDS
+    afternoon = afternoon or "night" in match.group().casefold()
+    return _clock(hour, minute, afternoon and hour != 12) or match.group()
+
+
+def _noon(match: re.Match[str]) -> str:
+    return "00:00" if match.group().casefold() == "midnight" else "12:00"
+
+
+# --- units -----------------------------------------------------------------------------
+
+# Each unit's word forms → (the measure's one unit, how many of that unit one is).
+_UNIT_FORMS: dict[str, tuple[str, float]] = {
+    **dict.fromkeys(
+        ("mm", "millimetre", "millimetres", "millimeter", "millimeters"), ("metres", 0.001)
+    ),
+    **dict.fromkeys(
+        ("cm", "centimetre", "centimetres", "centimeter", "centimeters"), ("metres", 0.01)
+    ),
+    **dict.fromkeys(("m", "metre", "metres", "meter", "meters"), ("metres", 1.0)),
+    **dict.fromkeys(
+        ("km", "kms", "kilometre", "kilometres", "kilometer", "kilometers"), ("metres", 1000.0)
+    ),
+    **dict.fromkeys(("mi", "mile", "miles"), ("metres", 1609.344)),
+    **dict.fromkeys(("ft", "foot", "feet"), ("metres", 0.3048)),
+    **dict.fromkeys(("in", "inch", "inches"), ("metres", 0.0254)),
+    **dict.fromkeys(("g", "gram", "grams", "gramme", "grammes"), ("kg", 0.001)),
+    **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("kg", 1.0)),
+    **dict.fromkeys(("lb", "lbs"), ("kg", 0.45359237)),
+    **dict.fromkeys(
+        ("ml", "millilitre", "millilitres", "milliliter", "milliliters"), ("litres", 0.001)
+    ),
+    **dict.fromkeys(("l", "litre", "litres", "liter", "liters"), ("litres", 1.0)),
+    **dict.fromkeys(("sec", "secs", "seconds"), ("minutes", 1 / 60)),
+    **dict.fromkeys(("min", "mins", "minute", "minutes"), ("minutes", 1.0)),
+    **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), ("minutes", 60.0)),
+}
+# A unit right after a number ("1.88 m", "5,000 metres", "2hrs").
+_QUANTITY = re.compile(
+    r"(?i)(?<![\w.,:/-])(\d{1,3}(?:,\d{3})+|\d+(?:[.,]\d+)?)\s?("
+    + "|".join(sorted(map(re.escape, _UNIT_FORMS), key=len, reverse=True))
+    + r")\b"
+)
+_CURRENCY_WORDS = {
+    "dollar": "$",
+    "dollars": "$",
+    "usd": "$",
+    "euro": "€",
+    "euros": "€",
+    "eur": "€",
+    "gbp": "£",
+    "quid": "£",
+}
+_MONEY_AFTER = re.compile(r"(?i)\b(\d+(?:\.\d{1,2})?)\s?(dollars?|usd|euros?|eur|gbp|quid)\b")
+_MONEY_BEFORE = re.compile(r"(?i)\b(usd|eur|gbp)\s?(\d+(?:\.\d{1,2})?)\b")
+_PER = (
+    (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(mo|mth|month)\b"), " a month"),
+    (re.compile(r"(?i)\bmonthly\b"), "a month"),
+    (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+)(day)\b"), " a day"),
+    (re.compile(r"(?i)\bdaily\b"), "a day"),
+    (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(wk|week)\b"), " a week"),
+    (re.compile(r"(?i)\bweekly\b"), "a week"),
+    (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(yr|year)\b"), " a year"),
+    (re.compile(r"(?i)\b(?:yearly|annually)\b"), "a year"),
+    (re.compile(r"(?i)\b(\d+)\s?(?:yo|y/o|yrs? old)\b"), r"\1 years old"),
+    (re.compile(r"(?i)\baged (\d+)\b"), r"\1 years old"),
+)
+
+
+def _amount(value: float) -> str:
+    """Three significant figures: "6 ft" and "183 cm" are one height, as people round."""
+    text = f"{float(f'{value:.3g}'):.4f}".rstrip("0").rstrip(".")
+    return text or "0"
+
+
+def _quantity(match: re.Match[str]) -> str:
+    number_text, unit = match.groups()
+    unit_form = unit.casefold()
+    if unit_form == "in" and not match.group().endswith(number_text + unit):
+        return match.group()  # "born 1990 in Paris": "in" apart from a number is a word
+    measure, factor = _UNIT_FORMS[unit_form]
+    thousands = re.fullmatch(r"\d{1,3}(?:,\d{3})+", number_text)
+    number = number_text.replace(",", "" if thousands else ".")
+    value = float(number) * factor
+    return f"{_amount(value)} {measure}"
+
+
+def _money_after(match: re.Match[str]) -> str:
+    return f"{_CURRENCY_WORDS[match.group(2).casefold()]}{match.group(1)}"
+
+
+def _money_before(match: re.Match[str]) -> str:
+    return f"{_CURRENCY_WORDS[match.group(1).casefold()]}{match.group(2)}"
+
+
+# --- abbreviations ---------------------------------------------------------------------
+
+# Written as people write them; matched with their case, whole words only.
+ABBREVIATIONS = {
+    "NYC": "New York City",
+    "NY": "New York",
+    "LA": "Los Angeles",
+    "SF": "San Francisco",
+    "UK": "United Kingdom",
+    "U.K.": "United Kingdom",
+    "US": "United States",
+    "U.S.": "United States",
+    "USA": "United States",
+    "UAE": "United Arab Emirates",
+    "NZ": "New Zealand",
+    "DC": "Washington",
+    "SWE": "software engineer",
+    "SDE": "software engineer",
+    "PM": "product manager",
+    "QA": "quality assurance",
+    "CTO": "chief technology officer",
+    "CEO": "chief executive officer",
+    "CFO": "chief financial officer",
+    "RN": "registered nurse",
+    "GP": "doctor",
+    "Dr.": "doctor",
+    "Dr": "doctor",
+    "JS": "JavaScript",
+    "TS": "TypeScript",
+    "k8s": "Kubernetes",
+    "Postgres": "PostgreSQL",
+    "postgres": "PostgreSQL",
+    "py": "Python",
+    "appt": "appointment",
+    "mgr": "manager",
+    "dept": "department",
+    "bday": "birthday",
+    "b-day": "birthday",
+    "hubby": "husband",
+    "w/o": "without",
+    "w/": "with",
+    "b/c": "because",
+    "bc": "because",
+    "approx.": "about",
+    "approx": "about",
+    "Mon": "Monday",
+    "Tue": "Tuesday",
+    "Tues": "Tuesday",
+    "Wed": "Wednesday",
+    "Thu": "Thursday",
+    "Thurs": "Thursday",
+    "Fri": "Friday",
+    "Sat": "Saturday",
+    "Sun": "Sunday",
+    "Jan": "January",
+    "Feb": "February",
+    "Mar": "March",
+    "Apr": "April",
+    "Jun": "June",
+    "Jul": "July",
+    "Aug": "August",
+    "Sep": "September",
+    "Sept": "September",
+    "Oct": "October",
+    "Nov": "November",
+    "Dec": "December",
+}
+_ABBREVIATION = re.compile(
+    r"(?<![\w./])("
+    + "|".join(sorted(map(re.escape, ABBREVIATIONS), key=len, reverse=True))
+    + r")(?![\w/])(?!\.\w)"
+)
+
+# --- converse relations ----------------------------------------------------------------
+
+_CONVERSE = (
+    (re.compile(r"(?i)\breports? to\b"), "is managed by"),
+    (re.compile(r"(?i)\bworks? (?:for|under)\b"), "is managed by"),
+)
+
+
+def _rewrite(
+    text: str, steps: tuple[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]], ...]
+) -> str:
+    for pattern, replacement in steps:
+        text = pattern.sub(replacement, text)
+    return text
+
+
+def normalise(text: str) -> str:
+    """`text` in one wording (this module's docstring says which)."""
+    text = _rewrite(text, _PERSON)
+    text = _rewrite(text, _AGREEMENT)
+    text = _NUMBER_RUN.sub(_digits, text)
+    text = _HALF.sub(_half_past, text)
+    text = _CLOCK.sub(_o_clock, text)
+    text = _NOON.sub(_noon, text)
+    text = _MONEY_AFTER.sub(_money_after, text)
+    text = _MONEY_BEFORE.sub(_money_before, text)
+    text = _rewrite(text, _PER)
+    text = _QUANTITY.sub(_quantity, text)
+    text = _ABBREVIATION.sub(lambda m: ABBREVIATIONS[m.group(1)], text)
+    return _rewrite(text, _CONVERSE)
