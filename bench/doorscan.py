@@ -68,8 +68,8 @@ def measure(edits: int) -> dict:
         finally:
             inside.append(time.perf_counter() - started)
 
-    def unscanned(**arguments: object) -> doorscan.Screened:
-        return doorscan.Screened(values=dict(arguments["values"]))  # type: ignore[arg-type]
+    def unscanned(*, values: dict, actor: Actor, **_: object) -> doorscan.Screened:
+        return doorscan.Screened(values=dict(values), actor=actor)
 
     times: dict[str, list[float]] = {"scan": [], "no scan": []}
     words = ("Likes tea.", "Likes coffee.")

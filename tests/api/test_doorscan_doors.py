@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.urls import reverse
 
 from memoryadmin.mcp.server import _call
 from stores.models import Agent, AgentToken, Memory, MemoryFile, Revision, ScanPolicy
@@ -124,3 +125,50 @@ def test_claudes_memory_tool_is_refused(agent, door):
     text = answer["content"][0]["text"]
     assert "credentials (Stripe Access Key)" in text and SECRET not in text
     assert not MemoryFile.objects.filter(agent=agent).exists()
+
+
+def _write_through(door: str, agent, client, content: str) -> None:
+    """Create a memory holding `content` through `door`, as that door's writer would."""
+    token, raw = agent_token(agent)
+    if door == "rest":
+        client_for(raw).call("post", "memories/", {"content": content})
+    elif door == "tool":
+        client_for(raw).call("post", "tools/memory/", {
+            "command": "create", "path": "/memories/note.md", "file_text": content,
+        })  # fmt: skip
+    elif door == "mcp":
+        _call(lambda request: token, None, "memory", {
+            "command": "create", "path": "/memories/note.md", "file_text": content,
+        })  # fmt: skip
+    else:
+        client.post(reverse("web:record_new", args=[agent.name, "memory"]), {"content": content})
+
+
+def _stored(agent) -> list[tuple[str, str]]:
+    """Each text the agent now holds, with whether its first revision awaits review."""
+    texts = [
+        *Memory.objects.filter(agent=agent).values_list("pk", "content"),
+        *MemoryFile.objects.filter(agent=agent).values_list("pk", "content"),
+    ]
+    reviews = dict(Revision.objects.filter(agent=agent).values_list("record_id", "review"))
+    return [(text, reviews[pk]) for pk, text in texts]
+
+
+@pytest.mark.parametrize("door", ["rest", "tool", "mcp", "ui"])
+@pytest.mark.parametrize(
+    ("policy", "stored"),
+    [
+        ("allow", [(f"Key {SECRET}.", Revision.Review.NOT_NEEDED)]),
+        ("mask", [("Key [masked Stripe Access Key].", Revision.Review.NOT_NEEDED)]),
+        ("hold", [(f"Key {SECRET}.", Revision.Review.PENDING)]),
+        ("refuse", []),
+    ],
+)
+def test_each_policy_through_each_door(client, staff_user, agent, door, policy, stored):
+    Agent.objects.filter(pk=agent.pk).update(credentials_policy=policy)
+    agent.refresh_from_db()
+    client.force_login(staff_user)
+
+    _write_through(door, agent, client, f"Key {SECRET}.")
+
+    assert _stored(agent) == stored
