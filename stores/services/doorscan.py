@@ -20,9 +20,10 @@ from django.conf import settings
 
 from stores import scanning
 from stores.errors import SensitiveData
-from stores.models import Agent, ScanOverride, ScanPolicy
+from stores.models import Agent, AuditEntry, ScanOverride, ScanPolicy
 from stores.scanning import Category, Finding
 from stores.services.actors import Actor
+from stores.services.audit import record_audit
 from stores.services.sources import Source
 
 # The parts of a write's source its revision keeps that a writer could paste anything into.
@@ -207,9 +208,8 @@ def record_override(
     found: list[dict[str, str]],
 ) -> ScanOverride:
     """Keep that a person stored a write the scan would have held or refused: who, which
-    record and revision, what kinds, why. The one place an override is recorded, so the
-    audit log takes it from here."""
-    return ScanOverride.objects.create(
+    record and revision, what kinds, why; and the same, without the text, in the audit log."""
+    override = ScanOverride.objects.create(
         agent_id=agent_id,
         surface=surface,
         record_id=record_id,
@@ -219,6 +219,19 @@ def record_override(
         found=_dedupe(found),
         reason=_OVERRIDE.get() or "",
     )
+    record_audit(
+        AuditEntry.Kind.OVERRIDE,
+        actor=actor,
+        agent=Agent.objects.get(pk=agent_id),
+        details={
+            "surface": surface,
+            "record": record_id,
+            "revision": revision_id,
+            "found": [item["kind"] for item in override.found],
+            "reason": override.reason,
+        },
+    )
+    return override
 
 
 def _dedupe(found: list[dict[str, str]]) -> list[dict[str, str]]:

@@ -3,10 +3,12 @@ and imports; a person's override, recorded; the policies staff's to set."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from stores.editing import Status
-from stores.models import Agent, Memory, Revision, ScanOverride, ScanPolicy
+from stores.models import Agent, AuditEntry, Memory, Revision, ScanOverride, ScanPolicy
 from stores.services import (
     Actor,
     agent_update,
@@ -185,6 +187,10 @@ def test_a_person_overrides_one_refused_write_and_it_is_recorded(agent, staff_us
     assert override.found == [{"category": "credentials", "kind": "AWS Access Key"}]
     assert override.reason == "The key is a revoked example for the runbook."
     assert AWS_KEY not in str(override.__dict__)
+    [entry] = AuditEntry.objects.filter(kind=AuditEntry.Kind.OVERRIDE)
+    assert (entry.agent, entry.actor) == (agent, person.label)
+    assert entry.details["found"] == ["AWS Access Key"]
+    assert AWS_KEY not in json.dumps(entry.details)
     # One write: the next is scanned as ever.
     assert again.status is Status.SENSITIVE_DATA
 
