@@ -175,3 +175,16 @@ def test_every_surface_list_narrows_to_what_a_conversation_wrote(staff_client, a
     assert "north gate" not in body
     assert 'data-filter="conversation"' in body
     assert "north gate" in everything.content.decode()
+
+
+def test_the_writes_without_a_source_are_held_from_the_sources_page(staff_client, agent):
+    sources = reverse("web:sources", args=[agent.name])
+    url = reverse("web:sources_hold", args=[agent.name])
+    assert "Hold them for review" in staff_client.get(sources).content.decode()
+
+    staff_client.post(url, {"without_source": "on", "held": "on"})
+    assert QuarantinedConversation.objects.filter(agent=agent, conversation="").exists()
+    assert "Trust them again" in staff_client.get(sources).content.decode()
+
+    staff_client.post(url, {"without_source": "on"})
+    assert not QuarantinedConversation.objects.exists()
