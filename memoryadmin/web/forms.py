@@ -144,8 +144,12 @@ class TakebackForm(forms.Form):
 
 class HoldForm(forms.Form):
     conversation = forms.CharField(
-        max_length=Revision._meta.get_field("source_conversation").max_length, strip=False
+        max_length=Revision._meta.get_field("source_conversation").max_length,
+        strip=False,
+        required=False,
     )
+    # Ticked (with no conversation): the writes that name no conversation at all.
+    without_source = forms.BooleanField(required=False)
     # Unticked: trust it again.
     held = forms.BooleanField(required=False)
 

@@ -163,3 +163,8 @@ def records_of_conversation(agent: Agent, conversation: str) -> list[WrittenReco
     ]
     written.sort(key=lambda record: (record.last_at, record.record_id), reverse=True)
     return written[:RECORDS_SHOWN]
+
+
+def unsourced_held(agent: Agent) -> bool:
+    """Whether the agent's writes that name no conversation are held for review."""
+    return QuarantinedConversation.objects.filter(agent=agent, conversation="").exists()

@@ -110,6 +110,8 @@ def test_an_accept_setting_text_needs_the_hash_of_the_kept_text(agent, pair):
     assert Memory.objects.get(pk=kept.pk).content == whole
 
 
+# The feed lists what committed, on PostgreSQL as the transaction commits.
+@pytest.mark.django_db(transaction=True)
 def test_the_feeds_fingerprint_is_no_proof_and_a_full_reads_hash_is(agent, make):
     memory = make.memory(agent, content=LONG)
     api = client_for(agent_token(agent)[1])

@@ -201,3 +201,16 @@ def test_a_record_others_changed_is_previewed_as_a_conflict_then_taken_back_when
     )
     assert "1 record taken back" in ticked.content.decode()
     assert not Memory.objects.filter(pk=memory).exists()
+
+
+def test_the_writes_without_a_source_are_held_from_the_sources_page(staff_client, agent):
+    sources = reverse("web:sources", args=[agent.name])
+    url = reverse("web:sources_hold", args=[agent.name])
+    assert "Hold them for review" in staff_client.get(sources).content.decode()
+
+    staff_client.post(url, {"without_source": "on", "held": "on"})
+    assert QuarantinedConversation.objects.filter(agent=agent, conversation="").exists()
+    assert "Trust them again" in staff_client.get(sources).content.decode()
+
+    staff_client.post(url, {"without_source": "on"})
+    assert not QuarantinedConversation.objects.exists()

@@ -31,6 +31,7 @@ from stores.selectors.sources import (
     conversation_count,
     conversations,
     records_of_conversation,
+    unsourced_held,
 )
 from stores.services.sources import conversation_hold
 from stores.services.takeback import conversation_takeback
@@ -51,6 +52,7 @@ def sources_page(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     offset = _offset(request.GET.get("offset"))
     total = conversation_count(scope.agent)
     context.update(
+        unsourced_held=unsourced_held(scope.agent),
         conversations=conversations(scope.agent, offset=offset),
         total=total,
         offset=offset,
@@ -126,13 +128,14 @@ def sources_hold(request: HttpRequest, scope: AgentScope) -> HttpResponse:
         )
     conversation = form.cleaned_data["conversation"]
     sources = reverse("web:sources", args=[scope.agent.name])
-    back = f"{sources}?{urlencode({'conversation': conversation})}"
+    back = f"{sources}?{urlencode({'conversation': conversation})}" if conversation else sources
     try:
         held = conversation_hold(
             agent=scope.agent,
             actor=scope.actor,
             conversation=conversation,
             held=form.cleaned_data["held"],
+            without_source=form.cleaned_data["without_source"],
         )
     except ApplicationError as error:
         return outcome(request, refusal(error.status, error.message), back=back)

@@ -52,6 +52,7 @@ class Replace(TextOp):
             op=self.name,
             values={text_field: text},
             text_field=text_field,
+            # The write held the record to the version read before building this change.
             whole_text=WholeText(
                 record.version, arguments["expected_sha256"], arguments["allow_shorter"]
             ),

@@ -81,6 +81,7 @@ class Update(WriteOp):
             values=changed,
             text_field=text_changes[0] if text_changes else None,
             details=details,
+            # The write held the record to the version read before building this change.
             whole_text=WholeText(
                 record.version, arguments["expected_sha256"], arguments["allow_shorter"]
             )
