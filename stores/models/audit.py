@@ -7,6 +7,16 @@ from typing import Any, NoReturn
 from django.db import models
 
 
+class AppendOnly(models.QuerySet["AuditEntry"]):
+    """Rows are added, never changed or removed in bulk either."""
+
+    def update(self, **kwargs: Any) -> NoReturn:
+        raise TypeError("Audit entries are never changed once written.")
+
+    def delete(self) -> NoReturn:
+        raise TypeError("Audit entries are never deleted.")
+
+
 class AuditEntry(models.Model):
     """One act a person must be able to account for. Rows are only ever added.
 
@@ -27,6 +37,8 @@ class AuditEntry(models.Model):
     agent_name = models.CharField(max_length=100, blank=True)
     details = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    objects = AppendOnly.as_manager()
 
     class Meta:
         ordering = ["-id"]

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('stores', '0025_erasure_redaction_audit'),
+        ('stores', '0026_export_file'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

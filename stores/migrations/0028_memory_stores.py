@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ('stores', '0026_door_scan'),
+        ('stores', '0027_door_scan'),
     ]
 
     operations = [
