@@ -126,3 +126,23 @@ class AgentForm(forms.Form):
         "with dashes (rockbot).",
     )
     description = forms.CharField(required=False, widget=forms.Textarea(attrs={"rows": 3}))
+
+
+class ErasureForm(forms.Form):
+    """What a person erases: exactly one of a text, a record, a subject, or all of an agent's."""
+
+    agent = forms.ModelChoiceField(queryset=Agent.objects.order_by("name"), to_field_name="name")
+    text = forms.CharField(required=False, strip=False, help_text="Exact text, wherever it occurs.")
+    record = forms.CharField(required=False, help_text="A record as surface:id, e.g. memory:42.")
+    subject = forms.CharField(required=False, help_text="A subject's external id.")
+    everything = forms.BooleanField(required=False, label="All of the agent's records")
+    reason = forms.CharField(required=False, max_length=500, help_text="Kept in the receipt.")
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        named = [name for name in ("text", "record", "subject", "everything") if data.get(name)]
+        if len(named) != 1:
+            raise forms.ValidationError(
+                "Name exactly one thing to erase: a text, a record, a subject or all."
+            )
+        return data

@@ -6,6 +6,7 @@ from django.urls import path
 
 from memoryadmin.web.views import (
     create,
+    erasures,
     history,
     home,
     lists,
@@ -27,6 +28,11 @@ record = agent + "<str:surface>/<int:pk>/"
 urlpatterns = [
     path("", home.agent_index, name="agents"),
     path("agents/new/", home.agent_new, name="agent_new"),
+    path("erase/", erasures.erasure_page, name="erase"),
+    path("audit/", erasures.audit_log, name="audit"),
+    path("audit/export.csv", erasures.audit_export, {"form": "csv"}, name="audit_csv"),
+    path("audit/export.json", erasures.audit_export, {"form": "json"}, name="audit_json"),
+    path("audit/<int:entry_id>/receipt.json", erasures.erasure_receipt, name="erasure_receipt"),
     path(agent, home.dashboard, name="dashboard"),
     path(agent + "changes/", history.agent_changes, name="changes"),
     path(agent + "changes/live/", live.changes_live, name="changes_live"),

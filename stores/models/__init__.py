@@ -8,6 +8,7 @@ from stores.models.base import (
     text_fingerprint,
 )
 from stores.models.changes import Change
+from stores.models.exports import ExportFile
 from stores.models.files import MemoryFile
 from stores.models.idempotency import IdempotentRequest
 from stores.models.imports import ImportedSource
@@ -33,6 +34,7 @@ __all__ = [
     "Channel",
     "DecayPass",
     "EmbeddedRecord",
+    "ExportFile",
     "IdempotentRequest",
     "ImportedSource",
     "Memory",

@@ -47,6 +47,7 @@ from stores.services.actors import Actor
 from stores.services.audit import record_audit
 from stores.services.engine import Change, apply_change, delete, find_record
 from stores.services.erasure import MAX_REASON, SIDES
+from stores.services.exports import scrub_exports
 from stores.services.term_shares import term_shares_refresh_agent
 from stores.surfaces import SURFACES, SurfaceSpec
 
@@ -63,6 +64,7 @@ PLACES = (
     "suggestions",
     "idempotency",
     "imported_sources",
+    "exports",
     "fulltext_index",
     "term_statistics",
     "vectors",
@@ -111,6 +113,7 @@ class _Run:
     agent: Agent
     actor: Actor
     reason: str
+    dry_run: bool
     needles: set[str] = field(default_factory=set)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PLACES, 0))
     revision_ids: set[int] = field(default_factory=set)
@@ -162,7 +165,7 @@ def erase(
     # The right to erasure outweighs a store's rules: an episodic or fact memory loses the text
     # like any other.
     eraser = dataclasses.replace(actor, may_bypass_store_rules=True, source=None)
-    run = _Run(agent=agent, actor=eraser, reason=reason)
+    run = _Run(agent=agent, actor=eraser, reason=reason, dry_run=dry_run)
     started = timezone.now()
     _zero_what_is_freed()
     try:
@@ -393,6 +396,7 @@ def _erase_elsewhere(run: _Run) -> None:
     run.counts["idempotency"] = _scrub_rows(
         run, IdempotentRequest.objects.all(), ("body", "headers")
     )
+    run.counts["exports"] = scrub_exports(agent, run.needles, ERASED, dry_run=run.dry_run)
     run.counts["fulltext_index"] = _optimize_fulltext()
     run.counts["term_statistics"] = term_shares_refresh_agent(agent).terms
 

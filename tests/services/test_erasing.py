@@ -7,6 +7,7 @@ import json
 
 import pytest
 from django.core import serializers
+from django.core.management import call_command
 
 from stores.errors import Forbidden, Invalid
 from stores.models import AuditEntry, IdempotentRequest, Memory, Revision, Subject, Suggestion
@@ -112,3 +113,17 @@ def test_only_staff_erase_and_a_scope_is_exactly_one_thing(agent):
         erase(agent=agent, actor=ME, scope=Scope(text=SECRET, everything=True))
     with pytest.raises(Invalid, match="surface:id"):
         Scope.parse_record("memory:x")
+
+
+def test_the_exports_it_made_are_rewritten_without_the_text(agent, make, tmp_path):
+    make.memory(agent, content=f"Code {SECRET}.\nSecond line.")
+    out = tmp_path / "agent.jsonl"
+    call_command("export_agent", agent.name, out=str(out), with_revisions=True)
+    assert SECRET in out.read_text("utf-8")
+    dry = erase(agent=agent, actor=ME, scope=Scope(text=SECRET), dry_run=True)
+    assert dry["counts"]["exports"] == 1 and SECRET in out.read_text("utf-8")
+
+    receipt = erase(agent=agent, actor=ME, scope=Scope(text=SECRET))
+
+    assert receipt["counts"]["exports"] == 1
+    assert SECRET not in out.read_text("utf-8") and ERASED in out.read_text("utf-8")

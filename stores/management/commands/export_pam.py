@@ -12,6 +12,7 @@ from stores.interchange.files import atomic_output
 from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
 from stores.models import Memory
+from stores.services.exports import note_export
 
 
 class Command(BaseCommand):
@@ -45,6 +46,7 @@ class Command(BaseCommand):
             atomic_output(out) as output,
         ):
             counts = pam.write_memory_store(agent, output, on_memories=bar.advance)
+        note_export(agent, out, "pam")
         self.stdout.write(
             f"Wrote {out}: {counts.memories} memories, {counts.relations} relations, "
             f"{counts.conversations} conversations in the index."
