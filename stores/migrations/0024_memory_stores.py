@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("stores", "0023_redaction_and_audit"),
+        ("stores", "0023_erasure_redaction_audit"),
     ]
 
     operations = [
