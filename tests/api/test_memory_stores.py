@@ -472,3 +472,14 @@ def test_its_writes_are_in_the_change_feed_with_the_token_as_actor(
         ("file", file_id, "replace", "api"),
     ]
     assert all(item["actor"].startswith("agent:") for item in items)
+
+
+def test_a_redacted_version_stays_listed_when_its_text_was_part_of_its_path(stores, store):
+    memory = stores.memories.create(store.id, path="/tea.md", content="tea")
+    stores.memories.update(memory.id, memory_store_id=store.id, content="coffee")
+    stores.memory_versions.redact(memory.memory_version_id, memory_store_id=store.id)
+    listed = list(stores.memory_versions.list(store.id, memory_id=memory.id))
+    assert [(version.operation, version.redacted_at is not None) for version in listed] == [
+        ("modified", False),
+        ("created", True),
+    ]
