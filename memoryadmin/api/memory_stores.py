@@ -81,12 +81,10 @@ def api_error(exc: Exception, context: Mapping[str, Any]) -> Response | None:
     """Every refusal in the API's shape, with the HTTP code the hosted API answers with."""
     if isinstance(exc, ApplicationError | ApiError):
         code, error_type = ERROR_TYPES.get(exc.status, INVALID)
-        details = dict(getattr(exc, "details", {}))
-        reason = details.pop("reason", None)
-        error_type = CONFLICT_TYPES.get(reason, error_type)
-        return error_response(
-            code, error_type, exc.message if isinstance(exc, ApiError) else str(exc), **details
-        )
+        details = dict(exc.details)
+        # A conflict the service named (a path in use, a stale content_sha256) has its own type.
+        error_type = CONFLICT_TYPES.get(details.pop("reason", None), error_type)
+        return error_response(code, error_type, exc.message, **details)
     if isinstance(exc, Http404):
         return error_response(404, "not_found_error", str(exc) or "Not found.")
     if isinstance(exc, exceptions.NotAuthenticated | exceptions.AuthenticationFailed):

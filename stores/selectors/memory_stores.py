@@ -82,13 +82,16 @@ def file_at_path(store: MemoryStore, path: str) -> MemoryFile | None:
 
 def versions_of(store: MemoryStore, *, file_id: int | None = None) -> QuerySet[Revision]:
     """The revisions of the store's memories, newest first: those that left a file below its
-    folder or took one from there (a delete, a move out), the deleted memories' too."""
+    folder or took one from there (a delete, a move out), the deleted memories' too, and the
+    redacted ones of those files (a redaction blanks a path that held the removed text)."""
     below = store.folder + "/"
-    revisions = Revision.objects.filter(agent_id=store.agent_id, surface=FILE_SURFACE).filter(
-        Q(after_state__path__startswith=below) | Q(before_state__path__startswith=below)
-    )
+    files = Revision.objects.filter(agent_id=store.agent_id, surface=FILE_SURFACE)
     if file_id is not None:
-        revisions = revisions.filter(record_id=file_id)
+        files = files.filter(record_id=file_id)
+    in_folder = Q(after_state__path__startswith=below) | Q(before_state__path__startswith=below)
+    revisions = files.filter(
+        in_folder | (~Q(redacted={}) & Q(record_id__in=files.filter(in_folder).values("record_id")))
+    )
     return revisions.select_related("actor_user", "actor_token").order_by("-created_at", "-id")
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 
 import anthropic
+import httpx2
 import pytest
 from anthropic import Anthropic
 from django.test import Client
@@ -453,3 +454,32 @@ def test_bad_parameters_are_invalid_requests_and_write_nothing(stores, store, ag
         assert error_of(raised)["error"]["type"] == "invalid_request_error"
     assert [listed.name for listed in stores.list()] == ["User preferences"]
     assert MemoryFile.objects.get(agent=agent).content == "x"
+
+
+def test_its_writes_are_in_the_change_feed_with_the_token_as_actor(
+    live_server, client, stores, store
+):
+    memory = stores.memories.create(store.id, path="/a.md", content="one")
+    stores.memories.update(memory.id, memory_store_id=store.id, content="two")
+    answer = httpx2.get(
+        f"{live_server.url}/api/v1/changes/",
+        headers={"Authorization": f"Bearer {client.auth_token}"},
+    )
+    items = answer.json()["results"]
+    file_id = int(memory.id.removeprefix("mem_"))
+    assert [(item["surface"], item["id"], item["op"], item["channel"]) for item in items] == [
+        ("file", file_id, "create", "api"),
+        ("file", file_id, "replace", "api"),
+    ]
+    assert all(item["actor"].startswith("agent:") for item in items)
+
+
+def test_a_redacted_version_stays_listed_when_its_text_was_part_of_its_path(stores, store):
+    memory = stores.memories.create(store.id, path="/tea.md", content="tea")
+    stores.memories.update(memory.id, memory_store_id=store.id, content="coffee")
+    stores.memory_versions.redact(memory.memory_version_id, memory_store_id=store.id)
+    listed = list(stores.memory_versions.list(store.id, memory_id=memory.id))
+    assert [(version.operation, version.redacted_at is not None) for version in listed] == [
+        ("modified", False),
+        ("created", True),
+    ]
