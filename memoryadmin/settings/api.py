@@ -36,6 +36,7 @@ SPECTACULAR_SETTINGS = {
         "StatusWord": "memoryadmin.api.serializers.outputs.STATUS_WORDS",
         "ReadStatus": ["ok"],
         "MemoryStore": "stores.models.memories.Memory.Store",
+        "RevisionSide": "stores.services.erasure.SIDES",
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memoryadmin.api.exceptions import ApiError
+from memoryadmin.api.schema import answers
 from memoryadmin.api.serializers.inputs import InputSerializer, StrictBoolean, StrictText
 from stores.editing import Status
 from stores.models import Agent, Channel
@@ -44,9 +45,15 @@ class ErasureView(APIView):
         tags=["erasures"],
         operation_id="erasure_create",
         request=ErasureInput,
-        responses={
-            200: OpenApiResponse(OpenApiTypes.OBJECT, "the signed receipt (or a dry run's report)")
-        },
+        responses=answers(
+            OpenApiResponse(OpenApiTypes.OBJECT, "the signed receipt (or a dry run's report)"),
+            {
+                400: "invalid: name exactly one thing to erase",
+                401: "unauthenticated",
+                403: "forbidden: only staff may erase",
+                404: "not_found: no such agent",
+            },
+        ),
         description="Staff only. Removes the text everywhere memoryadmin keeps it and answers "
         "the receipt: what was searched, counts per place, SHA-256 of what was removed, time, "
         "actor, reason, signed with the installation's key; never the erased text.",
