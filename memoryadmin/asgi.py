@@ -37,7 +37,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memoryadmin.doors import statuses
-from memoryadmin.doors.errors import too_large_body
+from memoryadmin.doors.errors import too_large_body, unauthenticated_body
+from memoryadmin.hosting.database import API_UNAVAILABLE_STATUS, RETRY_AFTER_SECONDS
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 # The change feed, whose long polls wait here rather than in a Django view (api/longpoll.py).
@@ -47,42 +48,64 @@ WSGIApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 Answer = tuple[int, list[tuple[bytes, bytes]], bytes]
 
 
+# The agent doors: every request needs a token (or a logged-in session), so a body sent with
+# neither is refused before it is read.
+AGENT_DOORS = ("/api/v1/", "/mcp")
+SERVER_BUSY = 503
+
+
 class BodyLimit:
-    """A request body past DATA_UPLOAD_MAX_MEMORY_SIZE answered 413 before it is read.
+    """A request body past DATA_UPLOAD_MAX_MEMORY_SIZE answered 413 before it is read, and the
+    bodies of all requests together held to MEMORYADMIN["BODY_BYTES_IN_FLIGHT"].
 
     A declared Content-Length past the limit is refused before a byte is read (and before
     any authentication work); a chunked body is counted as it is read and, once past the
     limit, the application behind sees the client go away and the 413 goes out instead. The
     limit covers the largest text a write may carry as JSON (settings), and no page of the
     app takes a file upload, so one limit serves every path.
+
+    Each body is held whole until its request is answered (DjangoInThreads reads it first),
+    so many bodies at once were bounded only by their number: 300 connections each sending
+    2.4 MiB took the server from 174 to 697 MiB. The bytes read and not yet answered, over
+    all requests, stay within the budget: a body that would pass it answers 503 (retry
+    shortly). A body to an agent door with no token and no session is answered 401 unread.
     """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
+        self.in_flight = 0  # bytes of bodies read and not yet answered, every request's
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         if scope["type"] != "http" or limit is None:
             await self.app(scope, receive, send)
             return
-        too_large = JSONResponse(too_large_body(), status_code=statuses.REQUEST_TOO_LARGE)
-        declared = Headers(scope=scope).get("content-length", "")
-        if declared.isdecimal() and int(declared) > limit:
-            await too_large(scope, receive, send)
+        budget = int(settings.MEMORYADMIN["BODY_BYTES_IN_FLIGHT"])
+        headers = Headers(scope=scope)
+        declared = headers.get("content-length", "")
+        refusal = _refusal_unread(scope["path"], headers, declared, limit, budget - self.in_flight)
+        if refusal is not None:
+            await refusal(scope, receive, send)
             return
-        read = 0
-        cut_off = False
+        read = held = 0
+        cut_off: JSONResponse | None = None
         answered = False
 
         async def bounded_receive() -> Message:
-            nonlocal read, cut_off
-            if cut_off:
+            nonlocal read, held, cut_off
+            if cut_off is not None:
                 return {"type": "http.disconnect"}
             message = await receive()
-            read += len(message.get("body", b""))
+            size = len(message.get("body", b""))
+            read += size
             if read > limit:
-                cut_off = True
+                cut_off = _too_large()
+            elif self.in_flight + size > budget:
+                cut_off = _busy()
+            if cut_off is not None:
                 return {"type": "http.disconnect"}
+            self.in_flight += size
+            held += size
             return message
 
         async def watched_send(message: Message) -> None:
@@ -90,9 +113,58 @@ class BodyLimit:
             answered = True
             await send(message)
 
-        await self.app(scope, bounded_receive, watched_send)
-        if cut_off and not answered:
-            await too_large(scope, receive, send)
+        try:
+            await self.app(scope, bounded_receive, watched_send)
+        finally:
+            self.in_flight -= held
+        if cut_off is not None and not answered:
+            await cut_off(scope, receive, send)
+
+
+def _refusal_unread(
+    path: str, headers: Headers, declared: str, limit: int, room: int
+) -> JSONResponse | None:
+    """The answer to a request refused before its body is read; None to read it."""
+    if declared.isdecimal() and int(declared) > limit:
+        return _too_large()
+    carries_body = (declared.isdecimal() and int(declared) > 0) or "transfer-encoding" in headers
+    if carries_body and path.startswith(AGENT_DOORS) and not _has_credentials(headers):
+        from memoryadmin.doors.tokens import WWW_AUTHENTICATE  # reaches the models
+
+        return JSONResponse(
+            unauthenticated_body(
+                "not_authenticated", "A token is needed: send Authorization: Bearer <token>."
+            ),
+            status_code=statuses.UNAUTHENTICATED,
+            headers={"WWW-Authenticate": WWW_AUTHENTICATE},
+        )
+    if declared.isdecimal() and int(declared) > room:
+        return _busy()
+    return None
+
+
+def _has_credentials(headers: Headers) -> bool:
+    session = f"{settings.SESSION_COOKIE_NAME}="
+    return "authorization" in headers or session in headers.get("cookie", "")
+
+
+def _too_large() -> JSONResponse:
+    return JSONResponse(too_large_body(), status_code=statuses.REQUEST_TOO_LARGE)
+
+
+def _busy() -> JSONResponse:
+    # The database outage's answer too: nothing was read or written, try again.
+    return JSONResponse(
+        {
+            "status": API_UNAVAILABLE_STATUS,
+            "code": "busy",
+            "message": "The server holds as many request bodies as it may at once; nothing "
+            "was read or written. Retry shortly.",
+            "retry_after": RETRY_AFTER_SECONDS,
+        },
+        status_code=SERVER_BUSY,
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
+    )
 
 
 class DjangoInThreads:

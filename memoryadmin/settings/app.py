@@ -96,6 +96,10 @@ MEMORYADMIN: dict[str, Any] = {
     # before it is read; 32 MiB holds about 60,000 memories. An upload through the web is a
     # request body, bounded by DATA_UPLOAD_MAX_MEMORY_SIZE below like every other.
     "MAX_IMPORT_BYTES": env_int("MAX_IMPORT_BYTES", 32 * 1024 * 1024),
+    # The request bodies a web process holds at once, all requests together (each is held
+    # whole until its answer, and parsing copies it once or twice more): past it a body answers
+    # 503, retry shortly. Four bodies at the limit fit (DATA_UPLOAD_MAX_MEMORY_SIZE, below).
+    "BODY_BYTES_IN_FLIGHT": env_int("BODY_BYTES_IN_FLIGHT", 32 * 1024 * 1024),
     "API": {
         # Requests per token (or logged-in user) and period; a client over it gets 429.
         "RATE_LIMIT": env("API_RATE_LIMIT", "600/minute"),

@@ -21,6 +21,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 LIMIT = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
 GIB = 1024**3
+MIB = 1024**2
+AGENT_DOORS = ("/api/v1/", "/mcp/")
 PATHS = [
     ("GET", "/api/v1/changes/"),
     ("POST", "/api/v1/memories/"),
@@ -96,7 +98,7 @@ def test_a_chunked_body_is_cut_off_once_the_bytes_read_pass_the_limit(served, me
         sock.close()
         sender.join(10)
 
-    if path == "/mcp/":  # the MCP door asks for the token before it reads anything
+    if path.startswith(AGENT_DOORS):  # they ask for the token before they read anything
         assert (code, body["code"]) == (401, "not_authenticated")
     else:
         assert_too_large(code, body)
@@ -121,3 +123,40 @@ def test_a_body_within_the_limit_still_reaches_the_app(served, agent):
 
     assert code == 201
     assert body["status"] == "created"
+
+
+def test_a_body_to_an_agent_door_without_a_token_is_refused_unread(served):
+    """Regression: 60 held bodies without a token took 614 MiB of temporary space."""
+    with socket.create_connection(("127.0.0.1", int(served)), timeout=10) as sock:
+        sock.sendall(head("POST", "/api/v1/memories/", f"Content-Length: {MIB}"))
+        code, body = read_answer(sock)  # no body sent: an answer proves none was awaited
+
+    assert (code, body["code"]) == (401, "not_authenticated")
+
+
+def test_bodies_past_the_budget_in_flight_answer_503_until_it_frees(served, agent, settings):
+    """Regression: 300 connections each holding 2.4 MiB took the server from 174 to 697 MiB."""
+    settings.MEMORYADMIN = {**settings.MEMORYADMIN, "BODY_BYTES_IN_FLIGHT": 3 * MIB}
+    _token, raw = agent_token(agent)
+    token = f"Authorization: Bearer {raw}\r\nContent-Type: application/json"
+    declared = f"Content-Length: {2 * MIB}"
+    address = ("127.0.0.1", int(served))
+    with socket.create_connection(address, timeout=10) as held:
+        held.sendall(head("POST", "/api/v1/memories/", declared, token) + b" " * (3 * MIB // 2))
+        # Until the server has read the held part, the next body still fits (and is read).
+        for _attempt in range(50):
+            with socket.create_connection(address, timeout=10) as late:
+                late.sendall(head("POST", "/api/v1/memories/", declared, token) + b" " * 2 * MIB)
+                code, busy = read_answer(late)
+            if code == 503:
+                break
+        assert (code, busy["status"], busy["code"]) == (503, "unavailable", "busy")
+
+        held.sendall(b" " * (MIB // 2))
+        assert read_answer(held)[0] == 400  # a body of spaces is no JSON: read, then refused
+
+    content = b'{"content": "The user likes tea."}'.ljust(2 * MIB)
+    with socket.create_connection(address, timeout=10) as after:
+        after.sendall(head("POST", "/api/v1/memories/", declared, token) + content)
+        code, body = read_answer(after)
+    assert (code, body["status"]) == (201, "created")
