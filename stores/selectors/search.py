@@ -32,16 +32,13 @@ whose stronger side is stronger, then the older. The constants were chosen on th
 half of the recall set of `bench/recall_quality.py` (its even-numbered queries); the
 figures, held-out half apart, are in docs/BENCHMARKS.md.
 
-A small store (a handful of memories) is judged the same way, against its own handful: no
-other rule was found that does better there with the local model (multilingual-e5-small).
-In stores of four memories it scores "hot drink preference" 0.78 against "She takes her tea without
-sugar." and "Lyon" 0.79 against "The Wi-Fi password is on the fridge.", so no similarity
-threshold, fixed or measured, lists the first and not the second; listing every memory of a
-small store would list the second; and pooling a small store's spread with the model's
-typical spread (0.022) drops both, and also a paraphrase the store's own spread finds ("which
-food makes them sick" for a peanut allergy among five memories). In a handful, then, a
-query whose answer shares none of its words is found only when its answer stands out from
-the few others, and a query nothing answers can list one stray memory.
+A small store (at most `SMALL_STORE` memories passing the filters) has no typical memory to
+stand out from: among a dozen, "hot drink" scored its tea and coffee answers no higher above
+the others than "Lyon" scored its stray matches, and nothing was listed. There a memory's
+vector strength is how far its similarity stands above its own habit (its similarity to any
+everyday question), against a floor measured per model (`stores.selectors.vectors`): a
+memory past the floor answers the query, with a fused score reaching the cut-off, and the
+answers are listed best first. A model with no measured floor is judged as a large store.
 
 Only fresh vectors take part in the vector side: a record whose vector was computed from
 an older text, or by another model, is left out of it (never ranked as if fresh) and can

