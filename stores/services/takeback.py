@@ -354,7 +354,8 @@ def _with_restored(
     """`results`, a record whose own steps had nothing left to do but which a take-back write
     of this run changed all the same (a merge's undo brings back every memory of the merge)
     answered with that write."""
-    idle = {(result.surface, result.id) for result in results if not result.changed}
+    # A refusal stays one: its record was left as it was, whatever else a write did to it.
+    idle = {(result.surface, result.id) for result in results if result.status in _NOTHING_LEFT}
     if not idle:
         return results
     restored: dict[tuple[str, int], tuple[int, str]] = {}
@@ -467,7 +468,12 @@ def _take_back_record(
         try:
             if created and target.superseded:
                 with transaction.atomic():
-                    restored = [_bring_back(agent, actor, pk, target) for pk in target.superseded]
+                    # Read again: a memory of the list may have gone since (taken back too).
+                    superseded = Memory.objects.filter(agent=agent, superseded_by_id=record_id)
+                    restored = [
+                        _bring_back(agent, actor, pk, target)
+                        for pk in superseded.order_by("pk").values_list("pk", flat=True)
+                    ]
                     last = _apply_all(agent, actor, target, steps)
             else:
                 last = _apply_all(agent, actor, target, steps)
@@ -512,6 +518,8 @@ def _bring_back(agent: Agent, actor: Actor, memory_id: int, holder: _Target) -> 
             record_id=memory_id,
             after_state__superseded_by=holder.id,
         )
+        # The write that set it, not a later one that kept it so.
+        .exclude(before_state__superseded_by=holder.id)
         .only("op", "before_state", "after_state", "version_after")
         .order_by("-pk")
         .first()

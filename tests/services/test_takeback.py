@@ -554,3 +554,20 @@ def test_a_holder_whose_merged_text_a_person_wrote_is_a_conflict(agent):
 
     assert [(r.id, r.status) for r in answer.results] == [(seven, Status.CONFLICT)]
     assert Memory.objects.get(pk=eight).superseded_by_id == seven
+
+
+def test_a_holder_whose_merged_away_memory_others_wrote_to_since_is_left_with_it(agent):
+    seven = create(agent, actor=P, content="The user's office is in Paris.")
+    eight = create(agent, actor=Q, content="The user works from a Paris office.")
+    assert memory_merge(agent=agent, actor=PERSON, ref=seven, merge_from=[eight]).ok
+    edit(agent, eight, "Paris office", "Paris office, third floor", actor=Q)
+
+    answer = take_back(agent, "conv-P")
+
+    assert [(r.id, r.status) for r in answer.results] == [(seven, Status.CONFLICT)]
+    assert Memory.objects.get(pk=seven).content == "The user's office is in Paris."
+    held = Memory.objects.get(pk=eight)
+    assert (held.content, held.superseded_by_id) == (
+        "The user works from a Paris office, third floor.",
+        seven,
+    )
