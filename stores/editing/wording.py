@@ -133,7 +133,7 @@ _HALF = re.compile(
     r"| at night)?"
 )
 _CLOCK = re.compile(
-    r"(?i)\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.m\.|p\.m\.|am|pm|o'clock)(?![\w])"
+    r"(?i)(?<![\d:.])\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.m\.|p\.m\.|am|pm|o'clock)(?![\w])"
     r"(?: in the (morning|afternoon|evening)| at night)?"
 )
 _NOON = re.compile(r"(?i)\b(noon|midday|midnight)\b")

@@ -109,47 +109,26 @@ def test_any_text_is_normalised_within_a_bounded_length(text):
     assert len(out) <= 12 * len(text) + 16
 
 
-@given(
-    st.lists(
-        st.sampled_from(
-            [
-                "I",
-                "my",
-                "me",
-                "am",
-                "forty",
-                "five",
-                "7",
-                "pm",
-                "half",
-                "past",
-                "eight",
-                "1.88",
-                "m",
-                "5",
-                "km",
-                "$10",
-                "/mo",
-                "NYC",
-                "SWE",
-                "Mon",
-                "reports",
-                "to",
-                "dozen",
-                "one",
-                "hundred",
-                "and",
-                "twenty",
-                "the",
-                "user",
-                "lives",
-                "in",
-                "Paris",
-            ]
-        ),
-        max_size=30,
-    )
+PHRASES = (
+    "I am",
+    "my",
+    "forty five",
+    "7 pm",
+    "half past eight",
+    "1.88 m",
+    "5 km",
+    "$10/mo",
+    "NYC",
+    "SWE",
+    "on Mon",
+    "reports to",
+    "a dozen",
+    "one hundred and twenty",
+    "the user lives in Paris",
 )
-def test_normalising_twice_changes_nothing_more(words):
-    once = normalise(" ".join(words))
+
+
+@given(st.lists(st.sampled_from(PHRASES), max_size=20))
+def test_normalising_twice_changes_nothing_more(phrases):
+    once = normalise(" ".join(phrases))
     assert normalise(once) == once
