@@ -133,7 +133,7 @@ _HALF = re.compile(
     r"| at night)?"
 )
 _CLOCK = re.compile(
-    r"(?i)\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.?m\.?|p\.?m\.?|o'clock)(?![\w])"
+    r"(?i)(?<![\d:.])\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.m\.|p\.m\.|am|pm|o'clock)(?![\w])"
     r"(?: in the (morning|afternoon|evening)| at night)?"
 )
 _NOON = re.compile(r"(?i)\b(noon|midday|midnight)\b")
@@ -347,17 +347,24 @@ def _rewrite(
     return text
 
 
+# Whether a group of rewrites can apply at all: one search instead of each of its patterns.
+_ANY_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b")
+_ANY_PER = re.compile(r"(?i)/|\b(?:per|each|every|yo|yrs?|aged)\b|ly\b")
+
+
 def normalise(text: str) -> str:
     """`text` in one wording (this module's docstring says which)."""
-    text = _rewrite(text, _PERSON)
-    text = _rewrite(text, _AGREEMENT)
+    if _ANY_PERSON.search(text):
+        text = _rewrite(text, _PERSON)
+        text = _rewrite(text, _AGREEMENT)
     text = _NUMBER_RUN.sub(_digits, text)
     text = _HALF.sub(_half_past, text)
     text = _CLOCK.sub(_o_clock, text)
     text = _NOON.sub(_noon, text)
     text = _MONEY_AFTER.sub(_money_after, text)
     text = _MONEY_BEFORE.sub(_money_before, text)
-    text = _rewrite(text, _PER)
+    if _ANY_PER.search(text):
+        text = _rewrite(text, _PER)
     text = _QUANTITY.sub(_quantity, text)
     text = _ABBREVIATION.sub(lambda m: ABBREVIATIONS[m.group(1)], text)
     return _rewrite(text, _CONVERSE)

@@ -7,8 +7,17 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from stores.editing.likeness import MAX_COMPARED_CHARS, Kind, compare, may_be_alike, read
+from stores.editing.likeness import (
+    MAX_COMPARED_CHARS,
+    Kind,
+    Thresholds,
+    compare,
+    may_be_alike,
+    read,
+)
 
 PAIRS = Path(__file__).parent.parent / "fixtures" / "suggestions" / "pairs.json"
 
@@ -108,3 +117,107 @@ def test_words_shared_only_through_an_opposite_still_reach_the_rule():
     assert read(first).canon.isdisjoint(read(second).canon)
     assert compare(first, second) is not None
     assert may_be_alike(read(first), read(second))
+
+
+# --- read in one wording, and with the embeddings' meaning --------------------------------
+
+# Thresholds as the embedded model's (settings SUGGEST_SIMILARITY), and a similarity past them.
+TRUSTED = Thresholds(negation=0.8, value=0.8, reworded=0.93)
+ALIKE = 0.95
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("I live in NYC.", "The user lives in New York City."),  # person, abbreviation
+        ("The user is forty-five.", "The user is 45."),  # a number as words
+        ("The user is 1.88 m tall.", "The user is 188 cm tall."),  # units
+        ("Tom wrote the report.", "The report was written by Tom."),  # voice
+        ("Sarah is the user's wife.", "The user is married to Sarah."),  # converse
+        ("Hannah is Tom's manager.", "Tom reports to Hannah."),  # converse
+        ("The user cannot have gluten.", "The user must avoid gluten."),  # a restriction
+        ("The user is allergic to peanuts.", "The user does not eat peanuts: an allergy."),
+    ],
+)
+def test_duplicates_in_other_wordings(first, second):
+    found = compare(first, second, ALIKE, thresholds=TRUSTED)
+    assert found is not None and found.kind is Kind.DUPLICATE
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "evidence"),
+    [
+        ("The user never eats breakfast.", "The user has porridge every morning.", "not to hold"),
+        ("The user avoids alcohol.", "The user has wine with dinner.", "not to hold"),
+        (
+            "The user's Spotify costs $15.99 a month.",
+            "The user pays $22.99 monthly for Spotify.",
+            "'15.99' → '22.99'",
+        ),
+        ("Tom lives in Toronto.", "Tom's home is in Lisbon.", "'Toronto' → 'Lisbon'"),
+        ("Tom's email is tom@a.org.", "Tom can be reached at tom@b.org.", "email address"),
+    ],
+)
+def test_conflicts_in_other_wordings_name_their_evidence(first, second, evidence):
+    found = compare(first, second, ALIKE, thresholds=TRUSTED)
+    assert found is not None and found.kind is Kind.CONFLICT
+    assert evidence in found.reason
+
+
+def test_a_verdict_meaning_decided_is_unsure_and_one_the_words_decided_is_sure():
+    meant = compare("Tom never drives.", "Tom takes his car to work.", ALIKE, thresholds=TRUSTED)
+    worded = compare("Tom lives in Paris.", "Tom lives in Lyon.", ALIKE, thresholds=TRUSTED)
+    assert meant is not None and not meant.sure  # a judge, when set, is asked about it
+    assert worded is not None and worded.sure
+
+
+def test_meaning_counts_only_past_its_threshold():
+    pair = ("The user never eats breakfast.", "The user has porridge every morning.")
+    assert compare(*pair, 0.79, thresholds=TRUSTED) is None
+    assert compare(*pair, None, thresholds=TRUSTED) is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # Time-qualified: both can be true.
+        ("The user used to live in Oslo.", "The user lives in Rome now."),
+        ("Before 2020 the user worked at Acme.", "The user has worked at Initech since 2021."),
+        # Different subjects, told by their opening words.
+        ("Fay Hale has a dog called Rex.", "Fay Cole has a dog called Juno."),
+        ("Project Atlas is written in Go.", "Project Hermes is written in Rust."),
+        # Who and when changed together: another meeting, not a moved one.
+        ("The user meets Anna on Monday.", "The user meets Ben on Friday."),
+        # A restriction gathers: allergic to one thing and to another.
+        ("The user is allergic to peanuts.", "The user is allergic to cats."),
+        # A second fact changed beside the value.
+        ("The user drinks tea in the morning.", "The user drinks wine in the evening."),
+    ],
+)
+def test_fine_together_even_when_alike(first, second):
+    assert compare(first, second, ALIKE, thresholds=TRUSTED) is None
+    assert compare(second, first, ALIKE, thresholds=TRUSTED) is None
+
+
+def test_an_allergy_and_what_it_keeps_away_are_never_a_conflict():
+    for similarity in (None, 0.5, 0.85, 0.99):
+        found = compare(
+            "The user is allergic to peanuts.",
+            "The user does not eat peanuts because of an allergy.",
+            similarity,
+            thresholds=TRUSTED,
+        )
+        assert found is None or found.kind is Kind.DUPLICATE
+
+
+@given(st.text(max_size=200), st.text(max_size=200), st.floats(0, 1))
+def test_any_pair_gets_a_verdict_or_none(first, second, similarity):
+    found = compare(first, second, similarity, thresholds=TRUSTED)
+    assert found is None or (found.kind in Kind and 0 <= found.score <= 1 and found.reason)
+
+
+@given(st.text(alphabet=st.characters(categories=["L", "N", "Zs"]), max_size=120))
+def test_a_text_is_a_duplicate_of_itself(text):
+    assert read(text).words or compare(text, text) is not None or not text.strip()
+    found = compare(text, text)
+    assert found is not None and found.kind is Kind.DUPLICATE

@@ -116,6 +116,34 @@ def test_alike_but_compatible_memories_are_left_alone(agent, remember, committed
     assert not open_of(agent).exists()
 
 
+def test_a_conflict_in_other_words_is_found_where_the_model_is_trusted(
+    agent, remember, committed, settings
+):
+    # The bag-of-words vectors of the tests are trusted from any similarity for a negation,
+    # as the embedded model is from 0.8 (settings SUGGEST_SIMILARITY).
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 0.0, "VALUE": 1.0, "REWORDED": 1.0}},
+    }
+    remember("I never eat breakfast.")
+    remember("The user has porridge every morning.")
+    found = open_of(agent).get()
+    assert found.kind == Suggestion.Kind.CONFLICT
+    assert "is said not to hold" in found.reason and "porridge" in found.reason
+
+
+def test_an_untrusted_similarity_leaves_a_conflict_in_other_words_alone(
+    agent, remember, committed, settings
+):
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 1.0, "VALUE": 1.0, "REWORDED": 1.0}},
+    }
+    remember("I never eat breakfast.")
+    remember("The user has porridge every morning.")
+    assert not open_of(agent).exists()
+
+
 def test_memories_of_different_subjects_are_never_paired(agent, remember, committed):
     from tests.factories import SubjectFactory
 

@@ -1,0 +1,134 @@
+"""One wording for what people write many ways: an example for each rewrite, and
+properties that hold for any text."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from stores.editing.wording import normalise
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("I am vegetarian.", "the user is vegetarian."),
+        ("I'm a nurse.", "the user is a nurse."),
+        ("My sister lives in Oslo.", "the user's sister lives in Oslo."),
+        ("I don't drink.", "the user doesn't drink."),
+        ("Call me on Fridays.", "Call the user on Fridays."),
+    ],
+)
+def test_the_first_person_is_the_user(written, read):
+    assert normalise(written) == read
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("The user is forty-five.", "The user is 45."),
+        ("The user has twenty seven plants.", "The user has 27 plants."),
+        ("A dozen eggs a week.", "12 eggs a week."),
+        ("One hundred and twenty pages.", "120 pages."),
+        # A lone "one" is as often a pronoun; two numbers in a row are not one number.
+        ("The one closest to home.", "The one closest to home."),
+        ("Rock and roll.", "Rock and roll."),
+    ],
+)
+def test_numbers_written_as_words_are_digits(written, read):
+    assert normalise(written) == read
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("Standup is at 7 pm.", "Standup is at 19:00."),
+        ("Standup is at 9:30 a.m. daily.", "Standup is at 09:30 a day."),
+        ("Standup is at half past eight in the evening.", "Standup is at 20:30."),
+        ("Lunch is at noon.", "Lunch is at 12:00."),
+        ("Standup is at 12 pm.", "Standup is at 12:00."),
+    ],
+)
+def test_times_of_day_are_one_clock(written, read):
+    assert normalise(written) == read
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The user is 1.88 m tall.", "The user is 188 cm tall."),
+        ("The user is 6 ft tall.", "The user is 183 cm tall."),
+        ("Runs 5 km a day.", "Runs 5,000 metres a day."),
+        ("Commutes 2 hours a day.", "Commutes 120 minutes a day."),
+        ("Drinks 2 L of water.", "Drinks 2 litres of water."),
+        ("Weighs 70 kg.", "Weighs 70 kilograms."),
+    ],
+)
+def test_a_quantity_reads_the_same_in_any_unit(first, second):
+    assert normalise(first) == normalise(second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Spotify costs $10/mo.", "Spotify costs 10 dollars per month."),
+        ("Spotify costs $10 monthly.", "Spotify costs USD 10 a month."),
+        ("Backs up daily.", "Backs up a day."),
+        ("The user is 45 yo.", "The user is 45 years old."),
+    ],
+)
+def test_money_and_periods_read_one_way(first, second):
+    assert normalise(first) == normalise(second)
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("Lives in NYC.", "Lives in New York City."),
+        ("Works as a SWE in the UK.", "Works as a software engineer in the United Kingdom."),
+        ("Deploys to k8s.", "Deploys to Kubernetes."),
+        ("Gym on Mon.", "Gym on Monday."),
+        # Case is kept: "us" is a pronoun, "US" a country.
+        ("Visit us in the US.", "Visit us in the United States."),
+    ],
+)
+def test_abbreviations_are_written_out(written, read):
+    assert normalise(written) == read
+
+
+def test_a_converse_relation_reads_one_way():
+    assert normalise("Tom reports to Hannah.") == "Tom is managed by Hannah."
+
+
+@given(st.text(max_size=300))
+def test_any_text_is_normalised_within_a_bounded_length(text):
+    out = normalise(text)
+    assert isinstance(out, str)
+    # The longest rewrite turns a character or two into a few words: bounded growth.
+    assert len(out) <= 12 * len(text) + 16
+
+
+PHRASES = (
+    "I am",
+    "my",
+    "forty five",
+    "7 pm",
+    "half past eight",
+    "1.88 m",
+    "5 km",
+    "$10/mo",
+    "NYC",
+    "SWE",
+    "on Mon",
+    "reports to",
+    "a dozen",
+    "one hundred and twenty",
+    "the user lives in Paris",
+)
+
+
+@given(st.lists(st.sampled_from(PHRASES), max_size=20))
+def test_normalising_twice_changes_nothing_more(phrases):
+    once = normalise(" ".join(phrases))
+    assert normalise(once) == once
