@@ -37,6 +37,8 @@ SPECTACULAR_SETTINGS = {
         "ReadStatus": ["ok"],
         "MemoryStore": "stores.models.memories.Memory.Store",
         "RevisionSide": "stores.services.erasure.SIDES",
+        # A flag sent only as true: clear a working memory's expiry; hold the unsourced writes.
+        "OnlyTrue": [(True, True)],
     },
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

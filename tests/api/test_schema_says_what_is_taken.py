@@ -236,7 +236,7 @@ def test_a_conversation_to_take_back_or_hold_the_schema_allows_is_not_refused(
     person.force_login(staff_user)
     for component, client, path in (
         ("TakebackInputRequest", api, "sources/takeback/"),
-        ("HoldInputRequest", person, f"sources/hold/?agent={agent.name}"),
+        ("HoldConversationInputRequest", person, f"sources/hold/?agent={agent.name}"),
     ):
         declared = schema[component]["properties"]["conversation"]
         answer = client.call("post", path, {"conversation": conversation})

@@ -546,7 +546,7 @@ def test_a_holder_whose_merged_text_a_person_wrote_is_a_conflict(agent):
     eight = create(agent, actor=Q, content="The user works from a Paris office.")
     merged = memory_merge(
         agent=agent, actor=PERSON, ref=seven, merge_from=[eight],
-        content="The user works from the Paris office.",
+        content="The user works from the Paris office.", expected_version=1,
     )  # fmt: skip
     assert merged.ok
 

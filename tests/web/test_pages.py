@@ -418,9 +418,11 @@ def test_direction_controls_are_shown_as_markers_never_raw(staff_client, agent, 
     for name, page in pages.items():
         assert page.status_code == 200, name
         html = page.content.decode()
-        # Every shown text, tags and attributes aside: a form field's value keeps the exact
-        # text (a marker there would be saved back as the category), shown marked beside it.
-        shown = re.sub(r"<[^>]*>", "", html)
+        # Every shown text, tags, attributes and a textarea's text aside: a form field's value
+        # keeps the exact text (a marker there would be saved back), shown marked beside it.
+        shown = re.sub(
+            r"<[^>]*>", "", re.sub(r"<textarea[^>]*>.*?</textarea>", "", html, flags=re.S)
+        )
         assert not set(CONTROLS) & set(shown), name
         assert "⟨U+" in html, name
         if name != "skill":

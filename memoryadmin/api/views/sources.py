@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from django.core.validators import RegexValidator
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.decorators import action
 from rest_framework.request import Request
@@ -20,6 +21,7 @@ from stores.models import Revision
 from stores.selectors.sources import conversation_count, conversations
 from stores.services.sources import NAMED_CONVERSATION_PATTERN, conversation_hold
 from stores.services.takeback import CHOICES, MAX_ANYWAY, conversation_takeback
+from stores.surfaces import SURFACES
 
 CONVERSATION_LENGTH = Revision._meta.get_field("source_conversation").max_length
 
@@ -44,7 +46,15 @@ class TakebackInput(inputs.InputSerializer):
         help_text="true: answer what would be taken back (every check made), writing nothing.",
     )
     anyway = serializers.ListField(
-        child=inputs.StrictText(max_length=64),
+        child=inputs.StrictText(
+            max_length=64,
+            validators=[
+                RegexValidator(
+                    rf"^({'|'.join(SURFACES)}):[0-9]+$",
+                    'A record as its surface and id, as "memory:12".',
+                )
+            ],
+        ),
         required=False,
         max_length=MAX_ANYWAY,
         help_text='Records to take back even over later writes of others, as "memory:12" '
@@ -66,6 +76,29 @@ class HoldInput(inputs.InputSerializer):
     held = inputs.StrictBoolean(
         default=True, help_text="false: trust it again (its writes no longer wait for review)."
     )
+
+
+# What the schema says HoldInput takes: a conversation or the writes without one, not both.
+class HoldConversationInput(inputs.InputSerializer):
+    conversation = ConversationName(help_text=HoldInput().fields["conversation"].help_text)
+    held = inputs.StrictBoolean(default=True, help_text=HoldInput().fields["held"].help_text)
+
+
+@extend_schema_field({"type": "boolean", "enum": [True]})
+class OnlyTrue(inputs.StrictBoolean):
+    pass
+
+
+class HoldWithoutSourceInput(inputs.InputSerializer):
+    without_source = OnlyTrue(help_text="Hold the agents' writes that name no conversation at all.")
+    held = inputs.StrictBoolean(default=True, help_text=HoldInput().fields["held"].help_text)
+
+
+HOLD_BODY = PolymorphicProxySerializer(
+    component_name="HoldInput",
+    serializers=[HoldConversationInput, HoldWithoutSourceInput],
+    resource_type_field_name=None,
+)
 
 
 class HeldSerializer(serializers.Serializer):
@@ -171,7 +204,7 @@ class SourceViewSet(AgentViewSet):
     @extend_schema(
         tags=["sources"],
         parameters=[AGENT_PARAMETER, IDEMPOTENCY_KEY],
-        request=HoldInput,
+        request=HOLD_BODY,
         responses=answers(
             HeldSerializer,
             {
