@@ -46,7 +46,7 @@ from stores.services import receipts
 from stores.services.actors import Actor
 from stores.services.audit import record_audit
 from stores.services.engine import Change, apply_change, delete, find_record
-from stores.services.erasure import MAX_REASON, SIDES
+from stores.services.erasure import MAX_REASON, SIDES, TOMBSTONED_FIELDS
 from stores.services.exports import scrub_exports
 from stores.services.term_shares import term_shares_refresh_agent
 from stores.surfaces import SURFACES, SurfaceSpec
@@ -337,7 +337,7 @@ def _empty_history(run: _Run, surface: str, record_id: int) -> None:
             revision.redacted["excerpt"] = _tombstone(run, revision.source_excerpt)
             revision.source_excerpt = ""
         revision.redacted.setdefault(ERASURE_TOMBSTONE, _tombstone(run, ""))
-        _save_revision(revision)
+        revision.save(update_fields=TOMBSTONED_FIELDS)
         run.revision_ids.add(revision.pk)
         run.counts["revisions"] += 1
 
@@ -356,22 +356,9 @@ def _erase_text_in_revisions(run: _Run) -> None:
         if not found:
             continue
         revision.redacted.setdefault(ERASURE_TOMBSTONE, _tombstone(run, next(iter(run.needles))))
-        _save_revision(revision)
+        revision.save(update_fields=TOMBSTONED_FIELDS)
         run.revision_ids.add(revision.pk)
         run.counts["revisions"] += 1
-
-
-def _save_revision(revision: Revision) -> None:
-    revision.save(
-        update_fields=[
-            "before_text",
-            "after_text",
-            "before_state",
-            "after_state",
-            "source_excerpt",
-            "redacted",
-        ]
-    )
 
 
 # --- everything else -------------------------------------------------------------------

@@ -30,6 +30,15 @@ SIDES = ("before", "after")
 # The tombstone of a revision's source excerpt, beside those of its sides.
 EXCERPT = "excerpt"
 MAX_REASON = 500
+# Every field of a revision a tombstone may stand in.
+TOMBSTONED_FIELDS = (
+    "before_text",
+    "after_text",
+    "before_state",
+    "after_state",
+    "source_excerpt",
+    "redacted",
+)
 
 
 def revision_redact(
@@ -100,16 +109,7 @@ def redact_revision(
                 row.source_excerpt = ""
                 touched.setdefault(row.pk, [])
         for pk in touched:
-            chain[pk].save(
-                update_fields=[
-                    "before_text",
-                    "after_text",
-                    "before_state",
-                    "after_state",
-                    "source_excerpt",
-                    "redacted",
-                ]
-            )
+            chain[pk].save(update_fields=TOMBSTONED_FIELDS)
         if touched:
             record_audit(
                 AuditEntry.Kind.REDACTION,
