@@ -15,6 +15,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from uvicorn_worker import UvicornWorker
+
 
 def _setting(name: str, default: str) -> str:
     return os.environ.get(f"MEMORYADMIN_{name}", default)
@@ -25,7 +27,19 @@ bind = _setting("BIND", "0.0.0.0:8000")
 # (MEMORYADMIN_WEB_THREADS) each keep their own PostgreSQL connection, so workers x threads
 # connections in all.
 workers = int(_setting("WEB_WORKERS", "2"))
-worker_class = "uvicorn_worker.UvicornWorker"
+
+
+class BoundedUvicornWorker(UvicornWorker):
+    """uvicorn's worker with the cap on connections and requests at once that bin/serve
+    gives uvicorn (past it: 503): gunicorn's own settings do not reach uvicorn's."""
+
+    CONFIG_KWARGS = {
+        **UvicornWorker.CONFIG_KWARGS,
+        "limit_concurrency": int(_setting("MAX_CONNECTIONS", "1000")),
+    }
+
+
+worker_class = BoundedUvicornWorker
 timeout = int(_setting("WEB_TIMEOUT", "60"))
 graceful_timeout = 30
 keepalive = 5
