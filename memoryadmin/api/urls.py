@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from csp.decorators import csp_update
-from django.urls import include, path, re_path
+from django.urls import URLPattern, include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 from rest_framework.decorators import api_view, permission_classes, schema
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.routers import DefaultRouter
+from rest_framework.views import APIView
 
 from memoryadmin.api import memory_stores
 from memoryadmin.api.views.changes import ChangeViewSet
@@ -86,6 +87,14 @@ def api_index(request: Request) -> Response:
 
 
 STORE = r"(?P<memory_store_id>[^/]+)"
+VERSION = r"(?P<memory_version_id>[^/]+)"
+
+
+def sdk_path(rest: str, view: type[APIView], name: str) -> URLPattern:
+    """A memory stores API path; the SDK sends it without a trailing slash, POSTs included,
+    so both are taken."""
+    return re_path(rf"^v1/memory_stores{rest}/?$", view.as_view(), name=name)
+
 
 app_name = "api"
 urlpatterns = [
@@ -96,42 +105,23 @@ urlpatterns = [
     path("v1/erasures/", ErasureView.as_view(), name="erasures"),
     path("v1/tools/", tool_list, name="tool-list"),
     path("v1/tools/<str:name>/", tool_detail, name="tool-detail"),
-    # The SDK sends its paths without a trailing slash, POSTs included; both are taken.
-    re_path(r"^v1/memory_stores/?$", memory_stores.StoreCollection.as_view(), name="memory-stores"),
-    re_path(
-        rf"^v1/memory_stores/{STORE}/?$",
-        memory_stores.StoreDetail.as_view(),
-        name="memory-store",
+    sdk_path("", memory_stores.StoreCollection, "memory-stores"),
+    sdk_path(f"/{STORE}", memory_stores.StoreDetail, "memory-store"),
+    sdk_path(f"/{STORE}/archive", memory_stores.StoreArchive, "memory-store-archive"),
+    sdk_path(f"/{STORE}/memories", memory_stores.MemoryCollection, "memory-store-memories"),
+    sdk_path(
+        f"/{STORE}/memories/(?P<memory_id>[^/]+)",
+        memory_stores.MemoryDetail,
+        "memory-store-memory",
     ),
-    re_path(
-        rf"^v1/memory_stores/{STORE}/archive/?$",
-        memory_stores.StoreArchive.as_view(),
-        name="memory-store-archive",
+    sdk_path(f"/{STORE}/memory_versions", memory_stores.VersionCollection, "memory-store-versions"),
+    sdk_path(
+        f"/{STORE}/memory_versions/{VERSION}", memory_stores.VersionDetail, "memory-store-version"
     ),
-    re_path(
-        rf"^v1/memory_stores/{STORE}/memories/?$",
-        memory_stores.MemoryCollection.as_view(),
-        name="memory-store-memories",
-    ),
-    re_path(
-        rf"^v1/memory_stores/{STORE}/memories/(?P<memory_id>[^/]+)/?$",
-        memory_stores.MemoryDetail.as_view(),
-        name="memory-store-memory",
-    ),
-    re_path(
-        rf"^v1/memory_stores/{STORE}/memory_versions/?$",
-        memory_stores.VersionCollection.as_view(),
-        name="memory-store-versions",
-    ),
-    re_path(
-        rf"^v1/memory_stores/{STORE}/memory_versions/(?P<memory_version_id>[^/]+)/?$",
-        memory_stores.VersionDetail.as_view(),
-        name="memory-store-version",
-    ),
-    re_path(
-        rf"^v1/memory_stores/{STORE}/memory_versions/(?P<memory_version_id>[^/]+)/redact/?$",
-        memory_stores.VersionRedact.as_view(),
-        name="memory-store-version-redact",
+    sdk_path(
+        f"/{STORE}/memory_versions/{VERSION}/redact",
+        memory_stores.VersionRedact,
+        "memory-store-version-redact",
     ),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     # The split view serves Swagger UI's start-up script from its own URL (?script) instead

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from django import forms
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -109,26 +111,39 @@ def queue_response(request: HtmxHttpRequest, scope: AgentScope) -> HttpResponse:
     return swap_into(render(request, "web/review.html#queue", context), "#queue")
 
 
+def _agent_setting(
+    request: HttpRequest,
+    scope: AgentScope,
+    form: forms.Form,
+    apply: Callable[[dict[str, Any]], WriteResult],
+) -> HttpResponse:
+    """One of the agent's settings the review page offers: the form checked, then applied."""
+    back = reverse("web:review", args=[scope.agent.name])
+    if not form.is_valid():
+        return outcome(request, form_refusal(form), back=back)
+    return outcome(request, apply(form.cleaned_data), back=back)
+
+
 @require_POST
 @agent_view
 def review_mode(request: HttpRequest, scope: AgentScope) -> HttpResponse:
-    back = reverse("web:review", args=[scope.agent.name])
-    form = ReviewModeForm(request.POST)
-    if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
-    result = agent_set_review_mode(
-        agent=scope.agent, actor=scope.actor, review_mode=form.cleaned_data["review_mode"]
+    return _agent_setting(
+        request,
+        scope,
+        ReviewModeForm(request.POST),
+        lambda values: agent_set_review_mode(
+            agent=scope.agent, actor=scope.actor, review_mode=values["review_mode"]
+        ),
     )
-    return outcome(request, result, back=back)
 
 
 @require_POST
 @agent_view
 def scan_policy(request: HttpRequest, scope: AgentScope) -> HttpResponse:
     """What the door's scan does with credentials and personal data this agent is sent."""
-    back = reverse("web:review", args=[scope.agent.name])
-    form = ScanPolicyForm(request.POST)
-    if not form.is_valid():
-        return outcome(request, form_refusal(form), back=back)
-    result = agent_update(actor=scope.actor, agent=scope.agent, values=form.cleaned_data)
-    return outcome(request, result, back=back)
+    return _agent_setting(
+        request,
+        scope,
+        ScanPolicyForm(request.POST),
+        lambda values: agent_update(actor=scope.actor, agent=scope.agent, values=values),
+    )
