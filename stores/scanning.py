@@ -104,9 +104,8 @@ class Finding:
 
 @functools.cache
 def _secret_patterns() -> tuple[tuple[str, Any, re.Pattern[str]], ...]:
-    classes: dict[str, Any] = {
-        cls.__name__: cls for cls in get_mapping_from_secret_type_to_class().values()
-    }
+    detector_classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
+    classes = {detector_class.__name__: detector_class for detector_class in detector_classes}
     patterns: list[tuple[str, Any, re.Pattern[str]]] = []
     for name in SECRET_DETECTORS:
         detector = classes[name]()
