@@ -2,7 +2,8 @@
 
 Written over REST, the tools endpoint, MCP, Claude's memory tool, the web UI and an import, and
 carried into a source excerpt, an idempotency body, an edit's history and a webhook's queue,
-then erased: no table (every row of every table, as the database returns it), export, feed page,
+then erased: no table (every row of every table, as the database returns it), export (in
+every format memoryadmin writes), feed page,
 webhook body or log line holds it, and every other record and revision is as it was. On
 PostgreSQL the tables are rewritten (VACUUM FULL) before the dump; the SQLite file's own bytes
 are checked by test_erasure_file.py.
@@ -51,6 +52,13 @@ def every_row() -> str:
                     else:
                         dumped.append(str(value))
     return "\n".join(dumped)
+
+
+def every_file(root) -> str:
+    """Every file below `root`, as text."""
+    return "\n".join(
+        path.read_text("utf-8", "replace") for path in sorted(root.rglob("*")) if path.is_file()
+    )
 
 
 def untouched() -> tuple[list[int], list[int]]:
@@ -141,6 +149,11 @@ def test_a_secret_written_through_every_door_is_gone_after_its_erasure(
     earlier_export = tmp_path / "earlier.jsonl"
     call_command("export_agent", agent.name, out=str(earlier_export), with_revisions=True)
     assert TOKEN in earlier_export.read_text("utf-8")
+    exports = tmp_path / "exports"
+    call_command("export_files", agent.name, str(exports / "files"))
+    call_command("export_rockbot", agent.name, str(exports / "rockbot"))
+    call_command("export_pam", agent=agent.name, bundle=exports / "pam")
+    assert TOKEN in every_file(exports)
     kept_ids = untouched()
     kept = as_they_are(*kept_ids)
 
@@ -156,6 +169,7 @@ def test_a_secret_written_through_every_door_is_gone_after_its_erasure(
     call_command("export_agent", agent.name, out=str(export), with_revisions=True)
     assert TOKEN not in export.read_text("utf-8")
     assert TOKEN not in earlier_export.read_text("utf-8")
+    assert TOKEN not in every_file(exports)
     api = client_for(agent_token(agent)[1])
     assert TOKEN not in json.dumps(api.call("get", "changes/?limit=500").json())
     pam = api.call("get", "export/pam/")

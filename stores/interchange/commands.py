@@ -12,12 +12,14 @@ from rich.console import Console
 
 from stores.errors import ApplicationError
 from stores.interchange.console import print_import_report
+from stores.interchange.files import ExportedFile
 from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
 from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, stale_records
 from stores.services import Actor, agent_get_or_create
 from stores.services.embeddings import reembed_sweep
+from stores.services.exports import note_exported_files
 from stores.services.importing import ImportReport, import_records
 
 
@@ -119,12 +121,17 @@ class WriteReport(Protocol):
     @property
     def problems(self) -> list[Any]: ...
 
+    @property
+    def files(self) -> list[ExportedFile]: ...
+
 
 class DirectoryExportCommand(BaseCommand):
     """An export of an agent into a directory, each file replaced atomically: its format says
     how to count, write and report; a file that could not be written makes the exit status 1."""
 
     progress_label: ClassVar[str]
+    # The name an erasure knows the files by (stores.services.exports).
+    export_format: ClassVar[str]
     # How the refusal words what was not done, after "N file(s) were".
     not_done: ClassVar[str] = "not written"
 
@@ -138,6 +145,7 @@ class DirectoryExportCommand(BaseCommand):
         total = self.count(agent)
         with progress_bar(console_for(self.stderr), self.progress_label, total=total) as bar:
             report = self.write(agent, root, bar.advance)
+        note_exported_files(agent, root, self.export_format, report.files)
         self.print_report(console_for(self.stdout), agent, root, report)
         if report.problems:
             raise CommandError(

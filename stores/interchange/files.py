@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO
+from typing import BinaryIO, NamedTuple
 from urllib.parse import quote, unquote
 
 # Characters kept as they are in a file or folder name; everything else is %-escaped.
@@ -339,6 +339,15 @@ def _create_temp(folder: int, name: str) -> tuple[int, str]:
             return os.open(temp, _CREATE, 0o600, dir_fd=folder), temp
         except FileExistsError:
             continue
+
+
+class ExportedFile(NamedTuple):
+    """A file a directory export holds, and the one record it is of (none for a file of
+    many): what an erasure needs to know of it."""
+
+    relative: str
+    surface: str = ""
+    record_id: int | None = None
 
 
 @contextlib.contextmanager

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stores.errors import Invalid
-from stores.interchange.files import Refused, Source, Target, UnsafePath, display
+from stores.interchange.files import ExportedFile, Refused, Source, Target, UnsafePath, display
 from stores.models import Agent, MemoryFile
 from stores.models.files import MEMORY_ROOT
 from stores.services.importing import Incoming, Problem, clean_values
@@ -69,6 +69,8 @@ class ExportReport:
     written: int = 0
     unchanged: int = 0
     problems: list[Problem] = field(default_factory=list)
+    # Every file the directory holds of the agent now, written or already as it was.
+    files: list[ExportedFile] = field(default_factory=list)
 
 
 def write_directory(
@@ -76,9 +78,9 @@ def write_directory(
 ) -> ExportReport:
     """Write each of `agent`'s memory files below `root`; files not among them are left."""
     report = ExportReport()
-    files = MemoryFile.objects.filter(agent=agent).order_by("path").values_list("path", "content")
+    files = MemoryFile.objects.filter(agent=agent).order_by("path")
     with Target(root) as target:
-        for path, content in files.iterator():
+        for pk, path, content in files.values_list("pk", "path", "content").iterator():
             if on_file is not None:
                 on_file()
             relative = path[len(MEMORY_ROOT) + 1 :]
@@ -87,6 +89,7 @@ def write_directory(
             except (UnsafePath, OSError) as error:
                 report.problems.append(Problem(path, str(error)))
                 continue
+            report.files.append(ExportedFile(relative, FILE.key, pk))
             if written:
                 report.written += 1
             else:

@@ -35,6 +35,7 @@ from django.utils import timezone
 from stores.errors import ApplicationError
 from stores.interchange.files import (
     PATH_MAX,
+    ExportedFile,
     Refused,
     Source,
     Target,
@@ -524,6 +525,8 @@ class ExportReport:
     problems: list[Problem] = field(default_factory=list)
     # Records written somewhere else than their import trace said, and why.
     notes: list[Problem] = field(default_factory=list)
+    # Every file the directory holds of the agent now, written or already as it was.
+    files: list[ExportedFile] = field(default_factory=list)
 
     def tally(self, surface_key: str) -> ExportTally:
         return self.tallies.setdefault(surface_key, ExportTally())
@@ -565,8 +568,10 @@ class _Writer:
         records: int = 1,
         *,
         previous: str | None = None,
+        record_id: int | None = None,
     ) -> None:
-        """Write one file; `previous` is where the record's file was, kept if this one fails."""
+        """Write one file (of the record `record_id`, if of one); `previous` is where the
+        record's file was, kept if this one fails."""
         tally = self.report.tally(surface_key)
         reason = None
         if relative in self.claimed:
@@ -580,6 +585,9 @@ class _Writer:
             except OSError as error:
                 reason = f"could not be written ({error.strerror})"
             else:
+                self.report.files.append(
+                    ExportedFile(relative, surface_key if record_id else "", record_id)
+                )
                 if changed:
                     tally.written += 1
                 else:
@@ -751,7 +759,13 @@ def _write_memories(agent: Agent, writer: _Writer) -> None:
                     absent.pop("Id", None)
                 raw = {**raw, "absent": absent}
             doc = render("memory", current, raw, extra if isinstance(extra, dict) else {})
-            writer.emit("memory", relative, _dump(doc), previous=trace.path if trace else None)
+            writer.emit(
+                "memory",
+                relative,
+                _dump(doc),
+                previous=trace.path if trace else None,
+                record_id=memory.pk,
+            )
 
 
 def _unresolved_successor(raw: dict[str, Any]) -> str | None:
@@ -837,7 +851,13 @@ def _write_named(
         relative = f"{folder}/{segment(record.name)}.json"
         if trace is not None and raw.get("located") == {"name": record.name}:
             relative = writer.traced(surface_key, trace.path, relative)
-        writer.emit(surface_key, relative, _dump(doc), previous=trace.path if trace else None)
+        writer.emit(
+            surface_key,
+            relative,
+            _dump(doc),
+            previous=trace.path if trace else None,
+            record_id=record.pk,
+        )
 
 
 def _remove_unclaimed(

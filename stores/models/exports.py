@@ -11,6 +11,10 @@ class ExportFile(models.Model):
     agent = models.ForeignKey("stores.Agent", on_delete=models.CASCADE, related_name="+")
     path = models.TextField()
     format = models.CharField(max_length=20)
+    # The one record the file holds (a memory file, a RockBot memory, skill or task), empty
+    # for a file of many: an erasure of that record deletes its file.
+    surface = models.CharField(max_length=20, blank=True)
+    record_id = models.BigIntegerField(null=True, blank=True)
     written_at = models.DateTimeField(auto_now=True)
 
     class Meta:

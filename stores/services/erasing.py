@@ -4,7 +4,9 @@ installation keeps it, with a signed receipt.
 An erasure of text takes every occurrence out of the agent's live records (each a write of the
 engine, op `erase`, whose revision says "[erased]" where the text stood), its history (every
 revision's texts, states and source excerpts), suggestions, idempotency bodies, imported
-sources and webhook error notes; a change not yet delivered to a webhook is cancelled. An
+sources, webhook error notes and the export files it made (stores.services.exports: rewritten,
+or deleted where only the erased text or record made them); a change not yet delivered to a
+webhook is cancelled. An
 erasure of records forgets them through the engine and empties their history to tombstones.
 Search indexes follow the records (the SQLite full-text index is optimized so no segment keeps
 an old term; term statistics are counted again), and on SQLite the freed pages are zeroed
@@ -64,7 +66,8 @@ PLACES = (
     "suggestions",
     "idempotency",
     "imported_sources",
-    "exports",
+    "exports_rewritten",
+    "exports_deleted",
     "fulltext_index",
     "term_statistics",
     "vectors",
@@ -117,6 +120,7 @@ class _Run:
     needles: set[str] = field(default_factory=set)
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PLACES, 0))
     revision_ids: set[int] = field(default_factory=set)
+    forgotten: set[tuple[str, int]] = field(default_factory=set)
 
     def scrub(self, value: Any) -> tuple[Any, int]:
         """`value` with every needle replaced by ERASED (in every string of a JSON value,
@@ -307,6 +311,7 @@ def _forget(run: _Run, spec: SurfaceSpec, record: Any) -> None:
         return  # a record an earlier forget of this erasure unlinked and removed
     record.agent = run.agent
     delete(spec, record, actor=run.actor)
+    run.forgotten.add((spec.key, record.pk))
     run.counts["records_forgotten"] += 1
     if spec.embedded:
         run.counts["vectors"] += 1
@@ -383,7 +388,16 @@ def _erase_elsewhere(run: _Run) -> None:
     run.counts["idempotency"] = _scrub_rows(
         run, IdempotentRequest.objects.all(), ("body", "headers")
     )
-    run.counts["exports"] = scrub_exports(agent, run.needles, ERASED, dry_run=run.dry_run)
+    exports = scrub_exports(
+        agent,
+        run.needles,
+        ERASED,
+        erased_records=run.forgotten,
+        vectors_changed=run.counts["vectors"] > 0,
+        dry_run=run.dry_run,
+    )
+    run.counts["exports_rewritten"] = exports.rewritten
+    run.counts["exports_deleted"] = exports.deleted
     run.counts["fulltext_index"] = _optimize_fulltext()
     run.counts["term_statistics"] = term_shares_refresh_agent(agent).terms
 

@@ -121,9 +121,9 @@ def test_the_exports_it_made_are_rewritten_without_the_text(agent, make, tmp_pat
     call_command("export_agent", agent.name, out=str(out), with_revisions=True)
     assert SECRET in out.read_text("utf-8")
     dry = erase(agent=agent, actor=ME, scope=Scope(text=SECRET), dry_run=True)
-    assert dry["counts"]["exports"] == 1 and SECRET in out.read_text("utf-8")
+    assert dry["counts"]["exports_rewritten"] == 1 and SECRET in out.read_text("utf-8")
 
     receipt = erase(agent=agent, actor=ME, scope=Scope(text=SECRET))
 
-    assert receipt["counts"]["exports"] == 1
+    assert receipt["counts"]["exports_rewritten"] == 1
     assert SECRET not in out.read_text("utf-8") and ERASED in out.read_text("utf-8")

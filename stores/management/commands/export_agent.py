@@ -13,7 +13,7 @@ from stores.interchange import native
 from stores.interchange.files import atomic_output
 from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
-from stores.services.exports import note_export
+from stores.services.exports import NATIVE, note_export
 
 
 class Command(BaseCommand):
@@ -49,7 +49,7 @@ class Command(BaseCommand):
                 with_revisions=options["with_revisions"],
                 on_record=bar.advance,
             )
-        note_export(agent, out, "native")
+        note_export(agent, out, NATIVE)
         table = Table(title=f"Export of {agent.name} to {out}")
         table.add_column("lines")
         table.add_column("count", justify="right")

@@ -10,6 +10,7 @@ from rich.console import Console
 from stores.interchange import memory_files
 from stores.interchange.commands import DirectoryExportCommand
 from stores.models import Agent, MemoryFile
+from stores.services.exports import MEMORY_FILES
 
 
 class Command(DirectoryExportCommand):
@@ -20,6 +21,7 @@ class Command(DirectoryExportCommand):
         "link is followed: a file that cannot be written safely is skipped and named, and the "
         "command exits with status 1."
     )
+    export_format = MEMORY_FILES
     progress_label = "exporting files"
 
     def count(self, agent: Agent) -> int:

@@ -12,7 +12,7 @@ from stores.interchange.files import atomic_output
 from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
 from stores.models import Memory
-from stores.services.exports import note_export
+from stores.services.exports import PAM, PAM_VECTORS, note_export
 
 
 class Command(BaseCommand):
@@ -46,7 +46,7 @@ class Command(BaseCommand):
             atomic_output(out) as output,
         ):
             counts = pam.write_memory_store(agent, output, on_memories=bar.advance)
-        note_export(agent, out, "pam")
+        note_export(agent, out, PAM)
         self.stdout.write(
             f"Wrote {out}: {counts.memories} memories, {counts.relations} relations, "
             f"{counts.conversations} conversations in the index."
@@ -55,4 +55,5 @@ class Command(BaseCommand):
             vectors = options["bundle"] / "embeddings.json"
             with atomic_output(vectors) as output:
                 written = pam.write_embeddings(agent, output)
+            note_export(agent, vectors, PAM_VECTORS)
             self.stdout.write(f"Wrote {vectors}: {written} embeddings.")

@@ -11,6 +11,7 @@ from stores.interchange import rockbot
 from stores.interchange.commands import DirectoryExportCommand
 from stores.interchange.console import tally_table
 from stores.models import Agent
+from stores.services.exports import ROCKBOT
 
 
 class Command(DirectoryExportCommand):
@@ -21,6 +22,7 @@ class Command(DirectoryExportCommand):
         "outside the directory is written and no symbolic link in it is followed: a file that "
         "cannot be written safely is skipped and named, and the command exits with status 1."
     )
+    export_format = ROCKBOT
     progress_label = "exporting records"
     not_done = "not written (or not removed)"
 
