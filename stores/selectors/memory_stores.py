@@ -83,7 +83,8 @@ def file_at_path(store: MemoryStore, path: str) -> MemoryFile | None:
 def versions_of(store: MemoryStore, *, file_id: int | None = None) -> QuerySet[Revision]:
     """The revisions of the store's memories, newest first: those that left a file below its
     folder or took one from there (a delete, a move out), the deleted memories' too, and the
-    redacted ones of those files (a redaction blanks a path that held the removed text)."""
+    redacted ones of those files (a redaction takes the removed text out of a path, which
+    may take the path out of the folder)."""
     below = store.folder + "/"
     files = Revision.objects.filter(agent_id=store.agent_id, surface=FILE_SURFACE)
     if file_id is not None:

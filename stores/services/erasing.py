@@ -28,6 +28,7 @@ from django.db import connection, models, transaction
 from django.utils import timezone
 
 from stores.dbops import SQLITE_MEMORY_FTS
+from stores.editing.removal import replace_within
 from stores.errors import Forbidden, Invalid, NotFound
 from stores.models import (
     Agent,
@@ -125,25 +126,7 @@ class _Run:
     def scrub(self, value: Any) -> tuple[Any, int]:
         """`value` with every needle replaced by ERASED (in every string of a JSON value,
         keys too), and how many were."""
-        if isinstance(value, str):
-            found = 0
-            for needle in sorted(self.needles, key=len, reverse=True):
-                if needle in value:
-                    found += value.count(needle)
-                    value = value.replace(needle, ERASED)
-            return value, found
-        if isinstance(value, list):
-            items = [self.scrub(item) for item in value]
-            return [item for item, _ in items], sum(found for _, found in items)
-        if isinstance(value, dict):
-            total = 0
-            scrubbed = {}
-            for key, item in value.items():
-                new_key, key_found = self.scrub(key)
-                scrubbed[new_key], item_found = self.scrub(item)
-                total += key_found + item_found
-            return scrubbed, total
-        return value, 0
+        return replace_within(value, self.needles, ERASED)
 
 
 class _DryRun(Exception):

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from stores.editing import Status
+from stores.editing.removal import replace_within
 from stores.errors import ApplicationError, Conflict, Invalid
 from stores.models import Agent, AuditEntry, Revision, text_fingerprint
 from stores.selectors.revisions import agent_revision
@@ -30,6 +31,8 @@ SIDES = ("before", "after")
 # The tombstone of a revision's source excerpt, beside those of its sides.
 EXCERPT = "excerpt"
 MAX_REASON = 500
+# What stands where a redacted text was within a longer value of a revision's state.
+REDACTED = "[redacted]"
 # Every field of a revision a tombstone may stand in.
 TOMBSTONED_FIELDS = (
     "before_text",
@@ -217,11 +220,14 @@ def _tombstone_side(revision: Revision, side: str, tombstone: dict[str, Any]) ->
     state_name = f"{side}_state"
     state = getattr(revision, state_name)
     if isinstance(state, dict):
-        setattr(
-            revision,
-            state_name,
-            {
-                key: "" if isinstance(value, str) and text in value else value
-                for key, value in state.items()
-            },
-        )
+        setattr(revision, state_name, redacted_state(state, text))
+
+
+def redacted_state(state: dict[str, Any], text: str) -> dict[str, Any]:
+    """A revision's state without `text`: a field that is the text is emptied (the side's
+    tombstone says what went), and in every other value each occurrence of it is replaced
+    by REDACTED, the rest kept (a path holding it keeps its folders)."""
+    return {
+        name: "" if value == text else replace_within(value, (text,), REDACTED)[0]
+        for name, value in state.items()
+    }

@@ -14,8 +14,9 @@ from stores.services import (
     record_create,
     record_edit,
     record_forget,
+    record_update,
 )
-from stores.services.erasure import redact_revision
+from stores.services.erasure import REDACTED, redact_revision, redacted_state
 from stores.services.sources import Source
 
 ME = Actor.maintainer("tests")
@@ -139,3 +140,38 @@ def test_bad_input_is_refused_clearly(agent, make, sides, reason, message):
     with pytest.raises(Invalid, match=message):
         redact_revision(history(memory)[0], actor="user:ann", reason=reason, sides=sides)
     assert history(memory)[0].after_text == SECRET
+
+
+def test_a_state_value_loses_exactly_the_text_and_keeps_the_rest(agent, make):
+    memory = make.memory(
+        agent, content=SECRET, metadata={"origin": f"Ann said: {SECRET}", "room": "B2"}
+    )
+    result = record_update(
+        surface_key="memory",
+        agent=agent,
+        ref=memory.pk,
+        actor=ME,
+        changes={"content": "Rotated.", "metadata": {"room": "B2"}},
+        expected_version=memory.version,
+    )
+    assert result.ok, result
+    create = history(memory)[0]
+    kept = {name: value for name, value in create.after_state.items() if name != "metadata"}
+
+    redacted = redact_revision(create, actor="user:ann", reason="a leaked word")
+
+    assert redacted.after_text == ""
+    assert redacted.after_state["metadata"] == {"origin": f"Ann said: {REDACTED}", "room": "B2"}
+    assert {
+        name: value for name, value in redacted.after_state.items() if name != "metadata"
+    } == kept
+
+
+def test_a_state_field_that_is_the_text_is_emptied_and_one_holding_it_keeps_the_rest():
+    state = {"path": "/memories/zq/notes.md", "title": "zq", "tags": ["zq", "tea"], "n": 3}
+    assert redacted_state(state, "zq") == {
+        "path": f"/memories/{REDACTED}/notes.md",
+        "title": "",
+        "tags": [REDACTED, "tea"],
+        "n": 3,
+    }
