@@ -1,4 +1,5 @@
-"""The audit log: erasures, redactions and overrides, one row each, never changed."""
+"""The audit log: erasures, redactions, overrides and memory stores' own changes, one row each,
+never changed."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ class AuditEntry(models.Model):
         ERASURE = "erasure", "Erasure"
         REDACTION = "redaction", "Redaction"
         OVERRIDE = "override", "Override"
+        MEMORY_STORE = "memory_store", "Memory store"
 
     kind = models.CharField(max_length=20, choices=Kind)
     actor = models.CharField(max_length=255)

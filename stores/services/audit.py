@@ -1,4 +1,5 @@
-"""Writing the audit log: erasures, redactions and overrides, each one row added."""
+"""Writing the audit log: erasures, redactions, overrides and memory stores' own changes, each
+one row added."""
 
 from __future__ import annotations
 

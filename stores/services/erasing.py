@@ -3,7 +3,8 @@ installation keeps it, with a signed receipt.
 
 An erasure of text takes every occurrence out of the agent's live records (each a write of the
 engine, op `erase`, whose revision says "[erased]" where the text stood), its history (every
-revision's texts, states and source excerpts), suggestions, idempotency bodies, imported
+revision's texts, states and source excerpts), memory stores' own fields, suggestions,
+idempotency bodies, imported
 sources, webhook error notes and the export files it made (stores.services.exports: rewritten,
 or deleted where only the erased text or record made them); a change not yet delivered to a
 webhook is cancelled. An
@@ -33,9 +34,11 @@ from stores.errors import Forbidden, Invalid, NotFound
 from stores.models import (
     Agent,
     AuditEntry,
+    ExportFile,
     IdempotentRequest,
     ImportedSource,
     Memory,
+    MemoryStore,
     Revision,
     Subject,
     Suggestion,
@@ -60,6 +63,7 @@ PLACES = (
     "records",
     "records_forgotten",
     "subjects",
+    "memory_stores",
     "revisions",
     "change_feed",
     "webhooks_cancelled",
@@ -195,6 +199,12 @@ def _erase(run: _Run, scope: Scope, mode: str) -> None:
         elif mode == "all":
             run.counts["subjects"] = (
                 Subject.objects.filter(agent=run.agent).delete()[1].get(Subject._meta.label, 0)
+            )
+            # Their memories were forgotten above: the folders' names and metadata go too.
+            run.counts["memory_stores"] = (
+                MemoryStore.objects.filter(agent=run.agent)
+                .delete()[1]
+                .get(MemoryStore._meta.label, 0)
             )
     run.needles.discard("")
     _erase_elsewhere(run)
@@ -361,6 +371,10 @@ def _erase_elsewhere(run: _Run) -> None:
     run.counts["webhook_log"] = _scrub_rows(
         run, WebhookDelivery.objects.filter(webhook__agent=agent), ("error",)
     )
+    # A memory store's name, description and metadata are the agent's words too.
+    run.counts["memory_stores"] += _scrub_rows(
+        run, MemoryStore.objects.filter(agent=agent), ("name", "description", "metadata")
+    )
     run.counts["suggestions"] = _scrub_rows(
         run, Suggestion.objects.filter(agent=agent), ("reason", "proposal")
     )
@@ -461,6 +475,8 @@ _ERASED_TABLES: tuple[type[models.Model], ...] = (
     IdempotentRequest,
     ImportedSource,
     WebhookDelivery,
+    MemoryStore,
+    ExportFile,
 )
 
 

@@ -8,15 +8,16 @@ archived state, and the `content_sha256` a caller expects to find.
 
 from __future__ import annotations
 
+import json
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from stores.errors import ApplicationError, Conflict, Invalid
-from stores.models import MemoryFile, MemoryStore, Revision, text_fingerprint
+from stores.models import AuditEntry, MemoryFile, MemoryStore, Revision, text_fingerprint
 from stores.models.files import path_problem
 from stores.ops.names import OpName
 from stores.selectors.memory_stores import (
@@ -29,6 +30,7 @@ from stores.selectors.memory_stores import (
 )
 from stores.services import policy
 from stores.services.actors import Actor
+from stores.services.audit import record_audit
 from stores.services.erasure import redact_revision
 from stores.services.records import record_create, record_forget, record_update
 from stores.services.results import WriteResult
@@ -46,6 +48,34 @@ PATH_CONFLICT = "path"
 PRECONDITION_FAILED = "content_sha256"
 ARCHIVED = "archived"
 REDACTION_REASON = "Redacted through the memory stores API."
+# A store's own fields, as its audit entries name them.
+STORE_FIELDS = ("name", "description", "metadata")
+
+
+def _audited(
+    store: MemoryStore, actor: Actor, action: str, fields: Iterable[str] = (), **details: Any
+) -> None:
+    """A store's own change in the audit log, in the write's transaction: which store, what
+    was done, by whom and through which door, and for each field set the SHA-256 of its new
+    value. Never the value: the log is kept for good, and a store's name or metadata may hold
+    text an erasure must be able to remove."""
+    record_audit(
+        AuditEntry.Kind.MEMORY_STORE,
+        actor=actor,
+        agent=store.agent,
+        details={
+            "store": store.public_id,
+            "action": action,
+            "channel": actor.channel,
+            # A list keeps the fields' order (a JSON object's keys do not keep it everywhere).
+            "fields": list(fields),
+            "sha256": {
+                name: text_fingerprint(json.dumps(getattr(store, name), sort_keys=True))
+                for name in fields
+            },
+            **details,
+        },
+    )
 
 
 def _refused(result: WriteResult) -> WriteResult:
@@ -100,14 +130,17 @@ def store_create(
 ) -> MemoryStore:
     policy.check_agent(agent, actor=actor, op=OpName.CREATE)
     now = timezone.now()
-    return MemoryStore.objects.create(
-        agent=agent,
-        name=_name(name),
-        description=_description(description),
-        metadata=_metadata({}, metadata or {}, merge=False),
-        created_at=now,
-        updated_at=now,
-    )
+    with transaction.atomic():
+        store = MemoryStore.objects.create(
+            agent=agent,
+            name=_name(name),
+            description=_description(description),
+            metadata=_metadata({}, metadata or {}, merge=False),
+            created_at=now,
+            updated_at=now,
+        )
+        _audited(store, actor, "created", STORE_FIELDS)
+    return store
 
 
 def _locked(store: MemoryStore, actor: Actor, op: OpName, *, writable: bool) -> MemoryStore:
@@ -128,6 +161,7 @@ def store_update(*, store: MemoryStore, actor: Actor, changes: Mapping[str, Any]
     """Set the fields `changes` names (a null one is left as it is)."""
     with transaction.atomic():
         locked = _locked(store, actor, OpName.UPDATE, writable=True)
+        before = {name: getattr(locked, name) for name in STORE_FIELDS}
         if changes.get("name") is not None:
             locked.name = _name(changes["name"])
         if changes.get("description") is not None:
@@ -135,7 +169,10 @@ def store_update(*, store: MemoryStore, actor: Actor, changes: Mapping[str, Any]
         if changes.get("metadata") is not None:
             locked.metadata = _metadata(locked.metadata, changes["metadata"], merge=True)
         locked.updated_at = timezone.now()
-        locked.save(update_fields=["name", "description", "metadata", "updated_at"])
+        locked.save(update_fields=[*STORE_FIELDS, "updated_at"])
+        changed = [name for name in STORE_FIELDS if getattr(locked, name) != before[name]]
+        if changed:
+            _audited(locked, actor, "updated", changed)
     return locked
 
 
@@ -146,6 +183,7 @@ def store_archive(*, store: MemoryStore, actor: Actor) -> MemoryStore:
         if locked.archived_at is None:
             locked.archived_at = locked.updated_at = timezone.now()
             locked.save(update_fields=["archived_at", "updated_at"])
+            _audited(locked, actor, "archived")
     return locked
 
 
@@ -154,12 +192,14 @@ def store_delete(*, store: MemoryStore, actor: Actor) -> None:
     nothing. Their revisions stay in memoryadmin's history, as a forgotten file's do."""
     with transaction.atomic():
         locked = _locked(store, actor, OpName.FORGET, writable=False)
-        for _path, file_id in paths_in(locked, locked.folder + "/"):
+        files = paths_in(locked, locked.folder + "/")
+        for _path, file_id in files:
             _refused(
                 record_forget(
                     surface_key=FILE_SURFACE, agent=locked.agent, ref=file_id, actor=actor
                 )
             )
+        _audited(locked, actor, "deleted", memories_forgotten=len(files))
         locked.delete()
 
 
