@@ -8,6 +8,7 @@ archived state, and the `content_sha256` a caller expects to find.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import unicodedata
 from collections.abc import Iterable, Mapping
@@ -16,7 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from stores.errors import ApplicationError, Conflict, Invalid
+from stores.errors import ApplicationError, Conflict, Invalid, SensitiveData
 from stores.models import AuditEntry, MemoryFile, MemoryStore, Revision, text_fingerprint
 from stores.models.files import path_problem
 from stores.ops.names import OpName
@@ -28,7 +29,7 @@ from stores.selectors.memory_stores import (
     paths_in,
     version_in,
 )
-from stores.services import policy
+from stores.services import doorscan, policy
 from stores.services.actors import Actor
 from stores.services.audit import record_audit
 from stores.services.erasure import redact_revision
@@ -125,20 +126,63 @@ def _metadata(current: Mapping[str, str], changes: Any, *, merge: bool) -> dict[
     return result
 
 
+def _texts(fields: Mapping[str, Any]) -> dict[str, str]:
+    """A store's fields as the scan reads them: each metadata value a text of its own."""
+    texts = {name: value for name, value in fields.items() if name != "metadata"}
+    metadata = fields.get("metadata") or {}
+    return texts | {f"metadata.{key}": value for key, value in metadata.items()}
+
+
+def _screened(
+    agent: Any, actor: Actor, fields: dict[str, Any], before: MemoryStore | None = None
+) -> dict[str, Any]:
+    """The store's fields as the door's scan lets them through (masked where the agent's
+    policy masks; what `before` held already is not read again). A store's fields have no
+    revision to wait in review with, so what the policy would hold is refused, as a refusal
+    is: nothing written."""
+    texts = _texts(fields)
+    metadata = fields.get("metadata") or {}
+    # The store keeps no source: only its own fields are read.
+    screened = doorscan.screen(
+        agent=agent,
+        actor=dataclasses.replace(actor, source=None),
+        text_fields=list(texts),
+        values=texts,
+        before=None
+        if before is None
+        else _texts({name: getattr(before, name) for name in STORE_FIELDS}),
+    )
+    if screened.held:
+        raise SensitiveData(
+            "Refused: a memory store's name, description and metadata cannot wait for a "
+            "person's review, and this agent holds what they hold for one ("
+            + ", ".join(found["kind"] for found in screened.details["scan"]["found"])
+            + "). Nothing was written. Leave it out of the store's fields.",
+            **screened.details["scan"],
+        )
+    values = screened.values
+    result = {name: values[name] for name in fields if name != "metadata"}
+    if "metadata" in fields:
+        result["metadata"] = {key: values[f"metadata.{key}"] for key in metadata}
+    return result
+
+
 def store_create(
     *, agent: Any, actor: Actor, name: Any, description: Any = "", metadata: Any = None
 ) -> MemoryStore:
     policy.check_agent(agent, actor=actor, op=OpName.CREATE)
+    fields = _screened(
+        agent,
+        actor,
+        {
+            "name": _name(name),
+            "description": _description(description),
+            "metadata": _metadata({}, metadata or {}, merge=False),
+        },
+    )
     now = timezone.now()
     with transaction.atomic():
-        store = MemoryStore.objects.create(
-            agent=agent,
-            name=_name(name),
-            description=_description(description),
-            metadata=_metadata({}, metadata or {}, merge=False),
-            created_at=now,
-            updated_at=now,
-        )
+        store = MemoryStore.objects.create(agent=agent, created_at=now, updated_at=now, **fields)
         _audited(store, actor, "created", STORE_FIELDS)
     return store
 
@@ -162,12 +206,15 @@ def store_update(*, store: MemoryStore, actor: Actor, changes: Mapping[str, Any]
     with transaction.atomic():
         locked = _locked(store, actor, OpName.UPDATE, writable=True)
         before = {name: getattr(locked, name) for name in STORE_FIELDS}
+        given: dict[str, Any] = {}
         if changes.get("name") is not None:
-            locked.name = _name(changes["name"])
+            given["name"] = _name(changes["name"])
         if changes.get("description") is not None:
-            locked.description = _description(changes["description"])
+            given["description"] = _description(changes["description"])
         if changes.get("metadata") is not None:
-            locked.metadata = _metadata(locked.metadata, changes["metadata"], merge=True)
+            given["metadata"] = _metadata(locked.metadata, changes["metadata"], merge=True)
+        for name, value in _screened(locked.agent, actor, given, before=locked).items():
+            setattr(locked, name, value)
         locked.updated_at = timezone.now()
         locked.save(update_fields=[*STORE_FIELDS, "updated_at"])
         changed = [name for name in STORE_FIELDS if getattr(locked, name) != before[name]]
