@@ -1,12 +1,12 @@
 """The proof of an erasure: a unique secret written through every door is found nowhere after it.
 
-Written over REST, the tools endpoint, MCP, Claude's memory tool, the web UI and an import, and
-carried into a source excerpt, an idempotency body, an edit's history and a webhook's queue,
-then erased: no table (every row of every table, as the database returns it), export (in
-every format memoryadmin writes), feed page,
-webhook body or log line holds it, and every other record and revision is as it was. On
-PostgreSQL the tables are rewritten (VACUUM FULL) before the dump; the SQLite file's own bytes
-are checked by test_erasure_file.py.
+Written over REST, the tools endpoint, MCP, Claude's memory tool, the memory stores API (a
+store's name and metadata too), the web UI and an import, and carried into a source excerpt,
+an idempotency body, an edit's history and a webhook's queue, then erased: no table (every
+row of every table, as the database returns it), export (in every format memoryadmin
+writes), feed page, webhook body or log line holds it, and every other record and revision is
+as it was. On PostgreSQL the tables are rewritten (VACUUM FULL) before the dump; the SQLite
+file's own bytes are checked by test_erasure_file.py.
 """
 
 from __future__ import annotations
@@ -109,6 +109,16 @@ def write_through_every_door(agent, staff_client, tmp_path) -> None:
         {"command": "create", "path": "/memories/proof.md", "file_text": f"File {SECRET}\n"},
     )
     assert not memory_tool.json()["is_error"], memory_tool.json()
+    store = api.call(
+        "post", "memory_stores", {"name": f"Store {SECRET}", "metadata": {"note": SECRET}}
+    )
+    assert store.status_code == 200, store.json()
+    in_store = api.call(
+        "post",
+        f"memory_stores/{store.json()['id']}/memories",
+        {"path": "/notes.md", "content": f"Stored {SECRET}\n"},
+    )
+    assert in_store.status_code == 200, in_store.json()
     page = staff_client.post(
         reverse("web:record_new", args=[agent.name, "memory"]), {"content": f"UI {SECRET}"}
     )
@@ -128,7 +138,7 @@ def write_through_every_door(agent, staff_client, tmp_path) -> None:
     )
     assert edited.status_code == 200, edited.json()
     assert Memory.objects.filter(content__contains=SECRET).count() == 4
-    assert MemoryFile.objects.filter(content__contains=SECRET).count() == 1
+    assert MemoryFile.objects.filter(content__contains=SECRET).count() == 2
 
 
 def test_a_secret_written_through_every_door_is_gone_after_its_erasure(
