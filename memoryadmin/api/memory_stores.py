@@ -25,6 +25,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from memoryadmin.api import memory_stores_schema as schema
 from memoryadmin.api.authentication import AgentPrincipal, BearerTokenAuthentication
 from memoryadmin.api.callers import Caller, caller_for
 from memoryadmin.api.exceptions import ApiError
@@ -266,12 +267,8 @@ def created_between(request: Request) -> dict[str, dt.datetime]:
 
 class MemoryStoresView(APIView):
     """A door of the memory stores API: the caller (its token's agent), the API's errors.
-
-    Left out of /api/schema/: its shapes and refusals are Anthropic's, stated by their API
-    reference and the SDK's types (the version pinned in pyproject.toml), not memoryadmin's
-    status words, and the tests hold it to them through that SDK."""
-
-    schema = None
+    Each operation's schema (memoryadmin.api.memory_stores_schema) states the hosted API's
+    shapes; the tests hold the doors to them through the SDK and the schema both."""
 
     authentication_classes = [ApiKeyAuthentication, SessionAuthentication]
     renderer_classes = [SafeJSONRenderer]
@@ -294,6 +291,13 @@ class MemoryStoresView(APIView):
 
 
 class StoreCollection(MemoryStoresView):
+    @schema.listing(
+        "memory_stores_list",
+        "The token's agent's memory stores, newest first.",
+        schema.STORE_ANSWER,
+        schema.INCLUDE_ARCHIVED,
+        *schema.CREATED,
+    )
     def get(self, request: Request) -> Response:
         stores = selectors.stores_of(
             self.caller.agent, include_archived=flag(request, "include_archived")
@@ -301,6 +305,13 @@ class StoreCollection(MemoryStoresView):
         page, next_page = page_of(stores, request, full=False)
         return listed([store_body(store) for store in page], next_page)
 
+    @schema.documented(
+        "memory_stores_create",
+        "A new memory store: a named folder of the agent's memory files.",
+        schema.STORE_ANSWER,
+        refusals=(403,),
+        request=schema.STORE_CREATE,
+    )
     def post(self, request: Request) -> Response:
         body = self.body()
         caller = self.caller
@@ -315,15 +326,29 @@ class StoreCollection(MemoryStoresView):
 
 
 class StoreDetail(MemoryStoresView):
+    @schema.documented("memory_stores_retrieve", "One memory store.", schema.STORE_ANSWER)
     def get(self, request: Request, memory_store_id: str) -> Response:
         return Response(store_body(self.store(memory_store_id)))
 
+    @schema.documented(
+        "memory_stores_update",
+        "Set a store's name, description or metadata keys (a null key is removed).",
+        schema.STORE_ANSWER,
+        refusals=(403, 409),
+        request=schema.STORE_UPDATE,
+    )
     def post(self, request: Request, memory_store_id: str) -> Response:
         store = services.store_update(
             store=self.store(memory_store_id), actor=self.caller.actor, changes=self.body()
         )
         return Response(store_body(store))
 
+    @schema.documented(
+        "memory_stores_delete",
+        "Forget every memory of the store, one write each, then the store.",
+        schema.STORE_DELETED,
+        refusals=(403,),
+    )
     def delete(self, request: Request, memory_store_id: str) -> Response:
         store = self.store(memory_store_id)
         services.store_delete(store=store, actor=self.caller.actor)
@@ -331,6 +356,12 @@ class StoreDetail(MemoryStoresView):
 
 
 class StoreArchive(MemoryStoresView):
+    @schema.documented(
+        "memory_stores_archive",
+        "Archive the store: its memories become read-only (archiving again keeps the first time).",
+        schema.STORE_ANSWER,
+        refusals=(403,),
+    )
     def post(self, request: Request, memory_store_id: str) -> Response:
         store = services.store_archive(store=self.store(memory_store_id), actor=self.caller.actor)
         return Response(store_body(store))
@@ -342,6 +373,14 @@ def memories_body(store: MemoryStore, files: list[MemoryFile], *, full: bool) ->
 
 
 class MemoryCollection(MemoryStoresView):
+    @schema.listing(
+        "memory_stores_memories_list",
+        "The store's memories below a folder, by path; deeper ones as memory_prefix items.",
+        schema.MEMORY_ITEM,
+        schema.PATH_PREFIX,
+        schema.DEPTH,
+        schema.VIEW_BASIC,
+    )
     def get(self, request: Request, memory_store_id: str) -> Response:
         store = self.store(memory_store_id)
         full = view_of(request, BASIC) == FULL
@@ -362,6 +401,14 @@ class MemoryCollection(MemoryStoresView):
         ]
         return listed(data, next_page)
 
+    @schema.documented(
+        "memory_stores_memories_create",
+        "A new memory at a path of the store: an ordinary memory file write.",
+        schema.MEMORY_ANSWER,
+        refusals=(403, 409),
+        request=schema.MEMORY_CREATE,
+        parameters=(schema.VIEW_BASIC,),
+    )
     def post(self, request: Request, memory_store_id: str) -> Response:
         store = self.store(memory_store_id)
         body = self.body()
@@ -376,12 +423,26 @@ class MemoryCollection(MemoryStoresView):
 
 
 class MemoryDetail(MemoryStoresView):
+    @schema.documented(
+        "memory_stores_memories_retrieve",
+        "One memory, with its content by default.",
+        schema.MEMORY_ANSWER,
+        parameters=(schema.VIEW_FULL,),
+    )
     def get(self, request: Request, memory_store_id: str, memory_id: str) -> Response:
         store = self.store(memory_store_id)
         file = selectors.file_in(store, memory_id)
         full = view_of(request, FULL) == FULL
         return Response(memories_body(store, [file], full=full)[0])
 
+    @schema.documented(
+        "memory_stores_memories_update",
+        "Set a memory's content or path, if its content still has the precondition's SHA-256.",
+        schema.MEMORY_ANSWER,
+        refusals=(403, 409),
+        request=schema.MEMORY_UPDATE,
+        parameters=(schema.VIEW_BASIC,),
+    )
     def post(self, request: Request, memory_store_id: str, memory_id: str) -> Response:
         store = self.store(memory_store_id)
         body = self.body()
@@ -409,6 +470,13 @@ class MemoryDetail(MemoryStoresView):
         full = view_of(request, BASIC) == FULL
         return Response(memories_body(store, [file], full=full)[0])
 
+    @schema.documented(
+        "memory_stores_memories_delete",
+        "Forget a memory (its versions stay listed).",
+        schema.MEMORY_DELETED,
+        refusals=(403, 409),
+        parameters=(schema.EXPECTED_SHA256,),
+    )
     def delete(self, request: Request, memory_store_id: str, memory_id: str) -> Response:
         store = self.store(memory_store_id)
         services.memory_delete(
@@ -421,6 +489,16 @@ class MemoryDetail(MemoryStoresView):
 
 
 class VersionCollection(MemoryStoresView):
+    @schema.listing(
+        "memory_stores_memory_versions_list",
+        "Versions (revisions) of the store's memories, newest first.",
+        schema.VERSION_ANSWER,
+        schema.MEMORY_ID,
+        schema.OPERATION,
+        schema.VIEW_BASIC,
+        *schema.ACTOR_FILTERS,
+        *schema.CREATED,
+    )
     def get(self, request: Request, memory_store_id: str) -> Response:
         store = self.store(memory_store_id)
         full = view_of(request, BASIC) == FULL
@@ -449,6 +527,12 @@ class VersionCollection(MemoryStoresView):
 
 
 class VersionDetail(MemoryStoresView):
+    @schema.documented(
+        "memory_stores_memory_versions_retrieve",
+        "One version.",
+        schema.VERSION_ANSWER,
+        parameters=(schema.VIEW_FULL,),
+    )
     def get(self, request: Request, memory_store_id: str, memory_version_id: str) -> Response:
         store = self.store(memory_store_id)
         revision = selectors.version_in(store, memory_version_id)
@@ -456,6 +540,12 @@ class VersionDetail(MemoryStoresView):
 
 
 class VersionRedact(MemoryStoresView):
+    @schema.documented(
+        "memory_stores_memory_versions_redact",
+        "Remove a version's text from the history: the erasure's redaction.",
+        schema.VERSION_ANSWER,
+        refusals=(403,),
+    )
     def post(self, request: Request, memory_store_id: str, memory_version_id: str) -> Response:
         store = self.store(memory_store_id)
         revision = services.version_redact(
