@@ -161,9 +161,15 @@ def _screened(
             **screened.details["scan"],
         )
     values = screened.values
-    result = {name: values[name] for name in fields if name != "metadata"}
+    # Checked again: a mask may make a text longer than its limit.
+    result = {}
+    if "name" in fields:
+        result["name"] = _name(values["name"])
+    if "description" in fields:
+        result["description"] = _description(values["description"])
     if "metadata" in fields:
-        result["metadata"] = {key: values[f"metadata.{key}"] for key in metadata}
+        masked = {key: values[f"metadata.{key}"] for key in metadata}
+        result["metadata"] = _metadata({}, masked, merge=False)
     return result
 
 

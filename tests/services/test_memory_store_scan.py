@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from stores.errors import SensitiveData
+from stores.errors import Invalid, SensitiveData
 from stores.models import Agent, AuditEntry, MemoryStore, ScanPolicy
 from stores.services import Actor
 from stores.services import memory_stores as services
@@ -66,3 +66,11 @@ def test_an_update_reads_only_what_it_adds(agent, actor):
     assert (renamed.name, renamed.description) == ("People", EMAIL)
     with pytest.raises(SensitiveData):
         services.store_update(store=store, actor=actor, changes={"metadata": {"o": EMAIL}})
+
+
+def test_a_name_a_mask_makes_too_long_is_refused_as_invalid(agent, actor):
+    with_policy(agent, personal_data_policy=ScanPolicy.MASK)
+    name = "n" * (services.MAX_NAME_LENGTH - len(EMAIL) - 1) + " " + EMAIL
+    with pytest.raises(Invalid, match="name must be a string of 1 to 255"):
+        services.store_create(agent=agent, actor=actor, name=name)
+    assert not MemoryStore.objects.exists()
