@@ -162,7 +162,7 @@ def _screened(
         )
     values = screened.values
     # Checked again: a mask may make a text longer than its limit.
-    result = {}
+    result: dict[str, Any] = {}
     if "name" in fields:
         result["name"] = _name(values["name"])
     if "description" in fields:
