@@ -53,7 +53,7 @@ from stores.services.actors import Actor
 from stores.services.audit import record_audit
 from stores.services.engine import Change, apply_change, delete, find_record
 from stores.services.erasure import MAX_REASON, SIDES, TOMBSTONED_FIELDS
-from stores.services.exports import scrub_exports
+from stores.services.exports import DELETED, REWRITTEN, scrub_exports
 from stores.services.term_shares import term_shares_refresh_agent
 from stores.surfaces import SURFACES, SurfaceSpec
 
@@ -126,6 +126,8 @@ class _Run:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(PLACES, 0))
     revision_ids: set[int] = field(default_factory=set)
     forgotten: set[tuple[str, int]] = field(default_factory=set)
+    # Each export file rewritten or deleted, as the receipt names it.
+    exports: list[dict[str, str]] = field(default_factory=list)
 
     def scrub(self, value: Any) -> tuple[Any, int]:
         """`value` with every needle replaced by ERASED (in every string of a JSON value,
@@ -393,8 +395,9 @@ def _erase_elsewhere(run: _Run) -> None:
         vectors_changed=run.counts["vectors"] > 0,
         dry_run=run.dry_run,
     )
-    run.counts["exports_rewritten"] = exports.rewritten
-    run.counts["exports_deleted"] = exports.deleted
+    run.counts["exports_rewritten"] = exports.count(REWRITTEN)
+    run.counts["exports_deleted"] = exports.count(DELETED)
+    run.exports = exports.files
     run.counts["fulltext_index"] = _optimize_fulltext()
     run.counts["term_statistics"] = term_shares_refresh_agent(agent).terms
 
@@ -499,5 +502,6 @@ def _report(run: _Run, scope: Scope, mode: str, started: Any, *, dry_run: bool) 
         "searched": list(PLACES),
         "counts": run.counts,
         "removed_sha256": sorted(text_fingerprint(text) for text in run.needles),
+        "exports": run.exports,
         "database_file": _database_plan(),
     }

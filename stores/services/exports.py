@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from stores.interchange.files import ExportedFile, atomic_output
 from stores.interchange.native import VECTOR_FIELDS
-from stores.models import Agent, ExportFile
+from stores.models import Agent, ExportFile, text_fingerprint
 
 NATIVE = "native"
 PAM = "pam"
@@ -65,12 +65,27 @@ def note_exported_files(
     )
 
 
+REWRITTEN = "rewritten"
+DELETED = "deleted"
+
+
 @dataclass
 class ExportsScrubbed:
-    """How many export files an erasure rewrote and deleted (would, in a dry run)."""
+    """The export files an erasure rewrote and deleted (would, in a dry run), each as its
+    receipt names it: the path, or only the path's SHA-256 where the path holds the text."""
 
-    rewritten: int = 0
-    deleted: int = 0
+    files: list[dict[str, str]] = field(default_factory=list)
+
+    def add(self, export: ExportFile, action: str, *, named_by_text: bool) -> None:
+        entry = {"format": export.format, "action": action}
+        if named_by_text:
+            entry["path_sha256"] = text_fingerprint(export.path)
+        else:
+            entry["path"] = export.path
+        self.files.append(entry)
+
+    def count(self, action: str) -> int:
+        return sum(file["action"] == action for file in self.files)
 
 
 def scrub_exports(
@@ -108,12 +123,12 @@ def scrub_exports(
             or (export.format == PAM and scrubbed != content)
             or (export.format == PAM_VECTORS and vectors_changed)
         ):
-            outcome.deleted += 1
+            outcome.add(export, DELETED, named_by_text=named_by_text)
             if not dry_run:
                 path.unlink(missing_ok=True)
             export.delete()
         elif scrubbed != content:
-            outcome.rewritten += 1
+            outcome.add(export, REWRITTEN, named_by_text=False)
             if export.format == NATIVE:
                 scrubbed = _native_scrubbed(content, ordered, replacement)
             if not dry_run:

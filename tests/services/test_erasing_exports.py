@@ -4,6 +4,7 @@ and the receipt counts which."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -80,6 +81,13 @@ def test_erasing_text_rewrites_the_exports_holding_it_and_leaves_the_others(agen
     assert len(holding - deleted) == 4
     assert receipt["counts"]["exports_rewritten"] == 4
     assert receipt["counts"]["exports_deleted"] == 2
+    named = {
+        (str(Path(entry["path"]).relative_to(exported.resolve())), entry["action"])
+        for entry in receipt["exports"]
+    }
+    assert named == {(name, "rewritten") for name in holding - deleted} | {
+        (name, "deleted") for name in deleted
+    }
     assert after["files/code.md"] == f"Code: {ERASED}\n".encode()
     assert json.loads(after["rockbot/skills/deploy.json"])["Content"] == (
         f"# Deploy\n\nUse {ERASED}.\n"
@@ -116,6 +124,15 @@ def test_a_file_named_by_the_text_is_deleted_with_its_row(agent, make, tmp_path)
 
     assert not (tmp_path / f"{SECRET}.md").exists()
     assert receipt["counts"]["exports_deleted"] == 1
+    (entry,) = receipt["exports"]
+    assert entry == {
+        "format": "files",
+        "action": "deleted",
+        "path_sha256": hashlib.sha256(
+            str(tmp_path.resolve() / f"{SECRET}.md").encode()
+        ).hexdigest(),
+    }
+    assert SECRET not in json.dumps(receipt)
     assert SECRET not in serializers.serialize("json", ExportFile.objects.all())
 
 
