@@ -26,7 +26,7 @@ from memoryadmin.web.ops import field_entries, record_page_ops, web_op
 from stores.editing import Status
 from stores.editing.status import SUCCESS_STATUSES
 from stores.models import AgentToken, VersionedRecord
-from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, Op, Rest, Target
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, Op, Place, Rest, Target
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import last_revision
@@ -350,9 +350,15 @@ def test_the_record_page_shows_every_op_it_offers(agent, client, staff_user):
                 continue  # a text field is set by the text ops
             url = reverse("web:record_op", args=[agent.name, key, record.pk, entry.name])
             assert f'"{url}"' in body, (key, entry.name, entry.template)
-        assert {entry.name for entry in text_ops} >= {
+        within = {op.name.value for op in OPS if op.page.place is Place.WITHIN}
+        assert {entry.name for entry in text_ops} | within >= {
             op.name.value for op in OPS if op.applies_to(key) and op.previews
         } - {OpName.REVERT.value, OpName.UNDO.value}, key
+        for op in OPS:
+            if op.applies_to(key) and op.page.place is Place.WITHIN and op.page.button:
+                url = reverse("web:record_op", args=[agent.name, key, record.pk, op.name])
+                assert f'formaction="{url}"' in body, (key, op.name)
+                assert op.page.button in body, (key, op.name)
 
 
 def test_the_catalog_covers_every_rest_verb_and_tool():
