@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -383,3 +384,17 @@ def test_an_ops_parameters_are_built_once_per_surface():
     assert edit.params("memory") is edit.params("memory")
     assert edit.params() is edit.params()
     assert edit.params("memory") == edit._params("memory")
+
+
+def test_an_ops_own_partial_draws_its_form_and_one_within_another_is_drawn_by_it():
+    partials = Path(__file__).resolve().parent.parent / "templates" / "web" / "ops"
+    for path in sorted(partials.glob("[!_]*.html")):
+        op = CATALOG[OpName(path.stem)]
+        assert op.page.place in (Place.TEXT, Place.PROPERTIES, Place.LAST), path.name
+        assert "<form" in path.read_text(encoding="utf-8"), path.name
+    for op in OPS:
+        if op.page.place is Place.WITHIN:
+            host = CATALOG[op.page.within] if op.page.within else None
+            assert host is not None and host.page.place is Place.TEXT, op.name
+            assert all(host.applies_to(spec.key) for spec in op.specs()), op.name
+            assert not (partials / f"{op.name}.html").exists(), op.name

@@ -194,6 +194,32 @@ def op_template(name: str) -> str:
     return own
 
 
+# Where each place is, in a person's words.
+_PLACES = {
+    Place.TEXT: "record page, text column",
+    Place.PROPERTIES: "record page, beside the properties",
+    Place.LAST: "record page, beside the properties, last",
+    Place.HISTORY: "history page, beside each revision",
+}
+
+
+def form_place(op: Op) -> str:
+    """Where the web UI offers `op` and what draws its form, in words."""
+    page = op.page
+    if page.place is Place.WITHIN:
+        button = f", its button {page.button!r}" if page.button else ""
+        place = f"within {page.within}'s form{button}"
+    elif page.place is Place.NOWHERE:
+        place = "not on a record's page"
+    elif page.place is Place.HISTORY:
+        place = _PLACES[page.place]
+    else:
+        template = op_template(op.name)
+        drawn = "the generic form" if template == GENERIC_FORM else f"templates/{template}"
+        place = f"{_PLACES[page.place]}: {drawn}"
+    return f"{place}; the list's bulk actions" if op.bulk else place
+
+
 @dataclass(frozen=True)
 class PageOp:
     """One op as the record page shows it: the template it is drawn with, for the generic

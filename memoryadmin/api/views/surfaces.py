@@ -138,6 +138,34 @@ def op_at(surface_key: str, place: Rest) -> Op | None:
     return next((op for op in ops_of(surface_key) if op.rest is place), None)
 
 
+# The method and the path (under the surface's collection) of each place but an action.
+_ROUTES: dict[Rest, tuple[str, str]] = {
+    Rest.CREATE: ("POST", ""),
+    Rest.LIST: ("GET", ""),
+    Rest.RETRIEVE: ("GET", "<ref>/"),
+    Rest.PARTIAL_UPDATE: ("PATCH", "<ref>/"),
+    Rest.DESTROY: ("DELETE", "<ref>/"),
+}
+
+
+def served_at(op: Op, spec: SurfaceSpec) -> tuple[str, str, str]:
+    """Where REST serves `op` on records of `spec`: the method, the path, and the viewset's
+    method that serves it."""
+    if op.rest is Rest.ACTION:
+        method, path, handler = "POST" if op.writes else "GET", f"<ref>/{op.name}/", op.name.value
+    else:
+        (method, path), handler = _ROUTES[op.rest], op.rest.value
+    return method, f"/api/v1/{spec.api_path}/{path}", handler
+
+
+def op_serving(viewset: type[SurfaceViewSet], handler: str) -> Op | None:
+    """The op a surface viewset's method `handler` serves (None: the method serves none)."""
+    for op in ops_of(viewset.surface_key):
+        if served_at(op, surface(viewset.surface_key))[2] == handler:
+            return op
+    return None
+
+
 def viewset_name(spec: SurfaceSpec) -> str:
     """The name of the viewset serving `spec`'s collection: its label, in one word (the
     browsable API titles its pages with it)."""
@@ -160,9 +188,7 @@ def _viewset(spec: SurfaceSpec) -> type[SurfaceViewSet]:
     actions = {op.name.value: _action(op) for op in ops_of(spec.key) if op.rest is Rest.ACTION}
     name = viewset_name(spec)
     viewset = type(
-        name,
-        (SurfaceViewSet,),
-        {"__module__": __name__, "__qualname__": name, "surface_key": spec.key, **actions},
+        name, (SurfaceViewSet,), {"__module__": __name__, "surface_key": spec.key, **actions}
     )
     _document(viewset, spec)
     return viewset
