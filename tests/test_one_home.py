@@ -191,6 +191,24 @@ def test_no_template_compares_a_surface_key():
     assert compared == [], "use templates/web/surfaces/<key>_*.html: " + "; ".join(compared)
 
 
+# A template's comparison of an op word: `revision.op == "create"`, `"forget" != entry.op`.
+TEMPLATE_OP_COMPARISON = re.compile(
+    r"""\bop\s*(==|!=)\s*["'](?P<after>\w+)["']|["'](?P<before>\w+)["']\s*(==|!=)\s*\S*\bop\b"""
+)
+
+
+def test_no_template_compares_an_op_word():
+    assert TEMPLATE_OP_COMPARISON.search('{% if revision.op != "forget" %}')
+    compared = []
+    for path in sorted((ROOT / "templates").rglob("*.html")):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            for match in TEMPLATE_OP_COMPARISON.finditer(line):
+                word = match.group("after") or match.group("before")
+                if word in OP_WORDS:
+                    compared.append(f"{path.relative_to(ROOT)}:{number}: {word!r}")
+    assert compared == [], "ask the revision (as revision.created_record): " + "; ".join(compared)
+
+
 def test_each_op_is_one_module_of_its_family():
     defined_in = {}
     for path in sorted((ROOT / "stores" / "ops").glob("*/*.py")):

@@ -28,8 +28,7 @@ from stores.ops.params import Kind, Param
 from stores.services import WriteResult
 from stores.surfaces import SURFACES
 
-# The places of the record page's two columns.
-_TEXT_COLUMN = frozenset({Place.TEXT})
+# The places beside a record's properties; the other column is its text's (`Place.TEXT`).
 _PROPERTIES_COLUMN = frozenset({Place.PROPERTIES, Place.LAST})
 GENERIC_FORM = "web/ops/_generic.html"
 # How the page words a field set on its own where its name alone is not enough.
@@ -250,7 +249,8 @@ def record_page_ops(surface: str) -> tuple[list[PageOp], list[PageOp]]:
     whole_document = SURFACES[surface].one_per_agent
     for op in offered:
         place = op.page.place
-        if place not in _TEXT_COLUMN | _PROPERTIES_COLUMN or (whole_document and not op.previews):
+        on_record = place is Place.TEXT or place in _PROPERTIES_COLUMN
+        if not on_record or (whole_document and not op.previews):
             continue
         template = op_template(op.name)
         form = op_form(op, surface)() if template == GENERIC_FORM else None
@@ -261,7 +261,7 @@ def record_page_ops(surface: str) -> tuple[list[PageOp], list[PageOp]]:
             )
         )
         entry = PageOp(op, template, form, buttons)
-        (text if place in _TEXT_COLUMN else fields).append(entry)
+        (text if place is Place.TEXT else fields).append(entry)
     fields.sort(key=lambda entry: entry.op.page.place is Place.LAST)
     return text, fields
 
