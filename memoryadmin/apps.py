@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.apps import AppConfig
+from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
 
 
@@ -12,7 +13,10 @@ class MemoryadminConfig(AppConfig):
     verbose_name = "memoryadmin"
 
     def ready(self) -> None:
-        # Imported here: it reaches the user model, which is not ready at import time.
+        # Imported here: they reach models, which are not ready at import time.
         from memoryadmin.hosting.first_admin import forget_on_first_login
+        from memoryadmin.settings.app import settle_text_limits
+
+        settle_text_limits(settings)
 
         user_logged_in.connect(forget_on_first_login, dispatch_uid="memoryadmin.first_admin")

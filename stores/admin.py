@@ -12,7 +12,8 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import FieldDoesNotExist, PermissionDenied
+from django.db import models
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
@@ -23,14 +24,8 @@ from stores.models import (
     AgentToken,
     Channel,
     DecayPass,
-    Memory,
-    MemoryFile,
     Revision,
-    RulesDocument,
-    ScheduledTask,
-    Skill,
     Subject,
-    WorkingMemoryEntry,
 )
 from stores.services import (
     Actor,
@@ -44,6 +39,7 @@ from stores.services import (
     token_revoke,
 )
 from stores.services.agents import AGENT_SETTINGS, SUBJECT_FIELDS
+from stores.surfaces import SURFACES, SurfaceSpec
 
 
 def _actor(request: HttpRequest) -> Actor:
@@ -220,46 +216,49 @@ class SurfaceAdmin(admin.ModelAdmin):
         return False
 
 
-@admin.register(Memory)
-class MemoryAdmin(SurfaceAdmin):
-    list_display = ["id", "agent", "store", "category", "importance", "version", "updated_at"]
-    list_filter = ["agent", "store", "category"]
-    search_fields = ["content", "alias"]
-    exclude = ["embedding"]
+def _short_fields(spec: SurfaceSpec) -> list[models.Field[Any, Any]]:
+    """A surface's fields an admin list shows in a column: its natural key, then its list's
+    columns, each a field of its own that is neither a long text nor a relation."""
+    names = [*(spec.natural_key or ()), *(column.field for column in spec.columns)]
+    shown: list[models.Field[Any, Any]] = []
+    for name in dict.fromkeys(names):
+        try:
+            field = spec.model._meta.get_field(name)
+        except FieldDoesNotExist:
+            continue
+        long_text = isinstance(field, models.TextField)
+        if isinstance(field, models.Field) and not field.is_relation and not long_text:
+            shown.append(field)
+    return shown
 
 
-@admin.register(WorkingMemoryEntry)
-class WorkingMemoryAdmin(SurfaceAdmin):
-    list_display = ["id", "agent", "namespace", "key", "expires_at", "version"]
-    list_filter = ["agent", "namespace"]
-    search_fields = ["key", "value"]
-    exclude = ["embedding"]
+def surface_admin(spec: SurfaceSpec) -> type[SurfaceAdmin]:
+    """The read-only admin of a surface's records, from its spec: its short fields listed,
+    its choices and flags filtered on, searched where its list searches."""
+    model = spec.model
+    short = _short_fields(spec)
+    listed = [field.name for field in short]
+    filtered = [
+        field.name for field in short if field.choices or isinstance(field, models.BooleanField)
+    ]
+    has_embedding = any(field.name == "embedding" for field in model._meta.get_fields())
+    return type(
+        f"{model.__name__}Admin",
+        (SurfaceAdmin,),
+        {
+            "__module__": __name__,
+            "list_display": ["id", "agent", *listed, "version", "updated_at"],
+            "list_filter": ["agent", *filtered],
+            "search_fields": list(spec.search_fields),
+            "exclude": ["embedding"] if has_embedding else [],
+        },
+    )
 
 
-@admin.register(Skill)
-class SkillAdmin(SurfaceAdmin):
-    list_display = ["id", "agent", "name", "version", "updated_at"]
-    search_fields = ["name", "summary"]
-    exclude = ["embedding"]
-
-
-@admin.register(ScheduledTask)
-class ScheduledTaskAdmin(SurfaceAdmin):
-    list_display = ["id", "agent", "name", "schedule", "enabled", "version"]
-    exclude = ["embedding"]
-
-
-@admin.register(RulesDocument)
-class RulesDocumentAdmin(SurfaceAdmin):
-    list_display = ["id", "agent", "version", "updated_at"]
-
-
-@admin.register(MemoryFile)
-class MemoryFileAdmin(SurfaceAdmin):
-    list_display = ["id", "agent", "path", "version", "updated_at"]
-    list_filter = ["agent"]
-    search_fields = ["path", "content"]
-    exclude = ["embedding"]
+# One admin per surface, named after its model (`MemoryAdmin`, …).
+SURFACE_ADMINS = {
+    key: admin.register(spec.model)(surface_admin(spec)) for key, spec in SURFACES.items()
+}
 
 
 @admin.register(Revision)

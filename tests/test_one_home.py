@@ -180,15 +180,34 @@ def test_no_page_links_to_a_surface_by_its_key():
     assert named == [], "link with the surface the view passes (its ui.key): " + "; ".join(named)
 
 
-def test_no_template_compares_a_surface_key():
+def template_comparisons(pattern: re.Pattern[str], words: frozenset[str]) -> list[str]:
+    """Where a template compares one of `words` as `pattern` finds it (its `after` or
+    `before` group): each as `<path>:<line>: <word>`."""
     compared = []
     for path in sorted((ROOT / "templates").rglob("*.html")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            for match in TEMPLATE_COMPARISON.finditer(line):
-                key = match.group("after") or match.group("before")
-                if key in SURFACE_KEYS:
-                    compared.append(f"{path.relative_to(ROOT)}:{number}: {key!r}")
+            for match in pattern.finditer(line):
+                word = match.group("after") or match.group("before")
+                if word in words:
+                    compared.append(f"{path.relative_to(ROOT)}:{number}: {word!r}")
+    return compared
+
+
+def test_no_template_compares_a_surface_key():
+    compared = template_comparisons(TEMPLATE_COMPARISON, SURFACE_KEYS)
     assert compared == [], "use templates/web/surfaces/<key>_*.html: " + "; ".join(compared)
+
+
+# A template's comparison of an op word: `revision.op == "create"`, `"forget" != entry.op`.
+TEMPLATE_OP_COMPARISON = re.compile(
+    r"""\bop\s*(==|!=)\s*["'](?P<after>\w+)["']|["'](?P<before>\w+)["']\s*(==|!=)\s*\S*\bop\b"""
+)
+
+
+def test_no_template_compares_an_op_word():
+    assert TEMPLATE_OP_COMPARISON.search('{% if revision.op != "forget" %}')
+    compared = template_comparisons(TEMPLATE_OP_COMPARISON, OP_WORDS)
+    assert compared == [], "ask the revision (as revision.created_record): " + "; ".join(compared)
 
 
 def test_each_op_is_one_module_of_its_family():

@@ -13,6 +13,7 @@ import datetime as dt
 import json
 import re
 from functools import cache
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ from memoryadmin.web.ops import field_entries, record_page_ops, web_op
 from stores.editing import Status
 from stores.editing.status import SUCCESS_STATUSES
 from stores.models import AgentToken, VersionedRecord
-from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, Op, Rest, Target
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, Op, Place, Rest, Target
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import last_revision
@@ -350,9 +351,15 @@ def test_the_record_page_shows_every_op_it_offers(agent, client, staff_user):
                 continue  # a text field is set by the text ops
             url = reverse("web:record_op", args=[agent.name, key, record.pk, entry.name])
             assert f'"{url}"' in body, (key, entry.name, entry.template)
-        assert {entry.name for entry in text_ops} >= {
+        within = {op.name.value for op in OPS if op.page.place is Place.WITHIN}
+        assert {entry.name for entry in text_ops} | within >= {
             op.name.value for op in OPS if op.applies_to(key) and op.previews
         } - {OpName.REVERT.value, OpName.UNDO.value}, key
+        for op in OPS:
+            if op.applies_to(key) and op.page.place is Place.WITHIN and op.page.button:
+                url = reverse("web:record_op", args=[agent.name, key, record.pk, op.name])
+                assert f'formaction="{url}"' in body, (key, op.name)
+                assert op.page.button in body, (key, op.name)
 
 
 def test_the_catalog_covers_every_rest_verb_and_tool():
@@ -377,3 +384,17 @@ def test_an_ops_parameters_are_built_once_per_surface():
     assert edit.params("memory") is edit.params("memory")
     assert edit.params() is edit.params()
     assert edit.params("memory") == edit._params("memory")
+
+
+def test_an_ops_own_partial_draws_its_form_and_one_within_another_is_drawn_by_it():
+    partials = Path(__file__).resolve().parent.parent / "templates" / "web" / "ops"
+    for path in sorted(partials.glob("[!_]*.html")):
+        op = CATALOG[OpName(path.stem)]
+        assert op.page.place in (Place.TEXT, Place.PROPERTIES, Place.LAST), path.name
+        assert "<form" in path.read_text(encoding="utf-8"), path.name
+    for op in OPS:
+        if op.page.place is Place.WITHIN:
+            host = CATALOG[op.page.within] if op.page.within else None
+            assert host is not None and host.page.place is Place.TEXT, op.name
+            assert all(host.applies_to(spec.key) for spec in op.specs()), op.name
+            assert not (partials / f"{op.name}.html").exists(), op.name

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 import pytest
 from django.conf import settings
@@ -12,12 +13,13 @@ from django.urls import reverse
 from memoryadmin.api.serializers.inputs import RevisionQuery
 from memoryadmin.api.views.surfaces import SURFACE_VIEWSETS
 from memoryadmin.mcp.server import tool_definitions
+from memoryadmin.settings.app import settle_text_limits
 from memoryadmin.web.surfaces import SURFACE_UI
 from stores.models import Revision
 from stores.selectors.records import record_read, sha256_key
 from stores.surfaces import SURFACES, surface_of
 from tests.api.conftest import client_for
-from tests.factories import agent_token
+from tests.factories import UserFactory, agent_token
 
 pytestmark = pytest.mark.django_db
 
@@ -133,3 +135,38 @@ def test_the_web_shows_every_surface_with_its_labels_and_columns(client, staff_u
         row = html.split("<tbody", 1)[1].split("</tr>", 1)[0]
         # The bulk checkbox, the id, a cell per column and the update time.
         assert row.count("<td") == 3 + len(spec.columns)
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda spec: spec.key)
+def test_each_surface_has_a_read_only_admin_of_its_records(spec, agent, make, client):
+    record = make(spec.key, agent, **EXAMPLES[spec.key])
+    client.force_login(UserFactory(is_staff=True, is_superuser=True))
+    model = spec.model._meta.model_name
+    searched = str(getattr(record, spec.search_fields[0]))[:5]
+    listed = client.get(reverse(f"admin:stores_{model}_changelist"), {"q": searched})
+    assert listed.status_code == 200
+    assert reverse(f"admin:stores_{model}_change", args=[record.pk]) in listed.content.decode()
+    assert client.get(reverse(f"admin:stores_{model}_add")).status_code == 403
+    change = reverse(f"admin:stores_{model}_change", args=[record.pk])
+    assert client.post(change, {"version": 99}).status_code == 403
+    record.refresh_from_db()
+    assert record.version == 1
+
+
+def test_a_surfaces_text_limit_is_its_own_unless_the_environment_sets_one(monkeypatch):
+    monkeypatch.setenv("MEMORYADMIN_MAX_TASK_LENGTH", "1234")
+    monkeypatch.delenv("MEMORYADMIN_MAX_SKILL_LENGTH", raising=False)
+    fresh = SimpleNamespace(MEMORYADMIN={"MAX_TEXT_LENGTH": {}}, DATA_UPLOAD_MAX_MEMORY_SIZE=0)
+
+    settle_text_limits(fresh)
+
+    limits = fresh.MEMORYADMIN["MAX_TEXT_LENGTH"]
+    assert list(limits) == list(SURFACES)
+    assert limits["task"] == 1234
+    assert limits["skill"] == SURFACES["skill"].max_text_length == 500_000
+    # The body limit fits the largest text, each character escaped as JSON at worst.
+    body_limit = fresh.DATA_UPLOAD_MAX_MEMORY_SIZE
+    assert body_limit == 12 * max(limits.values()) + 1024 * 1024
+    assert settings.MEMORYADMIN["MAX_TEXT_LENGTH"] == {
+        key: spec.max_text_length for key, spec in SURFACES.items()
+    }

@@ -71,14 +71,10 @@ MEMORYADMIN: dict[str, Any] = {
     "PHONE_REGION": env("PHONE_REGION", "US") or None,
     # --- What any caller may make the server store, parse or embed ---
     # Largest text a record may hold, per surface, in characters; larger writes are refused.
-    "MAX_TEXT_LENGTH": {
-        "memory": env_int("MAX_MEMORY_LENGTH", 100000),
-        "working": env_int("MAX_WORKING_LENGTH", 100000),
-        "skill": env_int("MAX_SKILL_LENGTH", 500000),
-        "task": env_int("MAX_TASK_LENGTH", 50000),
-        "rules": env_int("MAX_RULES_LENGTH", 500000),
-        "file": env_int("MAX_FILE_LENGTH", 500000),
-    },
+    # Each is MEMORYADMIN_MAX_<KEY>_LENGTH (MEMORYADMIN_MAX_MEMORY_LENGTH, …), else the
+    # surface's own (`SurfaceSpec.max_text_length`): the registry needs the models, so the
+    # limits are filled in when the apps are ready (`settle_text_limits`).
+    "MAX_TEXT_LENGTH": {},
     # A recall query is a few words or a sentence. 1,000 characters is about 150 English
     # words, more than any search needs, and still fits the one 512-token window e5 reads;
     # longer queries were refused only by their cost (20 KB queries stalled other agents'
@@ -251,10 +247,22 @@ if MEMORYADMIN["REEMBED_AFTER_WRITE"] not in ("task", "thread"):
 if MEMORYADMIN["WEBHOOKS"]["DELIVERY"] not in ("task", "thread"):
     raise ImproperlyConfigured("MEMORYADMIN_WEBHOOK_DELIVERY must be 'task' or 'thread'.")
 
-# A body must fit the largest text a write may carry, as JSON from any client: Python's json
-# escapes every non-ASCII character, and a character outside the BMP takes 12 bytes
-# ("\ud83d\ude00"). Django's 2.5 MiB default refused a full-length skill in Chinese. The one
-# limit of every request body, a PAM upload included (memoryadmin.asgi.BodyLimit answers 413).
-DATA_UPLOAD_MAX_MEMORY_SIZE = env_int(
-    "MAX_BODY_BYTES", 12 * max(MEMORYADMIN["MAX_TEXT_LENGTH"].values()) + 1024 * 1024
-)
+# The one limit of every request body, a PAM upload included (memoryadmin.asgi.BodyLimit
+# answers 413): MEMORYADMIN_MAX_BODY_BYTES, else one that fits the largest text limit, set
+# with the limits (`settle_text_limits`); until then none is taken.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_BODY_BYTES", 0)
+
+
+def settle_text_limits(settings: Any) -> None:
+    """Fill in each surface's text limit, and the body limit that follows from the largest,
+    from the surface registry (called once the models are loaded)."""
+    from stores.surfaces import SURFACES
+
+    limits = settings.MEMORYADMIN["MAX_TEXT_LENGTH"]
+    for key, spec in SURFACES.items():
+        limits.setdefault(key, env_int(f"MAX_{key.upper()}_LENGTH", spec.max_text_length))
+    # A body must fit the largest text a write may carry, as JSON from any client: Python's
+    # json escapes every non-ASCII character, and a character outside the BMP takes 12 bytes
+    # ("\ud83d\ude00"). Django's 2.5 MiB default refused a full-length skill in Chinese.
+    if not settings.DATA_UPLOAD_MAX_MEMORY_SIZE:
+        settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * max(limits.values()) + 1024 * 1024

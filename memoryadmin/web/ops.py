@@ -4,10 +4,10 @@ The generic write view (`views.records.record_op`) serves every op here. What is
 own is said here and only here: it edits one phrase at a time (no batch), sets one field
 per form (the form's `field` names it), and shows a revert in the history it was made from.
 
-The page finds an op's form by convention: `templates/web/ops/<op>.html`, or, for an op with
-no partial of its own, the generic form (`web/ops/_generic.html`) built from its parameters.
-An op that changes text (it previews) stands in the text column, the others beside the
-properties, a delete last.
+Where an op's form stands is the op's own declaration (`Op.page`: the text column, beside
+the properties, last there, the history page, or within another op's form, which draws its
+button from the declared words). The form is the op's partial, `templates/web/ops/<op>.html`,
+or, for an op with none, the generic form (`web/ops/_generic.html`) built from its parameters.
 """
 
 from __future__ import annotations
@@ -22,17 +22,14 @@ from django.template.loader import get_template
 
 from memoryadmin.web.access import AgentScope
 from memoryadmin.web.forms import BoundedJSONField, TypedTextField
-from stores.ops.catalog import CATALOG, FIELD_PARAMS, Op, Rest, Target, ops_of
+from stores.ops.catalog import CATALOG, FIELD_PARAMS, Op, Place, Target, ops_of
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.services import WriteResult
 from stores.surfaces import SURFACES
 
-# Reads are pages of their own; the create page is the list's.
-_PAGES = (Rest.LIST, Rest.RETRIEVE, Rest.CREATE)
-_TIMELINE = frozenset({OpName.REVERT})
-# Ops whose forms are on the history page, beside the revision they name.
-_HISTORY = frozenset({OpName.REVERT, OpName.UNDO})
+# The places beside a record's properties; the other column is its text's (`Place.TEXT`).
+_PROPERTIES_COLUMN = frozenset({Place.PROPERTIES, Place.LAST})
 GENERIC_FORM = "web/ops/_generic.html"
 # How the page words a field set on its own where its name alone is not enough.
 FIELD_LABELS = {
@@ -143,7 +140,7 @@ class WebOp:
 
     @property
     def shown_in_timeline(self) -> bool:
-        return self.op.name in _TIMELINE
+        return self.op.page.answers_in_history
 
     def form(self, data: Any, surface_key: str) -> OpForm:
         return op_form(self.op, surface_key)(data)
@@ -175,7 +172,7 @@ def web_op(name: str, surface: str) -> WebOp | None:
         op = CATALOG[OpName(name)]
     except ValueError:
         return None
-    if not op.writes or op.rest in _PAGES or not op.applies_to(surface):
+    if not op.writes or op.page.place is Place.NOWHERE or not op.applies_to(surface):
         return None
     return WebOp(op)
 
@@ -196,14 +193,41 @@ def op_template(name: str) -> str:
     return own
 
 
+# Where each place is, in a person's words.
+_PLACES = {
+    Place.TEXT: "record page, text column",
+    Place.PROPERTIES: "record page, beside the properties",
+    Place.LAST: "record page, beside the properties, last",
+    Place.HISTORY: "history page, beside each revision",
+}
+
+
+def form_place(op: Op) -> str:
+    """Where the web UI offers `op` and what draws its form, in words."""
+    page = op.page
+    if page.place is Place.WITHIN:
+        button = f", its button {page.button!r}" if page.button else ""
+        place = f"within {page.within}'s form{button}"
+    elif page.place is Place.NOWHERE:
+        place = "not on a record's page"
+    elif page.place is Place.HISTORY:
+        place = _PLACES[page.place]
+    else:
+        template = op_template(op.name)
+        drawn = "the generic form" if template == GENERIC_FORM else f"templates/{template}"
+        place = f"{_PLACES[page.place]}: {drawn}"
+    return f"{place}; the list's bulk actions" if op.bulk else place
+
+
 @dataclass(frozen=True)
 class PageOp:
-    """One op as the record page shows it: the template it is drawn with, and for the
-    generic form, the form itself."""
+    """One op as the record page shows it: the template it is drawn with, for the generic
+    form the form itself, and the ops offered within its form that it draws as buttons."""
 
     op: Op
     template: str
     form: OpForm | None
+    buttons: tuple[Op, ...] = ()
 
     @property
     def name(self) -> str:
@@ -217,18 +241,28 @@ class PageOp:
 
 def record_page_ops(surface: str) -> tuple[list[PageOp], list[PageOp]]:
     """The record page's ops of `surface`: those on its text, and those beside its properties
-    (a delete last)."""
+    (those declared last, last), each where its op declares it."""
+    offered = page_ops(surface)
     text: list[PageOp] = []
     fields: list[PageOp] = []
     # An agent's one document (the rules) is changed in its text only.
     whole_document = SURFACES[surface].one_per_agent
-    for op in page_ops(surface):
-        if op.name in _HISTORY or (whole_document and not op.previews):
+    for op in offered:
+        place = op.page.place
+        on_record = place is Place.TEXT or place in _PROPERTIES_COLUMN
+        if not on_record or (whole_document and not op.previews):
             continue
         template = op_template(op.name)
         form = op_form(op, surface)() if template == GENERIC_FORM else None
-        (text if op.previews else fields).append(PageOp(op, template, form))
-    fields.sort(key=lambda entry: entry.op.rest is Rest.DESTROY)
+        buttons = tuple(
+            sorted(
+                (other for other in offered if other.page.within is op.name and other.page.button),
+                key=lambda other: other.page.danger,
+            )
+        )
+        entry = PageOp(op, template, form, buttons)
+        (text if place is Place.TEXT else fields).append(entry)
+    fields.sort(key=lambda entry: entry.op.page.place is Place.LAST)
     return text, fields
 
 

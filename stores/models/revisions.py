@@ -117,6 +117,16 @@ class Revision(models.Model):
         return f"{self.surface} {self.record_id} {versions} {self.op}"
 
     @property
+    def created_record(self) -> bool:
+        """The write made the record (a page shows its first text whole)."""
+        return self.op == OpName.CREATE
+
+    @property
+    def forgot_record(self) -> bool:
+        """The write deleted the record (nothing to restore to or take back in it)."""
+        return self.op == OpName.FORGET
+
+    @property
     def source(self) -> dict[str, Any]:
         """Where the write came from: the parts its author named (empty: none), and
         `takeback` on a take-back's write, which names the conversation it took back."""

@@ -1,10 +1,11 @@
 """What an op is: one class in one module (`stores/ops/<family>/<op>.py`), for every door.
 
 An `Op` says which surfaces it applies to, the parameters it takes (`params`), what a model is
-told about it (`tool`), where the REST API serves it (`rest`), whether it writes and previews,
-and how it runs (`run`). The shell's function is the op itself (`execute`, which the services
-re-export under their names); the REST actions, the tools (and so the MCP tools) and the web
-page's forms are built by walking the registry (`stores.ops.catalog`).
+told about it (`tool`), where the REST API serves it (`rest`), where the web UI offers its
+form and with which words (`page`), whether it writes and previews, and how it runs (`run`).
+The shell's function is the op itself (`execute`, which the services re-export under their
+names); the REST actions, the tools (and so the MCP tools) and the web page's forms are built
+by walking the registry (`stores.ops.catalog`).
 
 `WriteOp` is the one path of every op that changes one record: `prepare` checks what it was
 given before anything is read, then `write_record` writes: by default `build` makes the change
@@ -68,6 +69,42 @@ class Rest(StrEnum):
     ACTION = "action"  # POST <surface>/<ref>/<op>/
 
 
+class Place(StrEnum):
+    """Where the web UI offers an op's form."""
+
+    # Not on a record's page: a read, or a write with a page of its own (the create form).
+    NOWHERE = "nowhere"
+    # In the text column, beside the text it changes.
+    TEXT = "text"
+    # Beside the record's properties.
+    PROPERTIES = "properties"
+    # Beside the properties, after every other form there (a delete).
+    LAST = "last"
+    # On the history page, beside the revision it names.
+    HISTORY = "history"
+    # No form of its own: a button or a form inside another op's (`Page.within`).
+    WITHIN = "within"
+
+
+@dataclass(frozen=True)
+class Page:
+    """How the web UI offers the op: where its form stands, and the words it is shown with."""
+
+    place: Place = Place.NOWHERE
+    # For `Place.WITHIN`: the op whose form offers this one.
+    within: OpName | None = None
+    # Its button in that form, which previews it; "": the form draws it otherwise.
+    button: str = ""
+    # The button takes something away (a section, a rule): drawn as a danger.
+    danger: bool = False
+    # Its result is shown in the history's timeline, wherever it was posted from.
+    answers_in_history: bool = False
+    # How the history says what a revision of this op went back to ("went back to"), and
+    # whether it names the change it took back rather than the version it restored.
+    went_back: str = ""
+    names_change: bool = False
+
+
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
@@ -118,6 +155,7 @@ class Op:
     rest: Rest = Rest.ACTION
     # Offered on a selection of records at once (the list's bulk actions).
     bulk: bool = False
+    page: Page = Page()
 
     def run(self, *arguments: Any, **keywords: Any) -> Any:
         """The op itself, with the shell's keyword arguments; refusals are raised."""

@@ -12,7 +12,7 @@ import importlib
 import pkgutil
 
 import stores.ops
-from stores.ops.base import REFUSAL_ADVICE, Op, Rest, Target, ToolSpec
+from stores.ops.base import REFUSAL_ADVICE, Op, Page, Place, Rest, Target, ToolSpec
 from stores.ops.fields import FIELD_PARAMS
 from stores.ops.names import OpName
 from stores.ops.records.read import document_ref
@@ -50,6 +50,8 @@ __all__ = [
     "OPS",
     "REFUSAL_ADVICE",
     "Op",
+    "Page",
+    "Place",
     "Rest",
     "Target",
     "ToolSpec",

@@ -100,6 +100,9 @@ class SurfaceSpec:
     # How the record page shows the text beside itself: "" plain, "markdown" rendered with
     # its outline, "rules" as the list of rules.
     text_view: str = ""
+    # The largest text a record may hold, in characters, unless the environment says
+    # otherwise (MEMORYADMIN_MAX_<KEY>_LENGTH, read by `memoryadmin.settings`).
+    max_text_length: int = 100_000
     # Why a record, with the values a write gives it, cannot stand among its agent's others
     # (None: it can), beyond what the database's unique constraints refuse; None: no such rule.
     placement: Callable[[Any, Mapping[str, Any]], str | None] | None = None

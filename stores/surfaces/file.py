@@ -26,4 +26,5 @@ SURFACE = SurfaceSpec(
     nouns=("file", "files"),
     title="{path}",
     placement=place_problem,
+    max_text_length=500_000,
 )

@@ -25,4 +25,5 @@ SURFACE = SurfaceSpec(
     nouns=("rules document", "rules documents"),
     title="rules.md",
     text_view="rules",
+    max_text_length=500_000,
 )

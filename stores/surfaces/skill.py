@@ -25,4 +25,5 @@ SURFACE = SurfaceSpec(
     nouns=("skill", "skills"),
     title="{name}",
     text_view="markdown",
+    max_text_length=500_000,
 )

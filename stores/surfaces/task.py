@@ -30,4 +30,5 @@ SURFACE = SurfaceSpec(
     sorts={**COMMON_SORTS, "name": ("name",)},
     nouns=("task", "tasks"),
     title="{name}",
+    max_text_length=50_000,
 )

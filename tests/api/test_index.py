@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
+from stores.surfaces import SURFACES
+
 pytestmark = pytest.mark.django_db
 
 
@@ -14,12 +16,7 @@ def test_the_api_root_lists_every_collection_and_door():
     assert answer.status_code == 200
     index = answer.json()
     assert set(index["collections"]) == {
-        "memories",
-        "working-memory",
-        "skills",
-        "tasks",
-        "rules",
-        "files",
+        *(spec.api_path for spec in SURFACES.values()),
         "revisions",
         "webhooks",
         "suggestions",

@@ -11,6 +11,7 @@ from memoryadmin.web.views.lists import PAGE_SIZE
 from stores.models import AgentAccess, Memory, Revision
 from stores.services import record_edit, record_forget, record_update
 from stores.services.sources import Source
+from stores.surfaces import SURFACES
 from tests.factories import AgentFactory, SubjectFactory, UserFactory
 from tests.web.conftest import htmx
 
@@ -230,9 +231,10 @@ def test_dashboard_and_changes_query_counts(
         memory = make.memory(agent, f"memory {n}")
         if n % 3 == 0:
             record_forget(surface_key="memory", agent=agent, ref=memory.pk, actor=make.actor)
-    # Three more than the counts and snippets: the feed position the live notice polls from,
-    # the open suggestions the navigation counts, and the same by kind for their card.
-    with django_assert_max_num_queries(19):
+    # One count per surface, then the page's own ten and three more: the feed position the
+    # live notice polls from, the open suggestions the navigation counts, and the same by kind
+    # for their card.
+    with django_assert_max_num_queries(len(SURFACES) + 13):
         assert staff_client.get(url("dashboard", agent.name)).status_code == 200
     with django_assert_max_num_queries(10):
         assert staff_client.get(url("changes", agent.name)).status_code == 200

@@ -3,6 +3,10 @@
 A surface's viewset serves its catalog ops where `Op.rest` says: create, list, read,
 PATCH, DELETE, and every other op as POST <ref>/<op>/. Each parses the op's body (derived
 from the op's parameters), calls the op, and renders its result.
+
+The classes are made here, one per surface, named from its label (`MemoryViewSet`
+serves /api/v1/memories/); `manage.py show_ops` lists each op with the URL, viewset and
+request body that serve it, and `manage.py show_ops --url <path>` names what serves a path.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from typing import Any, ClassVar
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework.decorators import action
+from rest_framework.exceptions import MethodNotAllowed
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -27,8 +32,7 @@ from memoryadmin.api.schema import (
 from memoryadmin.api.serializers import inputs, outputs
 from memoryadmin.api.views.base import AgentViewSet
 from stores.editing import Status
-from stores.ops.catalog import CATALOG, Op, Rest, Target, ops_of
-from stores.ops.names import OpName
+from stores.ops.catalog import Op, Rest, Target, ops_of
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.records import record_read, record_summary, records_for_agent
 from stores.selectors.revisions import records_written_by
@@ -46,8 +50,15 @@ class SurfaceViewSet(AgentViewSet):
     def spec(self) -> SurfaceSpec:
         return surface(self.surface_key)
 
+    def op_at(self, place: Rest) -> Op:
+        """The op this surface serves at `place`, as the op declares it."""
+        op = op_at(self.surface_key, place)
+        if op is None:
+            raise MethodNotAllowed(self.request.method or "")
+        return op
+
     def list(self, request: Request) -> Response:
-        if CATALOG[OpName.RECALL].applies_to(self.surface_key):
+        if op_at(self.surface_key, Rest.LIST) is not None:
             return self._recall(request)
         query = self.parse(inputs.RecordPageQuery, request.query_params)
         records = records_for_agent(self.spec, self.caller.agent).order_by("-updated_at", "-id")
@@ -79,18 +90,18 @@ class SurfaceViewSet(AgentViewSet):
         )
 
     def create(self, request: Request) -> Response:
-        response = self.run(CATALOG[OpName.CREATE])
+        response = self.run(self.op_at(Rest.CREATE))
         if response.status_code == 201:
             response["Location"] = request.build_absolute_uri(f"{response.data['id']}/")
         return response
 
     def partial_update(self, request: Request, ref: str) -> Response:
-        return self.run(CATALOG[OpName.UPDATE], ref)
+        return self.run(self.op_at(Rest.PARTIAL_UPDATE), ref)
 
     def destroy(self, request: Request, ref: str) -> Response:
         query = self.parse(inputs.AgentQuery, request.query_params)
         version = {name: query[name] for name in ("expected_version",) if name in query}
-        return self.run(CATALOG[OpName.FORGET], ref, version)
+        return self.run(self.op_at(Rest.DESTROY), ref, version)
 
     def run(self, op: Op, ref: str | None = None, data: Any = None) -> Response:
         """Parse `op`'s body, take the version from it or If-Match, call the op, answer."""
@@ -122,6 +133,45 @@ class SurfaceViewSet(AgentViewSet):
         )
 
 
+def op_at(surface_key: str, place: Rest) -> Op | None:
+    """The op of `surface_key` that declares it is served at `place` (None: no op is)."""
+    return next((op for op in ops_of(surface_key) if op.rest is place), None)
+
+
+# The method and the path (under the surface's collection) of each place but an action.
+_ROUTES: dict[Rest, tuple[str, str]] = {
+    Rest.CREATE: ("POST", ""),
+    Rest.LIST: ("GET", ""),
+    Rest.RETRIEVE: ("GET", "<ref>/"),
+    Rest.PARTIAL_UPDATE: ("PATCH", "<ref>/"),
+    Rest.DESTROY: ("DELETE", "<ref>/"),
+}
+
+
+def served_at(op: Op, spec: SurfaceSpec) -> tuple[str, str, str]:
+    """Where REST serves `op` on records of `spec`: the method, the path, and the viewset's
+    method that serves it."""
+    if op.rest is Rest.ACTION:
+        method, path, handler = "POST" if op.writes else "GET", f"<ref>/{op.name}/", op.name.value
+    else:
+        (method, path), handler = _ROUTES[op.rest], op.rest.value
+    return method, f"/api/v1/{spec.api_path}/{path}", handler
+
+
+def op_serving(viewset: type[SurfaceViewSet], handler: str) -> Op | None:
+    """The op a surface viewset's method `handler` serves (None: the method serves none)."""
+    for op in ops_of(viewset.surface_key):
+        if served_at(op, surface(viewset.surface_key))[2] == handler:
+            return op
+    return None
+
+
+def viewset_name(spec: SurfaceSpec) -> str:
+    """The name of the viewset serving `spec`'s collection: its label, in one word (the
+    browsable API titles its pages with it)."""
+    return "".join(part.title() for part in spec.label.replace("-", " ").split()) + "ViewSet"
+
+
 def _action(op: Op) -> Callable[..., Response]:
     def serve(self: SurfaceViewSet, request: Request, ref: str) -> Response:
         if op.writes:
@@ -136,7 +186,7 @@ def _action(op: Op) -> Callable[..., Response]:
 
 def _viewset(spec: SurfaceSpec) -> type[SurfaceViewSet]:
     actions = {op.name.value: _action(op) for op in ops_of(spec.key) if op.rest is Rest.ACTION}
-    name = "".join(part.title() for part in spec.label.replace("-", " ").split()) + "ViewSet"
+    name = viewset_name(spec)
     viewset = type(
         name, (SurfaceViewSet,), {"__module__": __name__, "surface_key": spec.key, **actions}
     )
@@ -147,11 +197,12 @@ def _viewset(spec: SurfaceSpec) -> type[SurfaceViewSet]:
 def _document(viewset: type[SurfaceViewSet], spec: SurfaceSpec) -> None:
     tag = spec.api_path
     on_record = [AGENT_PARAMETER, REF_PARAMETER]
-    recalls = CATALOG[OpName.RECALL].applies_to(spec.key)
+    lists = op_at(spec.key, Rest.LIST)
+    recalls = lists is not None
     views: dict[str, Any] = {
         "list": extend_schema(
             tags=[tag],
-            summary=CATALOG[OpName.RECALL].summary if recalls else None,
+            summary=lists.summary if lists is not None else None,
             parameters=[inputs.RecallQuery if recalls else inputs.RecordPageQuery],
             responses=read_responses(outputs.RecallPage if recalls else outputs.page_output(spec)),
         ),

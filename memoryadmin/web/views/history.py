@@ -21,6 +21,7 @@ from memoryadmin.web.views.common import (
     swap_into,
 )
 from stores.models import Channel, Revision
+from stores.ops.catalog import CATALOG
 from stores.ops.names import OpName
 from stores.selectors.revisions import (
     agent_revision,
@@ -111,15 +112,16 @@ def _went_back(revision: Revision, shown: dict[int, Revision]) -> str | None:
     ref = revision.reverted_revision
     if ref is None:
         return None
+    page = CATALOG[OpName(revision.op)].page
     target = shown.get(ref)
     # A revision older than the page shows is named by its id.
     if target is None:
-        return f"{'took back' if revision.op == OpName.UNDO else 'went back to'} revision {ref}"
-    if revision.op == OpName.UNDO:
-        return f"took back v{target.version_before} → v{target.version_after}"
+        return f"{page.went_back} revision {ref}"
+    if page.names_change:
+        return f"{page.went_back} v{target.version_before} → v{target.version_after}"
     # A revert went back to one side of the revision; the text it wrote tells which.
     to_before = revision.after_text == target.before_text != target.after_text
-    return f"went back to v{target.version_before if to_before else target.version_after}"
+    return f"{page.went_back} v{target.version_before if to_before else target.version_after}"
 
 
 @require_GET

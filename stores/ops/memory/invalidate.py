@@ -12,7 +12,7 @@ from django.utils import timezone
 from stores.editing import Status
 from stores.errors import Conflict, NoChangeError, NotFound
 from stores.models import Agent, Memory, VersionedRecord
-from stores.ops.base import ToolSpec, WriteOp
+from stores.ops.base import Page, Place, ToolSpec, WriteOp
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.services.actors import Actor
@@ -82,4 +82,5 @@ OP = Invalidate(
         "history; optionally name the memory that replaces it. Prefer this to "
         "forgetting when the old memory still tells something about the past.",
     ),
+    page=Page(Place.PROPERTIES),
 )

@@ -20,7 +20,7 @@ from django.utils import timezone
 from stores.editing import Status
 from stores.errors import Conflict, Invalid, NotFound
 from stores.models import Agent, Memory, Revision
-from stores.ops.base import Op, RecordCall, ToolSpec
+from stores.ops.base import Op, Page, Place, RecordCall, ToolSpec
 from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -329,4 +329,5 @@ OP = Merge(
         "and send the version and content_sha256 you read (expected_version, expected_sha256). "
         "Prefer propose_merge when a person should decide.",
     ),
+    page=Page(Place.TEXT),
 )

@@ -9,7 +9,7 @@ from typing import Any
 from django.utils import timezone
 
 from stores.models import Memory, VersionedRecord
-from stores.ops.base import ToolSpec, WriteOp
+from stores.ops.base import Page, Place, ToolSpec, WriteOp
 from stores.ops.names import OpName
 from stores.services.engine import Change
 from stores.surfaces import SurfaceSpec
@@ -39,4 +39,5 @@ OP = Reinforce(
         "Record that a long-term memory was observed again (moves last_seen_at and the "
         "reinforcement count). Not for corrections: an edit is not a new observation.",
     ),
+    page=Page(Place.PROPERTIES),
 )

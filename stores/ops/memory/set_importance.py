@@ -8,7 +8,7 @@ from typing import Any
 
 from stores.errors import NoChangeError
 from stores.models import Agent, Memory, VersionedRecord
-from stores.ops.base import ToolSpec, WriteOp
+from stores.ops.base import Page, Place, ToolSpec, WriteOp
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.services import validation
@@ -52,4 +52,5 @@ OP = SetImportance(
         "Set how important a long-term memory is, from 0 to 1 (values outside are "
         "clamped and the answer says so).",
     ),
+    page=Page(Place.PROPERTIES),
 )

@@ -9,7 +9,7 @@ from typing import Any
 from stores.editing import PhraseEdit, apply_edits
 from stores.errors import Invalid
 from stores.models import Agent, VersionedRecord
-from stores.ops.base import REFUSAL_ADVICE, TextOp, ToolSpec
+from stores.ops.base import REFUSAL_ADVICE, Page, Place, TextOp, ToolSpec
 from stores.ops.fields import TEXT_FIELD
 from stores.ops.names import OpName
 from stores.ops.params import PHRASE_ITEM, Kind, Param
@@ -94,4 +94,5 @@ OP = Edit(
         "rules. Copy old_string from a full read; the rest of the text stays byte for "
         "byte. Several edits in `edits` apply all or nothing." + REFUSAL_ADVICE,
     ),
+    page=Page(Place.TEXT),
 )

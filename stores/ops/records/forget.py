@@ -8,7 +8,7 @@ from typing import Any
 
 from django.db import transaction
 
-from stores.ops.base import RecordCall, Rest, ToolSpec, WriteOp
+from stores.ops.base import Page, Place, RecordCall, Rest, ToolSpec, WriteOp
 from stores.ops.names import OpName
 from stores.services import policy
 from stores.services.engine import check_expected_version, delete
@@ -41,4 +41,5 @@ OP = Forget(
         "Delete a record for good (its last text stays in the history and can be "
         "restored with revert_record). Only when it is wrong and worthless as history.",
     ),
+    page=Page(Place.LAST),
 )

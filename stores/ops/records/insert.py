@@ -9,7 +9,7 @@ current text under the row lock, as a phrase edit's match is.
 from __future__ import annotations
 
 from stores.editing import insert_lines
-from stores.ops.base import REFUSAL_ADVICE, LineOp, ToolSpec
+from stores.ops.base import REFUSAL_ADVICE, LineOp, Page, Place, ToolSpec
 from stores.ops.fields import TEXT_FIELD
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -43,4 +43,5 @@ OP = LineOp(
         + REFUSAL_ADVICE,
     ),
     edit_with=insert_lines,
+    page=Page(Place.TEXT),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stores.editing import prepend
-from stores.ops.base import LineOp, ToolSpec
+from stores.ops.base import LineOp, Page, Place, ToolSpec
 from stores.ops.fields import TEXT_FIELD
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -22,4 +22,6 @@ OP = LineOp(
         "Add text at the very start of a record's text; the rest stays as it is.",
     ),
     edit_with=prepend,
+    # Its form stands beside insert's, in the "Insert lines" box.
+    page=Page(Place.WITHIN, within=OpName.INSERT),
 )

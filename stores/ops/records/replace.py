@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from stores.models import Agent, VersionedRecord
-from stores.ops.base import REFUSAL_ADVICE, TextOp, ToolSpec
+from stores.ops.base import REFUSAL_ADVICE, Page, Place, TextOp, ToolSpec
 from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256, TEXT_FIELD
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -90,4 +90,5 @@ OP = Replace(
         "preview is not the full text: a shorter replacement that looks cut from a preview "
         "is refused (suspected_truncation) unless allow_shorter is true." + REFUSAL_ADVICE,
     ),
+    page=Page(Place.TEXT),
 )

@@ -12,7 +12,7 @@ from django.utils import timezone
 from stores.editing import Status
 from stores.errors import Conflict, Invalid, NoChangeError, NotFound
 from stores.models import Agent, EmbeddedRecord, Revision, Subject, text_fingerprint
-from stores.ops.base import RecordCall, ToolSpec, WriteOp
+from stores.ops.base import Page, Place, RecordCall, ToolSpec, WriteOp
 from stores.ops.fields import REVISION_ID
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -223,4 +223,5 @@ OP = Revert(
         "Bring a record back to how it stood after (or before) one of its revisions, as "
         "a new revision. Also restores a forgotten record under its own id.",
     ),
+    page=Page(Place.HISTORY, answers_in_history=True, went_back="went back to"),
 )

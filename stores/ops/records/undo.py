@@ -10,7 +10,7 @@ from typing import Any
 from stores.editing import NoChange, UndoConflict, touched_by, undo_change
 from stores.errors import Conflict, Invalid, NoChangeError
 from stores.models import Agent, Revision, VersionedRecord
-from stores.ops.base import RecordCall, ToolSpec, WriteOp
+from stores.ops.base import Page, Place, RecordCall, ToolSpec, WriteOp
 from stores.ops.fields import REVISION_ID
 from stores.ops.memory.merge import undo_merge
 from stores.ops.names import OpName
@@ -235,4 +235,5 @@ OP = Undo(
         "as conflict, naming the revisions, when a later edit touched the same words (or "
         "words right beside them) or fields.",
     ),
+    page=Page(Place.HISTORY, went_back="took back", names_change=True),
 )

@@ -8,7 +8,7 @@ from typing import Any
 
 from stores.errors import Invalid, NoChangeError
 from stores.models import Agent, VersionedRecord
-from stores.ops.base import Rest, ToolSpec, WriteOp
+from stores.ops.base import Page, Place, Rest, ToolSpec, WriteOp
 from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256, settable
 from stores.ops.names import OpName
 from stores.services import validation
@@ -106,4 +106,5 @@ OP = Update(
         "replace_record does, and needs expected_version (and expected_sha256 when the "
         "text is longer than 500 characters).",
     ),
+    page=Page(Place.PROPERTIES),
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import rules as rule_text
-from stores.ops.base import DocumentOp, Target, ToolSpec
+from stores.ops.base import DocumentOp, Page, Place, Target, ToolSpec
 from stores.ops.fields import RULE
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -33,4 +33,5 @@ OP = DocumentOp(
         family="rockbot",
     ),
     edit_with=rule_text.add_rule,
+    page=Page(Place.TEXT),
 )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stores.editing import rules as rule_text
-from stores.ops.base import DocumentOp, Target, ToolSpec
+from stores.ops.base import DocumentOp, Page, Place, Target, ToolSpec
 from stores.ops.fields import RULE
 from stores.ops.names import OpName
 
@@ -22,4 +22,5 @@ OP = DocumentOp(
     ),
     edit_with=rule_text.remove_rule,
     removes=True,
+    page=Page(Place.WITHIN, within=OpName.ADD_RULE, button="Preview removal", danger=True),
 )

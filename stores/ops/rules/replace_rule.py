@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import rules as rule_text
-from stores.ops.base import DocumentOp, Target, ToolSpec
+from stores.ops.base import DocumentOp, Page, Place, Target, ToolSpec
 from stores.ops.fields import RULE
 from stores.ops.names import OpName
 
@@ -22,4 +22,6 @@ OP = DocumentOp(
         "other line of the rules document stays byte for byte.",
     ),
     edit_with=rule_text.replace_rule,
+    # Each rule's form, drawn by add_rule's list of the rules.
+    page=Page(Place.WITHIN, within=OpName.ADD_RULE),
 )

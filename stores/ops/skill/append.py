@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
-from stores.ops.base import DocumentOp, ToolSpec
+from stores.ops.base import DocumentOp, Page, Place, ToolSpec
 from stores.ops.fields import HEADING
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -27,4 +27,10 @@ OP = DocumentOp(
         "Add text at the end of a skill's markdown body, or at the end of one section.",
     ),
     edit_with=sections.append,
+    # A button of the section box, and a form of its own there for the document's end.
+    page=Page(
+        Place.WITHIN,
+        within=OpName.REPLACE_SECTION,
+        button="Preview: add to the end of the section",
+    ),
 )

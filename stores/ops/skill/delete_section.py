@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
-from stores.ops.base import DocumentOp, ToolSpec
+from stores.ops.base import DocumentOp, Page, Place, ToolSpec
 from stores.ops.fields import HEADING
 from stores.ops.names import OpName
 
@@ -21,4 +21,10 @@ OP = DocumentOp(
     ),
     edit_with=sections.delete_section,
     removes=True,
+    page=Page(
+        Place.WITHIN,
+        within=OpName.REPLACE_SECTION,
+        button="Preview: delete the section",
+        danger=True,
+    ),
 )

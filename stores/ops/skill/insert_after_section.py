@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
-from stores.ops.base import DocumentOp, ToolSpec
+from stores.ops.base import DocumentOp, Page, Place, ToolSpec
 from stores.ops.fields import HEADING, INSERTED_LINES
 from stores.ops.names import OpName
 
@@ -22,4 +22,9 @@ OP = DocumentOp(
         "block of its own: a blank line sets it apart from the paragraph below it.",
     ),
     edit_with=sections.insert_after_section,
+    page=Page(
+        Place.WITHIN,
+        within=OpName.REPLACE_SECTION,
+        button="Preview: insert below its heading",
+    ),
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
-from stores.ops.base import DocumentOp, ToolSpec
+from stores.ops.base import DocumentOp, Page, Place, ToolSpec
 from stores.ops.fields import HEADING
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -36,4 +36,5 @@ OP = DocumentOp(
         "Replace the body of one section (under its heading) of a skill; the rest stays as is.",
     ),
     edit_with=sections.replace_section,
+    page=Page(Place.TEXT),
 )

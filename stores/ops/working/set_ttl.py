@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from stores.errors import Invalid, NoChangeError
 from stores.models import Agent, VersionedRecord, WorkingMemoryEntry
-from stores.ops.base import ToolSpec, WriteOp
+from stores.ops.base import Page, Place, ToolSpec, WriteOp
 from stores.ops.fields import TEN_YEARS
 from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
@@ -82,4 +82,5 @@ OP = SetTtl(
         "expires_at, or clear=true for never. Editing a value never extends its life; "
         "only this does.",
     ),
+    page=Page(Place.PROPERTIES),
 )
