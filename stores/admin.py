@@ -17,6 +17,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.results import WriteResult
 from stores.models import (
     Agent,
     AgentAccess,
@@ -32,9 +34,9 @@ from stores.models import (
     Subject,
     WorkingMemoryEntry,
 )
-from stores.services import (
-    Actor,
-    WriteResult,
+from stores.services.agents import (
+    AGENT_SETTINGS,
+    SUBJECT_FIELDS,
     access_grant,
     access_revoke,
     agent_create,
@@ -43,7 +45,6 @@ from stores.services import (
     subject_update,
     token_revoke,
 )
-from stores.services.agents import AGENT_SETTINGS, SUBJECT_FIELDS
 
 
 def _actor(request: HttpRequest) -> Actor:

@@ -22,10 +22,10 @@ from django.template.loader import get_template
 
 from memoryadmin.web.access import AgentScope
 from memoryadmin.web.forms import BoundedJSONField, TypedTextField
+from stores.engine.results import WriteResult
+from stores.opnames import OpName
 from stores.ops.catalog import CATALOG, FIELD_PARAMS, Op, Rest, Target, ops_of
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services import WriteResult
 from stores.surfaces import SURFACES
 
 # Reads are pages of their own; the create page is the list's.

@@ -23,20 +23,15 @@ from django.contrib.auth import get_user_model
 from django.db import models
 
 from stores.editing.numbers import is_whole_number
+from stores.engine import validation
 from stores.errors import ApplicationError, Invalid
 from stores.interchange import rockbot
 from stores.interchange.files import UnsafePath, relative_parts
 from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
 from stores.selectors.revisions import record_histories
-from stores.services import bounded_json, validation
-from stores.services.importing import (
-    REVISION_FIELDS,
-    Incoming,
-    Problem,
-    Trace,
-    clean_revision,
-    clean_values,
-)
+from stores.services import bounded_json
+from stores.services.importing.cleaning import REVISION_FIELDS, clean_revision, clean_values
+from stores.services.importing.entries import Incoming, Problem, Trace
 from stores.surfaces import MEMORY, SURFACES, SurfaceSpec
 
 FORMAT = "memoryadmin-agent"

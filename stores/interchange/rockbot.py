@@ -55,14 +55,8 @@ from stores.models import (
     WorkingMemoryEntry,
 )
 from stores.services import bounded_json
-from stores.services.importing import (
-    Incoming,
-    Problem,
-    Trace,
-    Unread,
-    clean_values,
-    file_digest,
-)
+from stores.services.importing.cleaning import clean_values
+from stores.services.importing.entries import Incoming, Problem, Trace, Unread, file_digest
 from stores.surfaces import SURFACES
 
 FORMAT = "rockbot"

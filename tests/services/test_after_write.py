@@ -12,7 +12,8 @@ import pytest
 
 from stores import tasks
 from stores.embeddings.fake import FakeBackend
-from stores.services import Actor, record_edit
+from stores.engine.actors import Actor
+from stores.services import record_edit
 
 ROOT = Path(__file__).resolve().parents[2]
 MAINTAINER = Actor.maintainer("tests")

@@ -6,17 +6,12 @@ import hashlib
 
 import pytest
 
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.errors import Conflict, Invalid
 from stores.models import AuditEntry, Revision
-from stores.services import (
-    Actor,
-    memory_set_importance,
-    record_create,
-    record_edit,
-    record_forget,
-)
+from stores.services import memory_set_importance, record_create, record_edit, record_forget
 from stores.services.erasure import redact_revision
-from stores.services.sources import Source
 
 ME = Actor.maintainer("tests")
 SECRET = "The vault word is zebra-quartz-41."

@@ -25,6 +25,7 @@ from memoryadmin.web.views.common import (
     refusal,
     refused_post,
 )
+from stores.engine.sources import conversation_hold
 from stores.errors import ApplicationError
 from stores.selectors.sources import (
     SOURCES_PER_PAGE,
@@ -33,7 +34,6 @@ from stores.selectors.sources import (
     records_of_conversation,
     unsourced_held,
 )
-from stores.services.sources import conversation_hold
 from stores.services.takeback import conversation_takeback
 
 

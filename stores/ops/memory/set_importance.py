@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.commit import Change
 from stores.errors import NoChangeError
 from stores.models import Agent, Memory, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import ToolSpec, WriteOp
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import Change
 from stores.surfaces import SurfaceSpec
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from stores.editing import prepend
+from stores.opnames import OpName
 from stores.ops.base import LineOp, ToolSpec
 from stores.ops.fields import TEXT_FIELD
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
 OP = LineOp(

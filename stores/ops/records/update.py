@@ -6,16 +6,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.commit import Change
+from stores.engine.fields import check_replacement, clean_values
+from stores.engine.wholetext import WholeText
 from stores.errors import Invalid, NoChangeError
 from stores.models import Agent, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import Rest, ToolSpec, WriteOp
 from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256, settable
-from stores.ops.names import OpName
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import Change
-from stores.services.fields import check_replacement, clean_values
-from stores.services.wholetext import WholeText
 from stores.surfaces import SurfaceSpec
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import rules as rule_text
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Target, ToolSpec
 from stores.ops.fields import RULE
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
 OP = DocumentOp(

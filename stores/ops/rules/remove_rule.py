@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from stores.editing import rules as rule_text
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Target, ToolSpec
 from stores.ops.fields import RULE
-from stores.ops.names import OpName
 
 OP = DocumentOp(
     OpName.REMOVE_RULE,

@@ -6,9 +6,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, ToolSpec
 from stores.ops.fields import HEADING, INSERTED_LINES
-from stores.ops.names import OpName
 
 OP = DocumentOp(
     OpName.INSERT_AFTER_SECTION,

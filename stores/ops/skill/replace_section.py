@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, ToolSpec
 from stores.ops.fields import HEADING
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
 OP = DocumentOp(

@@ -21,7 +21,7 @@ from stores.models import Agent, QuarantinedConversation, Revision
 from stores.models.revisions import SOURCE_PARTS
 
 if TYPE_CHECKING:
-    from stores.services.actors import Actor
+    from stores.engine.actors import Actor
 
 # The header an agent's host sets once per session instead of a source on every write.
 SOURCE_HEADER = "Memory-Source"

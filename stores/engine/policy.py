@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from stores.engine.actors import Actor
 from stores.errors import Disabled, Forbidden, NotEditable, PrivacyRestricted
 from stores.models import Agent, Memory, Subject, VersionedRecord
-from stores.ops.names import OpName
-from stores.services.actors import Actor
+from stores.opnames import OpName
 from stores.surfaces import surface_of
 
 # Long-term memory stores: `working` rows take every op, `episodic` rows are history that
