@@ -90,8 +90,6 @@ class Op:
     name: OpName
     # One line for people: the API's summary and the page's button title.
     summary: str
-    # The function the shell calls it by (in `stores.services`), and what the write log names.
-    service: str
     parameters: tuple[Param, ...] = ()
     # None: every surface.
     surfaces: tuple[str, ...] | None = None
@@ -125,6 +123,17 @@ class Op:
         if not self.writes:
             return self.run
         return returns_result(functools.partial(_from_source, self.run), name=self.service)
+
+    @property
+    def service(self) -> str:
+        """The op's name in the shell (`stores.services`), which the write log and the writes
+        metric name too: the surface it is of (`record` for an op on any surface), then its
+        word, less the surface's own noun where the word names it (`rules_add`, not
+        `rules_add_rule`)."""
+        family = "record"
+        if self.surfaces is not None and len(self.surfaces) == 1:
+            family = self.surfaces[0]
+        return f"{family}_{self.name.value.removesuffix('_' + family.removesuffix('s'))}"
 
     def applies_to(self, key: str) -> bool:
         return self.surfaces is None or key in self.surfaces

@@ -66,7 +66,6 @@ class Invalidate(WriteOp):
 OP = Invalidate(
     OpName.INVALIDATE,
     "Mark superseded, optionally by another memory.",
-    "memory_invalidate",
     (
         Param(
             "replacement_id",

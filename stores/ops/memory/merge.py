@@ -291,7 +291,6 @@ def merge_revisions(agent: Agent, revision: Revision) -> list[Revision]:
 OP = Merge(
     OpName.MERGE,
     "Merge other memories into this one: the others are invalidated, superseded by it.",
-    "memory_merge",
     (
         Param(
             "from",

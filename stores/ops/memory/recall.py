@@ -65,7 +65,6 @@ def _recall_params() -> tuple[Param, ...]:
 OP = Recall(
     OpName.RECALL,
     "Recall: memories ranked by relevance to a query, as previews (never the full text).",
-    "memory_recall",
     _recall_params(),
     surfaces=("memory",),
     writes=False,

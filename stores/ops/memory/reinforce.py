@@ -32,7 +32,6 @@ class Reinforce(WriteOp):
 OP = Reinforce(
     OpName.REINFORCE,
     "A new observation: moves last_seen_at and the reinforcement count.",
-    "memory_reinforce",
     surfaces=("memory",),
     tool=ToolSpec(
         "reinforce_memory",

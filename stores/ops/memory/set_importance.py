@@ -43,7 +43,6 @@ class SetImportance(WriteOp):
 OP = SetImportance(
     OpName.SET_IMPORTANCE,
     "Set importance (clamped to 0..1).",
-    "memory_set_importance",
     (Param("importance", Kind.NUMBER, "0..1; values outside are clamped.", required=True),),
     surfaces=("memory",),
     bulk=True,

@@ -52,7 +52,6 @@ class Create(Op):
 OP = Create(
     OpName.CREATE,
     "Create a record at version 1.",
-    "record_create",
     takes_surface=True,
     target=Target.SURFACE,
     fields=creatable,

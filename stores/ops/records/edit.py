@@ -75,7 +75,6 @@ class Edit(TextOp):
 OP = Edit(
     OpName.EDIT,
     "Phrase edit: replace an exact phrase (or a batch of them, all or nothing).",
-    "record_edit",
     (
         *(replace(param, required=False, min_length=None) for param in PHRASE_ITEM),
         Param(

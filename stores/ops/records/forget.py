@@ -34,7 +34,6 @@ class Forget(WriteOp):
 OP = Forget(
     OpName.FORGET,
     "Forget (hard delete; the revision keeps the last text).",
-    "record_forget",
     takes_surface=True,
     rest=Rest.DESTROY,
     tool=ToolSpec(

@@ -17,7 +17,6 @@ from stores.ops.params import Kind, Param
 OP = LineOp(
     OpName.INSERT,
     "Insert lines after line N (0: before the first).",
-    "record_insert",
     (
         Param(
             "insert_line",

@@ -11,7 +11,6 @@ from stores.ops.params import Kind, Param
 OP = LineOp(
     OpName.PREPEND,
     "Add text at the start of a record's text.",
-    "record_prepend",
     (
         Param("content", Kind.TEXT, "The text to put first.", required=True, min_length=1),
         TEXT_FIELD,

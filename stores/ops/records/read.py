@@ -41,7 +41,6 @@ class Read(Op):
 OP = Read(
     OpName.READ,
     "The full record, with every field and its current version.",
-    "record_read",
     writes=False,
     takes_surface=True,
     rest=Rest.RETRIEVE,

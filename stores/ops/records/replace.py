@@ -62,7 +62,6 @@ class Replace(TextOp):
 OP = Replace(
     OpName.REPLACE,
     "Full replacement of a text field; needs expected_version or If-Match.",
-    "record_replace",
     (
         # `content`, as create names a record's text; `text` is what it was called first, and
         # a surface whose text create names otherwise (a working entry's `value`) is replaced

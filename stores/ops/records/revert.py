@@ -197,7 +197,6 @@ def _restore_details(revision: Revision, to: str) -> dict[str, Any]:
 OP = Revert(
     OpName.REVERT,
     "Back to how the record stood after/before a revision, as a new revision.",
-    "record_revert",
     (
         replace(REVISION_ID, description="The revision to go back to."),
         Param(

@@ -220,7 +220,6 @@ def _undo_conflict(
 OP = Undo(
     OpName.UNDO,
     "Take back the change one revision made, keeping every change since.",
-    "record_undo",
     (replace(REVISION_ID, description="The revision whose change to take back."),),
     takes_surface=True,
     previews=True,

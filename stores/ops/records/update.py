@@ -93,7 +93,6 @@ class Update(WriteOp):
 OP = Update(
     OpName.UPDATE,
     "Set fields. A text field here is a full replacement: it needs expected_version or If-Match.",
-    "record_update",
     (EXPECTED_SHA256, ALLOW_SHORTER),
     takes_surface=True,
     fields=settable,

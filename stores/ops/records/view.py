@@ -43,7 +43,6 @@ class View(Op):
 OP = View(
     OpName.VIEW,
     "Lines of a record's text, numbered as Anthropic's memory tool numbers them.",
-    "record_view",
     (
         TEXT_FIELD,
         Param(

@@ -18,7 +18,6 @@ from stores.ops.params import Kind, Param
 OP = DocumentOp(
     OpName.ADD_RULE,
     "Add one rule; the rest of the document stays byte for byte.",
-    "rules_add",
     (
         replace(RULE, description="The rule to add."),
         Param("section", Kind.STRING, "Add under this heading.", max_length=500),

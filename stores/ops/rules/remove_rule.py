@@ -10,7 +10,6 @@ from stores.ops.fields import RULE
 OP = DocumentOp(
     OpName.REMOVE_RULE,
     "Remove one rule.",
-    "rules_remove",
     (RULE,),
     surfaces=("rules",),
     target=Target.DOCUMENT,

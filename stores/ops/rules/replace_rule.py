@@ -12,7 +12,6 @@ from stores.ops.fields import RULE
 OP = DocumentOp(
     OpName.REPLACE_RULE,
     "Rewrite one rule in place.",
-    "rules_replace",
     (RULE, replace(RULE, name="new_rule", description="The rule's new text.")),
     surfaces=("rules",),
     target=Target.DOCUMENT,

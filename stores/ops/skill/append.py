@@ -13,7 +13,6 @@ from stores.ops.params import Kind, Param
 OP = DocumentOp(
     OpName.APPEND,
     "Append to the body or to one section.",
-    "skill_append",
     (
         Param("content", Kind.TEXT, "The text to add.", required=True, min_length=1),
         replace(

@@ -12,7 +12,6 @@ from stores.ops.fields import HEADING
 OP = DocumentOp(
     OpName.DELETE_SECTION,
     "Delete one section.",
-    "skill_delete_section",
     (replace(HEADING, required=True),),
     surfaces=("skill",),
     tool=ToolSpec(

@@ -13,7 +13,6 @@ from stores.ops.fields import HEADING, INSERTED_LINES
 OP = DocumentOp(
     OpName.INSERT_AFTER_SECTION,
     "Insert text as a block of its own just below a section's heading.",
-    "skill_insert_after_section",
     (replace(HEADING, required=True), INSERTED_LINES),
     surfaces=("skill",),
     tool=ToolSpec(

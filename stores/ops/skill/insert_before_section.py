@@ -12,7 +12,6 @@ from stores.ops.fields import HEADING, INSERTED_LINES
 OP = DocumentOp(
     OpName.INSERT_BEFORE_SECTION,
     "Insert text as a block of its own just above a section's heading.",
-    "skill_insert_before_section",
     (replace(HEADING, required=True), INSERTED_LINES),
     surfaces=("skill",),
     tool=ToolSpec(

@@ -18,7 +18,6 @@ from stores.ops.params import Kind, Param
 OP = DocumentOp(
     OpName.REPLACE_SECTION,
     "Replace one section's body.",
-    "skill_replace_section",
     (
         replace(HEADING, required=True),
         Param("content", Kind.TEXT, "The section's new body.", required=True),

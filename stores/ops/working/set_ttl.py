@@ -61,7 +61,6 @@ class SetTtl(WriteOp):
 OP = SetTtl(
     OpName.SET_TTL,
     "Change the expiry (ttl seconds, expires_at, or clear).",
-    "working_set_ttl",
     (
         Param(
             "ttl",
