@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from stores.interchange.files import atomic_output
 from stores.models import Agent, ExportFile
+from stores.runtime.files import atomic_output
 
 
 def note_export(agent: Agent, path: Path, format: str) -> None:

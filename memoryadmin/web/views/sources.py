@@ -25,7 +25,6 @@ from memoryadmin.web.views.common import (
     refusal,
     refused_post,
 )
-from stores.engine.sources import conversation_hold
 from stores.errors import ApplicationError
 from stores.selectors.sources import (
     SOURCES_PER_PAGE,
@@ -34,6 +33,7 @@ from stores.selectors.sources import (
     records_of_conversation,
     unsourced_held,
 )
+from stores.services.holds import conversation_hold
 from stores.services.takeback import conversation_takeback
 
 

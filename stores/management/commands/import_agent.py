@@ -9,8 +9,8 @@ from django.core.management.base import CommandError
 
 from stores.engine.actors import Actor
 from stores.interchange import native
-from stores.interchange.commands import ImportCommand, target_agent
 from stores.management.progress import console_for, progress_bar
+from stores.management.transfers import ImportCommand, target_agent
 from stores.models import Subject
 from stores.services.agents import subject_create
 from stores.services.importing.entries import ImportReport, Problem
