@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
@@ -101,8 +101,7 @@ def commit(
             check_text_size(spec, change.values[name])
     validate_changed_names(spec, record, change.values)
     check_placement(spec, record, change.values)
-    # Every surface model has its agent; the abstract base they share does not declare it.
-    agent: Agent = cast(Any, record).agent
+    agent = record.agent
     screened = doorscan.screen(
         agent=agent,
         actor=actor,

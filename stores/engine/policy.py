@@ -16,7 +16,7 @@ OPS_BY_STORE: dict[str, frozenset[OpName] | None] = {
     Memory.Store.FACT: frozenset(),
 }
 
-STORE_REFUSALS = {
+STORE_REFUSALS: dict[str, str] = {
     Memory.Store.EPISODIC: "Episodic memories are history: they can be invalidated (superseded) "
     "but not rewritten, re-weighted or deleted.",
     Memory.Store.FACT: "Fact memories are a read-only projection; no op changes them. Read it "

@@ -205,7 +205,7 @@ def webhook_create(
         cursor=change_head(agent),
         created_by=actor.user if actor.kind == "user" else None,
     )
-    details = {"webhook": webhook_data(webhook)}
+    details: dict[str, Any] = {"webhook": webhook_data(webhook)}
     if secret:
         details["secret"] = secret
     result = WriteResult(

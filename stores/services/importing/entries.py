@@ -10,6 +10,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db import models
+
 from stores.engine.sources import Source
 from stores.models import (
     VersionedRecord,
@@ -159,4 +161,7 @@ class ImportReport:
 
 
 def alias_limit() -> int:
-    return VersionedRecord._meta.get_field("alias").max_length
+    """The longest original id a record keeps as its alias."""
+    alias = VersionedRecord._meta.get_field("alias")
+    assert isinstance(alias, models.CharField) and alias.max_length is not None
+    return alias.max_length

@@ -129,9 +129,9 @@ def add_missing_history(
 
 
 def resolve_memory_refs(agent: Agent, refs: set[str]) -> dict[str, int]:
-    resolved: dict[str, int] = {}
+    # An alias matched is not null.
     found = Memory.objects.filter(agent=agent, alias__in=refs).values_list("alias", "pk")
-    resolved.update(dict(found))
+    resolved = {alias: pk for alias, pk in found if alias is not None}
     ids = [int(ref) for ref in refs - set(resolved) if ref.isdecimal()]
     for pk in Memory.objects.filter(agent=agent, pk__in=ids).values_list("pk", flat=True):
         resolved[str(pk)] = pk

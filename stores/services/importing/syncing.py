@@ -33,6 +33,7 @@ def _differences(spec: SurfaceSpec, record: VersionedRecord, values: dict[str, A
         if name in NOT_SYNCED:
             continue
         model_field = spec.model._meta.get_field(name)
+        assert isinstance(model_field, models.Field)  # a field an entry sets, not a relation
         current = getattr(record, model_field.attname)
         wanted = value.pk if isinstance(value, models.Model) else value
         if current != wanted:
@@ -181,6 +182,7 @@ def import_sync(
     model_values = {}
     for name, value in values.items():
         model_field = spec.model._meta.get_field(name)
+        assert isinstance(model_field, models.Field)  # a field an entry sets, not a relation
         model_values[model_field.attname] = value.pk if isinstance(value, models.Model) else value
 
     def build(record: VersionedRecord) -> Change:

@@ -62,10 +62,11 @@ def trace_update(
     if trace is None:
         return None
     current = traces.get((trace.source_format, trace.path))
-    same_record = (
-        current is not None and current.record_id == record.pk and current.surface == spec.key
-    )
-    raw = _carry_absent(current.raw, trace.raw) if same_record else trace.raw
+    same_record = False
+    raw = trace.raw
+    if current is not None and current.record_id == record.pk and current.surface == spec.key:
+        same_record = True
+        raw = _carry_absent(current.raw, trace.raw)
     row = trace_row(spec, agent, record, entry, raw)
     if same_record and all(getattr(current, name) == getattr(row, name) for name in TRACE_FIELDS):
         return None
