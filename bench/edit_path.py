@@ -428,7 +428,9 @@ def page_times(session, url: str, count: int) -> list[float]:
 
 SETUP_EMBEDDED = """
 import json
-from stores.services import Actor, agent_get_or_create, record_create, token_create
+from stores.engine.actors import Actor
+from stores.services.agents import agent_get_or_create, token_create
+from stores.services import record_create
 agent, _ = agent_get_or_create(name="bench")
 actor = Actor.maintainer("bench")
 token = token_create(actor=actor, agent=agent, name="b").details["token"]

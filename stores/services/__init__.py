@@ -2,16 +2,14 @@
 
 `record_edit`, `skill_append`, … are not written here: each is its op's own `execute`, found in
 the catalog by the name the op derives (`Op.service`), so `stores.services.record_edit` is
-`CATALOG[OpName.EDIT].execute` and an op is called one way, whatever the door. `Actor` and
-`WriteResult` stand beside them for whoever calls them from a shell. Every other service (the
-administration of agents in `agents`, reviews, suggestions, imports, …) is its own module.
+`CATALOG[OpName.EDIT].execute` and an op is called one way, whatever the door. Who calls is an
+`Actor` (`stores.engine.actors`); every other service (the administration of agents in
+`agents`, reviews, suggestions, imports, …) is its own module.
 """
 
 from collections.abc import Callable
 from typing import Any
 
-from stores.engine.actors import Actor
-from stores.engine.results import WriteResult
 from stores.ops.catalog import OPS
 
 SHELL: dict[str, Callable[..., Any]] = {op.service: op.execute for op in OPS}
@@ -29,4 +27,4 @@ def __dir__() -> list[str]:
     return sorted([*globals(), *SHELL])
 
 
-__all__ = ["SHELL", "Actor", "WriteResult"]
+__all__ = ["SHELL"]
