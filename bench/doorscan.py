@@ -42,7 +42,10 @@ def measure(edits: int) -> dict:
     from django.db import connection
 
     from stores import scanning
-    from stores.services import Actor, agent_create, doorscan, record_create, record_edit
+    from stores.engine import doorscan
+    from stores.engine.actors import Actor
+    from stores.services import record_create, record_edit
+    from stores.services.agents import agent_create
     from stores.tasks import background_reembedder
     from tests.fixtures.ordinary_memories import ordinary_memories
 

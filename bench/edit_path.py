@@ -169,7 +169,9 @@ class Bench:
     """The bench agent, its token and its records, in the database the servers share."""
 
     def __init__(self, url: str) -> None:
-        from stores.services import Actor, agent_get_or_create, record_create, token_create
+        from stores.engine.actors import Actor
+        from stores.services import record_create
+        from stores.services.agents import agent_get_or_create, token_create
 
         self.url = url
         self.agent, _ = agent_get_or_create(name="bench")
@@ -426,7 +428,9 @@ def page_times(session, url: str, count: int) -> list[float]:
 
 SETUP_EMBEDDED = """
 import json
-from stores.services import Actor, agent_get_or_create, record_create, token_create
+from stores.engine.actors import Actor
+from stores.services.agents import agent_get_or_create, token_create
+from stores.services import record_create
 agent, _ = agent_get_or_create(name="bench")
 actor = Actor.maintainer("bench")
 token = token_create(actor=actor, agent=agent, name="b").details["token"]
@@ -688,7 +692,7 @@ def run(options, work: Path) -> dict:
         from django.contrib.auth import get_user_model
 
         from stores.models import Memory
-        from stores.services import agent_get_or_create
+        from stores.services.agents import agent_get_or_create
         from stores.services.term_shares import term_shares_refresh
 
         bench = Bench(url)

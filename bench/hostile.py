@@ -561,14 +561,10 @@ def setup_data() -> dict[str, Any]:
     from django.contrib.auth import get_user_model
     from django.db import connections
 
+    from stores.engine.actors import Actor
     from stores.models import AgentAccess
-    from stores.services import (
-        Actor,
-        agent_get_or_create,
-        memory_invalidate,
-        record_create,
-        token_create,
-    )
+    from stores.services import memory_invalidate, record_create
+    from stores.services.agents import agent_get_or_create, token_create
 
     actor = Actor.maintainer("bench")
     agents: dict[str, Any] = {}

@@ -62,13 +62,14 @@ def measure() -> dict:
     from django.db import connection
 
     from stores.embeddings import get_backend
+    from stores.engine.actors import Actor
     from stores.models import Agent
     from stores.selectors.embeddings import fresh_filter
     from stores.selectors.filters import MemoryFilters, filtered_memories
     from stores.selectors.lexical import lexical_candidates, query_terms
     from stores.selectors.search import search_memories
     from stores.selectors.vectors import nearest
-    from stores.services import Actor, record_create
+    from stores.services import record_create
     from stores.services.embeddings import reembed_sweep
 
     call_command("migrate", verbosity=0)
@@ -168,11 +169,12 @@ def measure_small_stores() -> list[dict]:
     """Each small store as an agent of its own: for each query, what recall lists and how far
     each memory stands above its habit (stores.selectors.vectors), answers and strays apart."""
     from stores.embeddings import get_backend
+    from stores.engine.actors import Actor
     from stores.models import Agent
     from stores.selectors.filters import MemoryFilters, filtered_memories
     from stores.selectors.search import recall
     from stores.selectors.vectors import habits, similarities
-    from stores.services import Actor, record_create
+    from stores.services import record_create
     from stores.services.embeddings import reembed_sweep
 
     actor = Actor.maintainer("bench")

@@ -54,8 +54,9 @@ def measure(pairs_path: Path, half: str) -> dict:
     from django.core.management import call_command
     from django.db import connection
 
+    from stores.engine.actors import Actor
     from stores.models import Agent, Suggestion
-    from stores.services import Actor, record_create
+    from stores.services import record_create
     from stores.services.embeddings import reembed_sweep
     from stores.services.suggestions import suggest_for_agent
 

@@ -34,9 +34,11 @@ def seed_and_time(changes: int) -> dict[str, float | int]:
 
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
     django.setup()
+    from stores.engine.actors import Actor
+    from stores.engine.sources import Source
     from stores.models import Revision
-    from stores.services import Actor, agent_create, record_create, record_edit
-    from stores.services.sources import Source
+    from stores.services import record_create, record_edit
+    from stores.services.agents import agent_create
     from stores.services.takeback import conversation_takeback
     from stores.tasks import background_reembedder, background_suggester
 

@@ -18,6 +18,8 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.results import WriteResult
 from stores.models import (
     Agent,
     AgentAccess,
@@ -27,9 +29,9 @@ from stores.models import (
     Revision,
     Subject,
 )
-from stores.services import (
-    Actor,
-    WriteResult,
+from stores.services.agents import (
+    AGENT_SETTINGS,
+    SUBJECT_FIELDS,
     access_grant,
     access_revoke,
     agent_create,
@@ -38,7 +40,6 @@ from stores.services import (
     subject_update,
     token_revoke,
 )
-from stores.services.agents import AGENT_SETTINGS, SUBJECT_FIELDS
 from stores.surfaces import SURFACES, SurfaceSpec
 
 

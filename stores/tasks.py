@@ -21,10 +21,11 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerUnavailable
 
 from stores import metrics
+from stores.engine import aftercommit
 from stores.runtime.queues import AfterWriteQueue, RetryingQueue
 from stores.selectors import suggestions as found
 from stores.selectors.webhooks import enabled_webhook_ids
-from stores.services import decay, embeddings, engine, expiry, suggestions, term_shares, webhooks
+from stores.services import decay, embeddings, expiry, suggestions, term_shares, webhooks
 from stores.surfaces import MEMORY
 
 logger = logging.getLogger("memoryadmin.tasks")
@@ -288,5 +289,5 @@ background_deliverer = RetryingQueue(
 
 def connect_handoffs() -> None:
     """The services' after-commit work is done here (stores.apps runs this when ready)."""
-    engine.reembed_record.connect(enqueue_reembed)
-    webhooks.deliver_agent_changes.connect(enqueue_webhooks)
+    aftercommit.reembed_record.connect(enqueue_reembed)
+    aftercommit.deliver_agent_changes.connect(enqueue_webhooks)

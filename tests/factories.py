@@ -7,8 +7,10 @@ from typing import Any
 import factory
 from django.contrib.auth import get_user_model
 
+from stores.engine.actors import Actor
 from stores.models import Agent, Subject, VersionedRecord
-from stores.services import Actor, record_create, token_create
+from stores.services import record_create
+from stores.services.agents import token_create
 
 
 class UserFactory(factory.django.DjangoModelFactory):

@@ -19,7 +19,8 @@ SECRET = f"zebra-quartz-{uuid.uuid4().hex}"
 
 WRITE = f"""
 from stores.models import Agent
-from stores.services import Actor, record_create, record_edit
+from stores.engine.actors import Actor
+from stores.services import record_create, record_edit
 me = Actor.maintainer("proof")
 agent = Agent.objects.create(name="proof")
 kept = record_create(surface_key="memory", agent=agent, actor=me, values={{"content": "Tea."}})

@@ -22,9 +22,10 @@ from django.db import connection
 from django.urls import reverse
 
 from memoryadmin.mcp.server import _call
+from stores.engine import aftercommit
+from stores.engine.actors import Actor
 from stores.interchange import native
 from stores.models import AgentToken, Memory, MemoryFile, Revision, Webhook
-from stores.services import Actor
 from stores.services import webhooks as webhook_service
 from stores.services.erasing import _ERASED_TABLES
 from stores.webhooks import outbound
@@ -152,7 +153,7 @@ def test_a_secret_written_through_every_door_is_gone_after_its_erasure(
         actor=Actor.maintainer("tests"), agent=agent, url="https://hooks.example/proof"
     ).record
     # The webhook's queue fills while nothing is sent: the erasure must cancel what it holds.
-    monkeypatch.setattr(webhook_service, "after_commit", lambda *args, **kwargs: None)
+    monkeypatch.setattr(aftercommit, "after_commit", lambda *args, **kwargs: None)
     write_through_every_door(agent, client, tmp_path)
     make.memory(agent, content="Written after the secret, and sent.")
     assert SECRET in every_row()

@@ -14,8 +14,8 @@ import importlib
 import re
 from pathlib import Path
 
+from stores.opnames import OpName
 from stores.ops.catalog import OPS
-from stores.ops.names import OpName
 from stores.surfaces import SURFACES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -147,7 +147,7 @@ def test_no_op_word_is_written_outside_the_op_modules():
         if not any(home in path.parents for home in OP_HOMES)
         for line, word in op_words_written(ast.parse(path.read_text(encoding="utf-8")))
     ]
-    assert written == [], "use OpName (stores/ops/names.py): " + "; ".join(written)
+    assert written == [], "use OpName (stores/opnames.py): " + "; ".join(written)
 
 
 def test_no_view_compares_or_names_a_surface_key():

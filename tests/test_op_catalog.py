@@ -26,13 +26,14 @@ from memoryadmin.mcp.server import _call, tool_definitions
 from memoryadmin.web.ops import field_entries, record_page_ops, web_op
 from stores.editing import Status
 from stores.editing.status import SUCCESS_STATUSES
+from stores.engine.actors import Actor
+from stores.engine.policy import OPS_BY_STORE
 from stores.models import AgentToken, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.catalog import CATALOG, FIELD_PARAMS, OPS, Op, Place, Rest, Target
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import last_revision
-from stores.services import Actor, record_create, record_edit, record_forget
-from stores.services.policy import OPS_BY_STORE
+from stores.services import record_create, record_edit, record_forget
 from stores.surfaces import SURFACES
 from stores.tools import all_tools
 from tests.api.conftest import client_for

@@ -16,10 +16,10 @@ from urllib.parse import urlencode
 import pytest
 
 from memoryadmin.mcp.server import _call
+from stores.engine.sources import SOURCE_HEADER
 from stores.models import AgentToken, VersionedRecord
 from stores.ops.catalog import Op, Rest, Target
 from stores.ops.params import Param
-from stores.services.sources import SOURCE_HEADER
 from stores.surfaces import SURFACES
 from tests.api.conftest import _fresh_rate_limits, client_for
 from tests.factories import agent_token

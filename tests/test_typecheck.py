@@ -22,9 +22,9 @@ def typecheck() -> ModuleType:
 
 
 OUTPUT = """\
-stores/services/engine.py:10: error: Incompatible types in assignment  [assignment]
-stores/services/engine.py:20: error: Incompatible types in assignment  [assignment]
-stores/services/engine.py:30: note: See https://mypy.readthedocs.io
+stores/engine/commit.py:10: error: Incompatible types in assignment  [assignment]
+stores/engine/commit.py:20: error: Incompatible types in assignment  [assignment]
+stores/engine/commit.py:30: note: See https://mypy.readthedocs.io
 memoryadmin/web/forms.py:5: error: Missing type parameters  [type-arg]
 memoryadmin/web/forms.py:9: error: Something without a code
 """
@@ -36,7 +36,7 @@ def test_errors_are_counted_per_file_and_code_and_notes_are_not():
 
     assert counts == Counter(
         {
-            ("stores/services/engine.py", "assignment"): 2,
+            ("stores/engine/commit.py", "assignment"): 2,
             ("memoryadmin/web/forms.py", "type-arg"): 1,
             ("memoryadmin/web/forms.py", "error"): 1,
         }
@@ -54,14 +54,14 @@ def test_the_baseline_reads_back_what_it_wrote():
 def test_one_error_more_fails_and_one_fewer_must_lower_the_baseline():
     module = typecheck()
     baseline, _ = module.errors_by_key(OUTPUT)
-    more = baseline + Counter({("stores/services/engine.py", "assignment"): 1})
+    more = baseline + Counter({("stores/engine/commit.py", "assignment"): 1})
     elsewhere = baseline + Counter({("stores/services/new.py", "arg-type"): 1})
-    fewer = baseline - Counter({("stores/services/engine.py", "assignment"): 1})
+    fewer = baseline - Counter({("stores/engine/commit.py", "assignment"): 1})
 
     assert module.judge(baseline, baseline, STRICT) == ([], [], [])
-    assert module.judge(more, baseline, STRICT)[0] == [("stores/services/engine.py", "assignment")]
+    assert module.judge(more, baseline, STRICT)[0] == [("stores/engine/commit.py", "assignment")]
     assert module.judge(elsewhere, baseline, STRICT)[0] == [("stores/services/new.py", "arg-type")]
-    assert module.judge(fewer, baseline, STRICT)[1] == [("stores/services/engine.py", "assignment")]
+    assert module.judge(fewer, baseline, STRICT)[1] == [("stores/engine/commit.py", "assignment")]
 
 
 def test_a_strict_package_is_excused_nothing():

@@ -8,9 +8,9 @@ from rest_framework.request import Request
 
 from memoryadmin.api.exceptions import ApiError
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.sources import SOURCE_HEADER, Source, parse_source_header
 from stores.models import Agent, AgentToken, Channel
-from stores.services import Actor
-from stores.services.sources import SOURCE_HEADER, Source, parse_source_header
 
 AGENT_PARAMETER = "agent"
 

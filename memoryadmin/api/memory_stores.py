@@ -32,13 +32,13 @@ from memoryadmin.api.exceptions import ApiError
 from memoryadmin.api.renderers import SafeJSONRenderer
 from memoryadmin.doors.tokens import live_token
 from stores.editing import Status
+from stores.engine.validation import moment as parse_moment
 from stores.errors import ApplicationError, Invalid
 from stores.models import MemoryFile, MemoryStore, Revision, text_fingerprint
 from stores.models.agents import AgentToken
-from stores.ops.names import OpName
+from stores.opnames import OpName
 from stores.selectors import memory_stores as selectors
 from stores.services import memory_stores as services
-from stores.services.validation import moment as parse_moment
 
 API_KEY_HEADER = "x-api-key"
 DEFAULT_LIMIT = 20

@@ -8,8 +8,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from stores.engine.validation import too_deep_message, unstorable_string
 from stores.services import bounded_json
-from stores.services.validation import too_deep_message, unstorable_string
 
 TOO_DEEP = "too_deep"
 NOT_TEXT = "not_text"

@@ -11,7 +11,7 @@ import datetime as dt
 from django.utils import timezone
 
 from stores.models import AgentToken
-from stores.services import token_authenticate
+from stores.services.agents import token_authenticate
 
 KEYWORD = "Bearer"
 WWW_AUTHENTICATE = f'{KEYWORD} realm="memoryadmin"'

@@ -35,12 +35,12 @@ from starlette.requests import Request
 
 from memoryadmin.mcp.results import refusal, tool_result
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.sources import SOURCE_HEADER, parse_source_header
 from stores.errors import ApplicationError
 from stores.models import AgentToken
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.search import recall
-from stores.services import Actor
-from stores.services.sources import SOURCE_HEADER, parse_source_header
 from stores.surfaces import MEMORY
 from stores.tools import ToolArgumentError, ToolContext, all_tools, call_tool, get_tool
 from stores.tools.schema import REFUSAL_ADVICE

@@ -35,9 +35,9 @@ from memoryadmin.mcp.server import (
     in_database_thread,
     memory_ref,
 )
+from stores.engine.lookup import lookup_filter
 from stores.models import Memory
 from stores.selectors.changes import FeedPage, change_head_of, changes_after
-from stores.services.engine import lookup_filter
 from stores.surfaces import MEMORY
 
 # The longest a watcher sleeps before looking at its subscriptions again.

@@ -14,8 +14,8 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, render
 from django_htmx.middleware import HtmxDetails
 
+from stores.engine.actors import Actor
 from stores.models import Agent, AgentAccess
-from stores.services import Actor
 
 
 class HtmxHttpRequest(HttpRequest):

@@ -22,10 +22,10 @@ from django.template.loader import get_template
 
 from memoryadmin.web.access import AgentScope
 from memoryadmin.web.forms import BoundedJSONField, TypedTextField
+from stores.engine.results import WriteResult
+from stores.opnames import OpName
 from stores.ops.catalog import CATALOG, FIELD_PARAMS, Op, Place, Target, ops_of
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services import WriteResult
 from stores.surfaces import SURFACES
 
 # The places beside a record's properties; the other column is its text's (`Place.TEXT`).

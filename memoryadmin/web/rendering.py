@@ -18,7 +18,7 @@ from markdown_it import MarkdownIt
 from stores.editing import DiffBudget, word_diff
 from stores.editing.diff import CELLS_PER_DIFF, CHARS_PER_DIFF
 from stores.models import Revision
-from stores.ops.names import OpName
+from stores.opnames import OpName
 
 # Long unchanged stretches are shortened to this much context on each side in history views.
 CONTEXT_CHARS = 160

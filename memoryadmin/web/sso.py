@@ -39,8 +39,9 @@ from mozilla_django_oidc.views import (
     OIDCAuthenticationRequestView,
 )
 
+from stores.engine.actors import Actor
 from stores.models import Agent, AgentAccess, ProviderIdentity
-from stores.services import Actor, access_grant, access_revoke
+from stores.services.agents import access_grant, access_revoke
 
 logger = logging.getLogger("memoryadmin.sso")
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from rich.console import Console
 from rich.table import Table
 
-from stores.services.importing import ImportReport
+from stores.services.importing.entries import ImportReport
 
 
 def tally_table(

@@ -59,7 +59,8 @@ from pydantic import ValidationError
 
 from stores.errors import ApplicationError
 from stores.interchange import pam
-from stores.services.importing import Incoming, Trace, clean_values
+from stores.services.importing.cleaning import clean_values
+from stores.services.importing.entries import Incoming, Trace
 from stores.surfaces import FILE
 
 SOURCES = ("claude", "chatgpt", "mem0", "letta")

@@ -15,13 +15,10 @@ import hashlib
 import os
 import secrets
 import stat
-import tempfile
 from collections import OrderedDict
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO, NamedTuple
 from urllib.parse import quote, unquote
 
 # Characters kept as they are in a file or folder name; everything else is %-escaped.
@@ -339,34 +336,3 @@ def _create_temp(folder: int, name: str) -> tuple[int, str]:
             return os.open(temp, _CREATE, 0o600, dir_fd=folder), temp
         except FileExistsError:
             continue
-
-
-class ExportedFile(NamedTuple):
-    """A file a directory export holds, and the one record it is of (none for a file of
-    many): what an erasure needs to know of it."""
-
-    relative: str
-    surface: str = ""
-    record_id: int | None = None
-
-
-@contextlib.contextmanager
-def atomic_output(path: Path, *, sync: bool = True) -> Iterator[BinaryIO]:
-    """A binary file that becomes `path` only when the block ends without an error.
-
-    With `sync`, its bytes reach the disk before the rename (survives a power cut too).
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    temp_path = Path(temp_name)
-    try:
-        with os.fdopen(handle, "wb") as temp:
-            yield temp
-            temp.flush()
-            if sync:
-                os.fsync(temp.fileno())
-        temp_path.replace(path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            temp_path.unlink()
-        raise

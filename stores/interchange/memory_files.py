@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from stores.errors import Invalid
-from stores.interchange.files import ExportedFile, Refused, Source, Target, UnsafePath, display
+from stores.interchange.files import Refused, Source, Target, UnsafePath, display
 from stores.models import Agent, MemoryFile
 from stores.models.files import MEMORY_ROOT
-from stores.services.importing import Incoming, Problem, clean_values
+from stores.services.exports import ExportedFile
+from stores.services.importing.cleaning import clean_values
+from stores.services.importing.entries import Incoming, Problem
 from stores.surfaces import FILE
 
 

@@ -23,27 +23,22 @@ from django.contrib.auth import get_user_model
 from django.db import models
 
 from stores.editing.numbers import is_whole_number
+from stores.engine import validation
 from stores.errors import ApplicationError, Invalid
 from stores.interchange import rockbot
 from stores.interchange.files import UnsafePath, relative_parts
 from stores.models import Agent, ImportedSource, Memory, Revision, Subject, VersionedRecord
 from stores.selectors.revisions import record_histories
-from stores.services import bounded_json, validation
-from stores.services.importing import (
-    REVISION_FIELDS,
-    Incoming,
-    Problem,
-    Trace,
-    clean_revision,
-    clean_values,
-)
+from stores.services import bounded_json
+from stores.services.exports import VECTOR_FIELDS
+from stores.services.importing.cleaning import REVISION_FIELDS, clean_revision, clean_values
+from stores.services.importing.entries import Incoming, Problem, Trace
 from stores.surfaces import MEMORY, SURFACES, SurfaceSpec
 
 FORMAT = "memoryadmin-agent"
 FORMAT_VERSION = 1
 AGENT_FIELDS = ("name", "display_name", "description", "self_editing_enabled", "review_mode")
 SUBJECT_FIELDS = ("external_id", "display_name", "aliases", "privacy_level", "kind")
-VECTOR_FIELDS = ("embedding", "embedding_model", "embedding_hash")
 # Written by the line itself (ref, version) or derived (text_hash), never as a field.
 NOT_FIELDS = frozenset({"id", "agent", "alias", "version", "text_hash", *VECTOR_FIELDS})
 HEADER_FIELDS = ("format", "format_version", "agent", "with_vectors", "with_revisions")

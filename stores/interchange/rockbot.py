@@ -35,7 +35,6 @@ from django.utils import timezone
 from stores.errors import ApplicationError
 from stores.interchange.files import (
     PATH_MAX,
-    ExportedFile,
     Refused,
     Source,
     Target,
@@ -56,14 +55,9 @@ from stores.models import (
     WorkingMemoryEntry,
 )
 from stores.services import bounded_json
-from stores.services.importing import (
-    Incoming,
-    Problem,
-    Trace,
-    Unread,
-    clean_values,
-    file_digest,
-)
+from stores.services.exports import ExportedFile
+from stores.services.importing.cleaning import clean_values
+from stores.services.importing.entries import Incoming, Problem, Trace, Unread, file_digest
 from stores.surfaces import SURFACES
 
 FORMAT = "rockbot"

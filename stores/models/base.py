@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
+
+if TYPE_CHECKING:
+    from stores.models.agents import Agent
 
 EMBEDDING_DIMENSIONS = 384
 
@@ -25,6 +29,12 @@ class VersionedRecord(models.Model):
     version = models.PositiveIntegerField(default=1, editable=False)
     created_at = models.DateTimeField(default=timezone.now, editable=False)
     updated_at = models.DateTimeField(default=timezone.now, editable=False)
+
+    if TYPE_CHECKING:
+        # Every concrete surface model declares its agent's foreign key itself; said here for
+        # the type checker, since the engine is written against this base, whatever it writes.
+        agent: Agent
+        agent_id: int
 
     class Meta:
         abstract = True

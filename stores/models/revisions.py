@@ -8,7 +8,7 @@ from django.conf import settings
 from django.db import models
 
 from stores.models.base import text_fingerprint
-from stores.ops.names import OpName
+from stores.opnames import OpName
 
 # The parts of a write's source, each kept in a `source_<part>` column of its revision.
 SOURCE_PARTS = ("conversation", "message", "platform", "url", "excerpt")
@@ -77,7 +77,7 @@ class Revision(models.Model):
     # The revision a revert went back to (after or before it) or an undo took back: the
     # history names it, and a reader sees which change was taken back without diffing texts.
     reverted_revision = models.BigIntegerField(null=True, blank=True)
-    # Where the write came from, as its author named it (checked by stores.services.sources):
+    # Where the write came from, as its author named it (checked by stores.engine.sources):
     # the conversation and message that led to it, the platform, a link, the words quoted.
     source_conversation = models.CharField(max_length=200, blank=True)
     source_message = models.CharField(max_length=200, blank=True)

@@ -3,13 +3,13 @@
 An `Op` says which surfaces it applies to, the parameters it takes (`params`), what a model is
 told about it (`tool`), where the REST API serves it (`rest`), where the web UI offers its
 form and with which words (`page`), whether it writes and previews, and how it runs (`run`).
-The shell's function is the op itself (`execute`, which the services re-export under their
-names); the REST actions, the tools (and so the MCP tools) and the web page's forms are built
-by walking the registry (`stores.ops.catalog`).
+The shell's function is the op itself (`execute`, which `stores.services` hands on under the
+op's `service` name); the REST actions, the tools (and so the MCP tools) and the web page's
+forms are built by walking the registry (`stores.ops.catalog`).
 
 `WriteOp` is the one path of every op that changes one record: `prepare` checks what it was
 given before anything is read, then `write_record` writes: by default `build` makes the change
-from the record under its row lock, and `engine.write` does the rest (policy, version,
+from the record under its row lock, and `commit.write` does the rest (policy, version,
 compare-and-swap, revision); an op that writes its own way (a delete, a revision taken back)
 says how instead. An op of an agent's one document (the rules) finds or previews that document
 first.
@@ -26,26 +26,20 @@ from typing import Any
 from django.db import models
 
 from stores.editing import Edited
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.checks import text_limit
+from stores.engine.commit import Change, document_change, write
+from stores.engine.documents import document_write
+from stores.engine.fields import text_field_of
+from stores.engine.lookup import RecordRef, find_record
+from stores.engine.results import WriteResult, returns_result
+from stores.engine.sources import Source, parse_source
 from stores.errors import Invalid, PreconditionRequired
 from stores.models import Agent, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.fields import DRY_RUN, EXPECTED_VERSION, FIELD_PARAMS, SOURCE, TEXT_FIELD
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param, given, phrase_edits
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.documents import document_write
-from stores.services.engine import (
-    Change,
-    RecordRef,
-    document_change,
-    find_record,
-    returns_result,
-    text_limit,
-    write,
-)
-from stores.services.fields import text_field_of
-from stores.services.results import WriteResult
-from stores.services.sources import Source, parse_source
 from stores.surfaces import SURFACES, SurfaceSpec, surface
 
 
@@ -132,8 +126,6 @@ class Op:
     name: OpName
     # One line for people: the API's summary and the page's button title.
     summary: str
-    # The function the shell calls it by (in `stores.services`), and what the write log names.
-    service: str
     parameters: tuple[Param, ...] = ()
     # None: every surface.
     surfaces: tuple[str, ...] | None = None
@@ -168,6 +160,17 @@ class Op:
         if not self.writes:
             return self.run
         return returns_result(functools.partial(_from_source, self.run), name=self.service)
+
+    @property
+    def service(self) -> str:
+        """The op's name in the shell (`stores.services`), which the write log and the writes
+        metric name too: the surface it is of (`record` for an op on any surface), then its
+        word, less the surface's own noun where the word names it (`rules_add`, not
+        `rules_add_rule`)."""
+        family = "record"
+        if self.surfaces is not None and len(self.surfaces) == 1:
+            family = self.surfaces[0]
+        return f"{family}_{self.name.value.removesuffix('_' + family.removesuffix('s'))}"
 
     def applies_to(self, key: str) -> bool:
         return self.surfaces is None or key in self.surfaces
@@ -301,7 +304,7 @@ class RecordCall:
     dry_run: bool
 
     def find(self, spec: SurfaceSpec, service: str) -> VersionedRecord:
-        """The record, row-locked for the write; a dry run takes no lock (see `engine.atomic`)."""
+        """The record, row-locked for the write; a dry run takes no lock (see `commit.atomic`)."""
         if self.ref is None:
             raise TypeError(f"{service}() needs ref.")
         return find_record(

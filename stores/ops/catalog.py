@@ -12,9 +12,9 @@ import importlib
 import pkgutil
 
 import stores.ops
+from stores.opnames import OpName
 from stores.ops.base import REFUSAL_ADVICE, Op, Page, Place, Rest, Target, ToolSpec
 from stores.ops.fields import FIELD_PARAMS
-from stores.ops.names import OpName
 from stores.ops.records.read import document_ref
 
 

@@ -13,7 +13,7 @@ from enum import StrEnum
 from typing import Any
 
 from stores.editing import MAX_BATCH_EDITS, PhraseEdit
-from stores.services.sources import SOURCE_LIMITS, SOURCE_PATTERNS
+from stores.engine.sources import SOURCE_LIMITS, SOURCE_PATTERNS
 
 # At least one character that is not whitespace, and no NUL: a blank rule, heading, section
 # or category is refused, whatever the door (a `Kind.STRING` is never blank). Whitespace is
@@ -47,7 +47,7 @@ class Kind(StrEnum):
     OBJECT = "object"
     # A batch of phrase edits, applied all or nothing.
     EDITS = "edits"
-    # Where a write came from (stores.services.sources): kept on its revision.
+    # Where a write came from (stores.engine.sources): kept on its revision.
     SOURCE = "source"
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from operator import attrgetter
 from typing import Any
@@ -20,7 +20,7 @@ from django.db.backends.base.base import BaseDatabaseWrapper
 
 def insert_rows(
     model: type[models.Model],
-    rows: list[models.Model],
+    rows: Sequence[models.Model],
     *,
     unique_fields: tuple[str, ...] = (),
     update_fields: tuple[str, ...] = (),

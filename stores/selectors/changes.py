@@ -24,7 +24,7 @@ from stores.editing import Status, fingerprint_of_sha256
 from stores.errors import Invalid
 from stores.models import Agent, Change, Revision, Suggestion
 from stores.models.revisions import FORGET
-from stores.ops.names import OpName
+from stores.opnames import OpName
 from stores.selectors.revisions import moment
 from stores.surfaces import MEMORY
 

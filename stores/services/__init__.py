@@ -1,68 +1,30 @@
-"""The edit service: every write of every surface goes through these functions."""
+"""The shell: every op by its service name, for whoever calls the edit service from Python.
 
-from stores.services.actors import Actor
-from stores.services.agents import (
-    access_grant,
-    access_revoke,
-    agent_create,
-    agent_get_or_create,
-    agent_update,
-    subject_create,
-    subject_update,
-    token_authenticate,
-    token_create,
-    token_revoke,
-)
-from stores.services.engine import find_record
-from stores.services.memories import memory_invalidate, memory_reinforce, memory_set_importance
-from stores.services.records import (
-    record_create,
-    record_edit,
-    record_forget,
-    record_replace,
-    record_revert,
-    record_update,
-)
-from stores.services.results import WriteResult
-from stores.services.reviews import revision_approve
-from stores.services.rules import rules_add, rules_document, rules_remove, rules_replace
-from stores.services.skills import skill_append, skill_delete_section, skill_replace_section
-from stores.services.working import working_set_ttl
-from stores.surfaces import SURFACES, SurfaceSpec, surface
+`record_edit`, `skill_append`, … are not written here: each is its op's own `execute`, found in
+the catalog by the name the op derives (`Op.service`), so `stores.services.record_edit` is
+`CATALOG[OpName.EDIT].execute` and an op is called one way, whatever the door. Who calls is an
+`Actor` (`stores.engine.actors`); every other service (the administration of agents in
+`agents`, reviews, suggestions, imports, …) is its own module.
+"""
 
-__all__ = [
-    "SURFACES",
-    "Actor",
-    "SurfaceSpec",
-    "WriteResult",
-    "access_grant",
-    "access_revoke",
-    "agent_create",
-    "agent_get_or_create",
-    "agent_update",
-    "find_record",
-    "memory_invalidate",
-    "memory_reinforce",
-    "memory_set_importance",
-    "record_create",
-    "record_edit",
-    "record_forget",
-    "record_replace",
-    "record_revert",
-    "record_update",
-    "revision_approve",
-    "rules_add",
-    "rules_document",
-    "rules_remove",
-    "rules_replace",
-    "skill_append",
-    "skill_delete_section",
-    "skill_replace_section",
-    "subject_create",
-    "subject_update",
-    "surface",
-    "token_authenticate",
-    "token_create",
-    "token_revoke",
-    "working_set_ttl",
-]
+from collections.abc import Callable
+from typing import Any
+
+from stores.ops.catalog import OPS
+
+SHELL: dict[str, Callable[..., Any]] = {op.service: op.execute for op in OPS}
+
+
+def __getattr__(name: str) -> Callable[..., Any]:
+    """An op by its service name (`record_edit`): the op's `execute` itself."""
+    try:
+        return SHELL[name]
+    except KeyError:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *SHELL])
+
+
+__all__ = ["SHELL"]

@@ -15,12 +15,12 @@ from django.utils import timezone
 from django.utils.text import slugify
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.aftercommit import HAS_ENABLED_WEBHOOKS
+from stores.engine.results import WriteResult
 from stores.errors import Invalid
 from stores.models import Agent, AgentAccess, AgentToken, Subject, Webhook
 from stores.runtime.prepared import PreparedQuery
-from stores.services.actors import Actor
-from stores.services.results import WriteResult
-from stores.services.webhooks import HAS_ENABLED_WEBHOOKS
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser

@@ -19,7 +19,7 @@ from typing import Any
 
 from django.conf import settings
 
-from stores.services.validation import too_deep_message
+from stores.engine.validation import too_deep_message
 
 # Everything up to the next bracket that is not inside a string, then that bracket.
 _NEXT_BRACKET = r'(?:[^"\[\]{}]++|"(?:[^"\\]++|\\.)*+")*+([\[\]{}])'

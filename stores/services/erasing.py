@@ -30,6 +30,11 @@ from django.utils import timezone
 
 from stores.dbops import SQLITE_MEMORY_FTS
 from stores.editing.removal import replace_within
+from stores.engine.actors import Actor
+from stores.engine.audit import record_audit
+from stores.engine.commit import Change, apply_change
+from stores.engine.deleting import delete
+from stores.engine.lookup import find_record
 from stores.errors import Forbidden, Invalid, NotFound
 from stores.models import (
     Agent,
@@ -47,11 +52,8 @@ from stores.models import (
     text_fingerprint,
 )
 from stores.models.revisions import ERASURE_TOMBSTONE
-from stores.ops.names import OpName
+from stores.opnames import OpName
 from stores.services import receipts
-from stores.services.actors import Actor
-from stores.services.audit import record_audit
-from stores.services.engine import Change, apply_change, delete, find_record
 from stores.services.erasure import MAX_REASON, SIDES, TOMBSTONED_FIELDS
 from stores.services.exports import DELETED, REWRITTEN, scrub_exports
 from stores.services.term_shares import term_shares_refresh_agent

@@ -19,12 +19,12 @@ from django.utils import timezone
 
 from stores.editing import Status
 from stores.editing.removal import replace_within
+from stores.engine.actors import Actor
+from stores.engine.audit import record_audit
+from stores.engine.results import WriteResult
 from stores.errors import ApplicationError, Conflict, Invalid
 from stores.models import Agent, AuditEntry, Revision, text_fingerprint
 from stores.selectors.revisions import agent_revision
-from stores.services.actors import Actor
-from stores.services.audit import record_audit
-from stores.services.results import WriteResult
 from stores.surfaces import SURFACES
 
 SIDES = ("before", "after")
@@ -136,18 +136,6 @@ def redact_revision(
     if revision is not target:
         revision.refresh_from_db()
     return revision
-
-
-def refuse_redacted(revision: Revision, side: str) -> None:
-    """A write that would bring back a redacted side's text (a revert, an undo) is refused:
-    the text is gone, and an empty one in its place would lose what the record says."""
-    if side in revision.redacted:
-        tombstone = revision.redacted[side]
-        raise Invalid(
-            f"The text {side} revision {revision.pk} was redacted by {tombstone['by']} on "
-            f"{tombstone['at']}; there is nothing to go back to. Choose another revision.",
-            revision=revision.pk,
-        )
 
 
 def _checked_reason(reason: str) -> str:

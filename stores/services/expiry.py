@@ -17,9 +17,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from stores.engine.actors import Actor
+from stores.engine.deleting import delete
 from stores.selectors.working import expired_entries
-from stores.services.actors import Actor
-from stores.services.engine import delete
 from stores.surfaces import WORKING
 
 logger = logging.getLogger("memoryadmin.expiry")

@@ -20,16 +20,27 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
-from stores.interchange.files import ExportedFile, atomic_output
-from stores.interchange.native import VECTOR_FIELDS
 from stores.models import Agent, ExportFile, text_fingerprint
+from stores.runtime.files import atomic_output
 
 NATIVE = "native"
 PAM = "pam"
 PAM_VECTORS = "pam_vectors"
 MEMORY_FILES = "files"
 ROCKBOT = "rockbot"
+# A native export's vector of a line: an erasure that changes the line drops them with it.
+VECTOR_FIELDS = ("embedding", "embedding_model", "embedding_hash")
+
+
+class ExportedFile(NamedTuple):
+    """A file a directory export holds, and the one record it is of (none for a file of
+    many): what an erasure needs to know of it."""
+
+    relative: str
+    surface: str = ""
+    record_id: int | None = None
 
 
 def note_export(agent: Agent, path: Path, format: str) -> None:

@@ -17,10 +17,14 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from stores.engine import doorscan, policy
+from stores.engine.actors import Actor
+from stores.engine.audit import record_audit
+from stores.engine.results import WriteResult
 from stores.errors import ApplicationError, Conflict, Invalid, SensitiveData
 from stores.models import AuditEntry, MemoryFile, MemoryStore, Revision, text_fingerprint
 from stores.models.files import path_problem
-from stores.ops.names import OpName
+from stores.opnames import OpName
 from stores.selectors.memory_stores import (
     current_versions,
     file_at_path,
@@ -29,12 +33,8 @@ from stores.selectors.memory_stores import (
     paths_in,
     version_in,
 )
-from stores.services import doorscan, policy
-from stores.services.actors import Actor
-from stores.services.audit import record_audit
+from stores.services import record_create, record_forget, record_update
 from stores.services.erasure import redact_revision
-from stores.services.records import record_create, record_forget, record_update
-from stores.services.results import WriteResult
 
 FILE_SURFACE = "file"
 MAX_NAME_LENGTH = 255

@@ -5,14 +5,14 @@ from __future__ import annotations
 from django.db import transaction
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.results import WriteResult
+from stores.engine.revisions import settle_review
 from stores.models import Agent, Revision
-from stores.ops.names import OpName
+from stores.opnames import OpName
 from stores.selectors.revisions import agent_revision
-from stores.services.actors import Actor
+from stores.services import record_forget, record_revert
 from stores.services.agents import administration_refusal
-from stores.services.engine import settle_review
-from stores.services.records import record_forget, record_revert
-from stores.services.results import WriteResult
 
 
 def revision_approve(*, agent: Agent, revision_id: int, actor: Actor) -> WriteResult:

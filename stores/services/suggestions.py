@@ -39,6 +39,10 @@ from stores.editing.likeness import (
     read,
 )
 from stores.embeddings.base import get_backend
+from stores.engine import aftercommit, validation
+from stores.engine.actors import Actor
+from stores.engine.results import WriteResult, returns_result
+from stores.engine.wholetext import WholeText, check_whole_text
 from stores.errors import Conflict, Forbidden, Invalid, NoChangeError, NotFound
 from stores.models import (
     Agent,
@@ -52,12 +56,7 @@ from stores.models import (
 from stores.ops.memory import invalidate, merge
 from stores.ops.records import replace
 from stores.selectors import suggestions as found
-from stores.services import validation, webhooks
-from stores.services.actors import Actor
-from stores.services.engine import returns_result
 from stores.services.judge import Judge, Pair
-from stores.services.results import WriteResult
-from stores.services.wholetext import WholeText, check_whole_text
 from stores.surfaces import MEMORY
 
 # Who the pass is, in a suggestion's `found_by`.
@@ -176,7 +175,7 @@ def _announce(suggestions: Sequence[Suggestion], channel: str) -> None:
         for suggestion in suggestions
     )
     for agent_id in agents:
-        webhooks.after_commit(agent_id)
+        aftercommit.after_commit(agent_id)
 
 
 # --- finding ---------------------------------------------------------------------------

@@ -32,15 +32,15 @@ from django.db.models import BooleanField, ExpressionWrapper, F, Q
 
 from stores import metrics
 from stores.editing import Status, TextEditError
+from stores.engine.actors import Actor
+from stores.engine.lookup import records_locked
+from stores.engine.results import WriteResult
+from stores.engine.sources import Source, parse_source
 from stores.errors import ApplicationError, Conflict, Forbidden, Invalid, NotFound
 from stores.models import Agent, Memory, Revision, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.catalog import CATALOG
 from stores.ops.memory.merge import merge_revisions
-from stores.ops.names import OpName
-from stores.services.actors import Actor
-from stores.services.engine import records_locked
-from stores.services.results import WriteResult
-from stores.services.sources import Source, parse_source
 from stores.surfaces import MEMORY, SURFACES
 
 logger = logging.getLogger("memoryadmin.writes")

@@ -24,19 +24,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError
 from django.db.models import F, Q
 from django.utils import timezone
 
 from stores import metrics
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.aftercommit import after_commit
+from stores.engine.results import WriteResult
 from stores.models import Agent, Revision, Webhook, WebhookDelivery
-from stores.runtime.handoff import Handoff
 from stores.selectors.changes import SUGGESTION, SUGGESTION_EVENTS, change_head, changes_after
 from stores.selectors.revisions import erased_revisions
 from stores.selectors.webhooks import agent_webhook, due_webhooks
-from stores.services.actors import Actor
-from stores.services.results import WriteResult
 from stores.surfaces import SURFACES
 from stores.webhooks import outbound, payloads, sealing
 
@@ -205,7 +205,7 @@ def webhook_create(
         cursor=change_head(agent),
         created_by=actor.user if actor.kind == "user" else None,
     )
-    details = {"webhook": webhook_data(webhook)}
+    details: dict[str, Any] = {"webhook": webhook_data(webhook)}
     if secret:
         details["secret"] = secret
     result = WriteResult(
@@ -303,39 +303,6 @@ def webhook_data(webhook: Webhook) -> dict[str, Any]:
 
 
 # --- delivering ---------------------------------------------------------------------------
-
-
-AGENT_ATTRIBUTE = "webhooks_of_agent"
-# Delivering an agent's new changes, after the commit that made them: how (a thread of this
-# process, a Celery task) is the background layer's, stores.tasks.
-deliver_agent_changes: Handoff[[int]] = Handoff("deliver an agent's changes to its webhooks")
-# Set on an agent loaded with its token (token_authenticate): whether it had an enabled
-# webhook when the request began.
-HAS_ENABLED_WEBHOOKS = "has_enabled_webhooks"
-
-
-def after_commit(agent_id: int, *, agent: Agent | None = None) -> None:
-    """Once the current transaction commits, send the agent's new changes to its webhooks.
-
-    One callback per agent and transaction, however many revisions it writes. An `agent`
-    that had no enabled webhook as its request began (read with its token) sends nothing:
-    most agents have none, and the commit spares looking them up. A webhook created or
-    enabled since then starts from a cursor behind this write, so the sweep delivers it.
-    """
-    if agent is not None and getattr(agent, HAS_ENABLED_WEBHOOKS, True) is False:
-        return
-    connection = transaction.get_connection()
-    if connection.in_atomic_block and any(
-        getattr(callback, AGENT_ATTRIBUTE, None) == agent_id
-        for _savepoints, callback, _robust in connection.run_on_commit
-    ):
-        return
-
-    def send() -> None:
-        deliver_agent_changes(agent_id)
-
-    setattr(send, AGENT_ATTRIBUTE, agent_id)
-    transaction.on_commit(send, robust=True)
 
 
 @dataclass

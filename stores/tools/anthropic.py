@@ -21,20 +21,14 @@ from typing import Any
 from django.db import transaction
 
 from stores.editing import Status, TextEditError, line_count
+from stores.engine.lookup import find_record
+from stores.engine.results import WriteResult
 from stores.errors import ApplicationError
 from stores.models import MemoryFile
 from stores.models.files import MEMORY_ROOT, path_problem
 from stores.selectors.files import file_at, files_under, is_directory
 from stores.selectors.records import record_lines
-from stores.services import (
-    WriteResult,
-    find_record,
-    record_create,
-    record_edit,
-    record_forget,
-    record_update,
-)
-from stores.services.lines import record_insert
+from stores.services import record_create, record_edit, record_forget, record_insert, record_update
 from stores.surfaces import FILE
 from stores.tools.registry import ToolContext, tool
 

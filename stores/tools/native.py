@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from stores.engine.results import WriteResult
 from stores.errors import ApplicationError
 from stores.ops.catalog import OPS, Op, Target
 from stores.ops.params import alias_names
-from stores.services import WriteResult
 from stores.tools.registry import Tool, ToolContext, register
 from stores.tools.schema import record_id
 

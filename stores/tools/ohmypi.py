@@ -21,16 +21,12 @@ from __future__ import annotations
 from typing import Any
 
 from stores.editing import Status
+from stores.engine.lookup import find_record
+from stores.engine.results import WriteResult
 from stores.errors import NotFound
 from stores.models import Memory
-from stores.ops.names import OpName
-from stores.services import (
-    WriteResult,
-    find_record,
-    memory_invalidate,
-    record_forget,
-    record_update,
-)
+from stores.opnames import OpName
+from stores.services import memory_invalidate, record_forget, record_update
 from stores.surfaces import MEMORY
 from stores.tools.registry import ToolContext, parameters, tool
 from stores.tools.schema import EXPECTED_SHA256, REFUSAL_ADVICE, record_id

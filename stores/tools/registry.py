@@ -18,13 +18,13 @@ from typing import Any
 from jsonschema import Draft202012Validator, FormatChecker, ValidationError, validators
 
 from stores.editing.numbers import is_number, is_whole_number
+from stores.engine.actors import Actor
+from stores.engine.sources import parse_source
+from stores.engine.validation import unstorable_string
 from stores.errors import Invalid
 from stores.models import Agent
 from stores.ops.fields import SOURCE
 from stores.ops.params import under_declared_names
-from stores.services import Actor
-from stores.services.sources import parse_source
-from stores.services.validation import unstorable_string
 
 
 @dataclass(frozen=True)

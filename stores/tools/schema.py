@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from stores.opnames import OpName
 from stores.ops.catalog import CATALOG, REFUSAL_ADVICE
-from stores.ops.names import OpName
 
 _PHRASE = {param.name: param.json_schema() for param in CATALOG[OpName.EDIT].parameters}
 OLD_STRING = _PHRASE["old_string"]

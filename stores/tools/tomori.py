@@ -19,10 +19,11 @@ from typing import Any
 from django.db import DatabaseError
 
 from stores.editing import Status
+from stores.engine.lookup import find_record
 from stores.errors import NotFound
 from stores.models import Subject
 from stores.selectors.subjects import subjects_named
-from stores.services import find_record, record_forget, record_replace
+from stores.services import record_forget, record_replace
 from stores.surfaces import MEMORY
 from stores.tools.registry import ToolContext, parameters, tool
 from stores.tools.schema import EXPECTED_SHA256

@@ -13,8 +13,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from schemathesis.specs.openapi.checks import response_schema_conformance
 
+from stores.engine.actors import Actor
 from stores.models import Memory, Suggestion
-from stores.services import Actor, record_forget, record_revert
+from stores.services import record_forget, record_revert
 from stores.services.decay import decay_importance
 from stores.services.expiry import working_purge_expired
 from stores.services.suggestions import suggest_for_agent

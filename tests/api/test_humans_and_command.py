@@ -8,7 +8,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from stores.models import AgentAccess, AgentToken, Revision
-from stores.services import token_authenticate
+from stores.services.agents import token_authenticate
 from tests.factories import AgentFactory, UserFactory
 
 

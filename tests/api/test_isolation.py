@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from stores.engine.actors import Actor
 from stores.models import Memory, RulesDocument, ScheduledTask, Skill, WorkingMemoryEntry
-from stores.services import Actor, rules_add
+from stores.services import rules_add
 
 OPS = {
     "memories": {

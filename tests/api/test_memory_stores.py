@@ -12,9 +12,9 @@ from anthropic import Anthropic
 from django.test import Client
 from django.urls import reverse
 
+from stores.engine.actors import Actor
 from stores.models import MemoryFile, Revision
-from stores.services import Actor
-from stores.services.records import record_edit
+from stores.services import record_edit
 from stores.services.takeback import conversation_takeback
 from tests.factories import agent_token
 

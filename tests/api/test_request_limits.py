@@ -14,8 +14,9 @@ import pytest
 from django.conf import settings as django_settings
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Memory
-from stores.services import Actor, record_create, record_update
+from stores.services import record_create, record_update
 
 JSON_DEPTH = django_settings.MEMORYADMIN["MAX_JSON_DEPTH"]
 METADATA_DEPTH = django_settings.MEMORYADMIN["MAX_METADATA_DEPTH"]

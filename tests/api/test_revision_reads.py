@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from stores.services import Actor, record_edit
+from stores.engine.actors import Actor
+from stores.services import record_edit
 
 
 def test_the_revision_list_reads_no_texts_it_does_not_return(api, agent, make):

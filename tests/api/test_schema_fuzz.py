@@ -29,7 +29,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from stores.services import Actor, rules_add
+from stores.engine.actors import Actor
+from stores.services import rules_add
 from tests.factories import agent_token
 
 # Generating the schema touches no database, so it can be loaded while tests are collected.

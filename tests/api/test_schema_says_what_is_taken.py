@@ -12,7 +12,8 @@ import pytest
 from jsonschema import Draft4Validator, Draft7Validator
 from schemathesis.specs.openapi.warnings import enforced_pattern
 
-from stores.services import Actor, rules_add
+from stores.engine.actors import Actor
+from stores.services import rules_add
 from tests.api.conftest import client_for
 
 RULE_TEXTS = {

@@ -10,9 +10,10 @@ import pytest
 from starlette.datastructures import Headers
 
 from memoryadmin.mcp.server import _call
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.models import AgentToken, Memory, Revision, Skill
-from stores.services import Actor, record_create, record_edit
-from stores.services.sources import Source
+from stores.services import record_create, record_edit
 from tests.api.conftest import client_for
 from tests.factories import agent_token
 

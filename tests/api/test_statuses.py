@@ -8,8 +8,9 @@ from django.utils import timezone
 
 from memoryadmin.doors.statuses import HTTP_CODES
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Memory, Subject
-from stores.services import Actor, token_revoke
+from stores.services.agents import token_revoke
 from tests.api.conftest import client_for
 from tests.factories import SubjectFactory, agent_token
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from stores.engine.actors import Actor
 from stores.models import Memory, Revision, Suggestion
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from stores.services.suggestions import suggestion_create
 
 ME = Actor.maintainer("tests")

@@ -350,8 +350,9 @@ def test_edit_working_memory_defaults_to_the_session_namespace(api, agent, make)
 
 
 def test_rockbot_add_rule_goes_after_the_last_rule_and_skips_a_case_duplicate(api, agent):
+    from stores.engine.actors import Actor
     from stores.models import RulesDocument
-    from stores.services import Actor, record_create
+    from stores.services import record_create
 
     document = "# Rules\n\n- Be brief.\n\n## Why\nAgreed with Ann.\n"
     record_create(

@@ -5,8 +5,9 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from memoryadmin.clients.langgraph_store import MemoryadminStore
+from stores.engine.actors import Actor
 from stores.models import Agent
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from tests.factories import agent_token
 
 

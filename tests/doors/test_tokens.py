@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memoryadmin.doors.tokens import Unauthenticated, bearer_token, live_token
-from stores.services import Actor, token_revoke
+from stores.engine.actors import Actor
+from stores.services.agents import token_revoke
 from tests.factories import agent_token
 
 

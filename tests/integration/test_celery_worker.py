@@ -28,8 +28,9 @@ from django.db.utils import load_backend
 
 from memoryadmin.celery import app
 from stores import tasks
+from stores.engine.actors import Actor
 from stores.models import DecayPass, Memory, Suggestion, WorkingMemoryEntry
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from tests.factories import AgentFactory, RecordMaker
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,10 +13,11 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.models import Memory
 from stores.selectors.filters import MEMORY_FILTERS
-from stores.services import Actor, memory_invalidate, record_edit
-from stores.services.sources import Source
+from stores.services import memory_invalidate, record_edit
 from tests.api.conftest import client_for
 from tests.factories import SubjectFactory, UserFactory, agent_token
 

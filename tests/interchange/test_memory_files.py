@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from stores.engine.actors import Actor
 from stores.models import Agent, MemoryFile, Revision
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 
 pytestmark = pytest.mark.django_db
 

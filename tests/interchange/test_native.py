@@ -10,18 +10,13 @@ from django.core.management import CommandError, call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from stores.engine.actors import Actor
+from stores.engine.lookup import find_record
 from stores.interchange import native
 from stores.models import Agent, ImportedSource, Memory, Revision, Subject, WorkingMemoryEntry
-from stores.services import (
-    Actor,
-    find_record,
-    memory_invalidate,
-    record_edit,
-    record_update,
-    rules_add,
-    subject_create,
-)
-from stores.services.importing import import_records
+from stores.services import memory_invalidate, record_edit, record_update, rules_add
+from stores.services.agents import subject_create
+from stores.services.importing.run import import_records
 from stores.surfaces import MEMORY
 from tests.factories import AgentFactory
 

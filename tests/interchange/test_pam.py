@@ -17,11 +17,13 @@ from portable_ai_memory import (
 )
 from portable_ai_memory.core.integrity import compute_integrity_checksum
 
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.interchange import pam, rockbot
 from stores.models import Agent, Memory, Revision, Subject, Suggestion
-from stores.services import Actor, memory_invalidate, record_create, record_edit, subject_create
-from stores.services.importing import import_records
-from stores.services.sources import Source
+from stores.services import memory_invalidate, record_create, record_edit
+from stores.services.agents import subject_create
+from stores.services.importing.run import import_records
 from tests.factories import AgentFactory
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rockbot"
@@ -446,9 +448,9 @@ def test_the_fast_canonical_form_is_the_sdks(value):
 
 
 def test_a_memory_refused_after_earlier_batches_were_written_leaves_nothing(agent, monkeypatch):
-    from stores.services import importing
+    from stores.services.importing import run
 
-    monkeypatch.setattr(importing, "BATCH_SIZE", 1)
+    monkeypatch.setattr(run, "BATCH_SIZE", 1)
     bad = a_memory("m-3", "Three.", type="custom", custom_type="x" * 101)
     error = refused(agent, a_store(a_memory("m-1", "One."), a_memory("m-2", "Two."), bad))
     assert error.check == "memoryadmin" and "'m-3'" in error.message

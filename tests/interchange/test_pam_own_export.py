@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from stores.engine.sources import Source
 from stores.models import Agent, Memory, Revision
 from stores.services import record_create
-from stores.services.sources import Source
 from tests.interchange.test_pam import export, import_document, me, memories_by_id
 
 pytestmark = pytest.mark.django_db

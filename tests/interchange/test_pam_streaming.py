@@ -13,11 +13,12 @@ from django.core.management import CommandError, call_command
 from portable_ai_memory import compute_content_hash, load_dict, validate_memory_store
 from portable_ai_memory.core.integrity import compute_integrity_checksum
 
+from stores.engine.actors import Actor
 from stores.interchange import pam
 from stores.interchange.pam import reading
 from stores.interchange.pam.integrity import Checksum
 from stores.models import ImportedSource, Memory, Revision
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from tests.interchange.test_pam import a_memory, a_store
 
 me = Actor.maintainer("tests")
@@ -54,9 +55,9 @@ def a_conversation(*derived: str, **fields) -> dict:
 
 
 def test_a_file_is_imported_from_its_stream_in_batches(agent, tmp_path, monkeypatch):
-    from stores.services import importing
+    from stores.services.importing import run
 
-    monkeypatch.setattr(importing, "BATCH_SIZE", 3)
+    monkeypatch.setattr(run, "BATCH_SIZE", 3)
     path = on_disk(tmp_path, a_store(*many(10)))
 
     outcome = import_file(agent, path)
@@ -67,9 +68,9 @@ def test_a_file_is_imported_from_its_stream_in_batches(agent, tmp_path, monkeypa
 
 
 def test_a_memory_refused_late_in_a_streamed_file_writes_nothing(agent, tmp_path, monkeypatch):
-    from stores.services import importing
+    from stores.services.importing import run
 
-    monkeypatch.setattr(importing, "BATCH_SIZE", 2)
+    monkeypatch.setattr(run, "BATCH_SIZE", 2)
     # Valid PAM, so the check passes; memoryadmin cannot hold its category, found only as the
     # batches are written.
     late = a_memory("m-999", "Last.", type="custom", custom_type="x" * 101)

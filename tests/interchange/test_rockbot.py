@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from stores.engine.actors import Actor
+from stores.engine.lookup import find_record
 from stores.interchange import rockbot
 from stores.models import (
     ImportedSource,
@@ -19,14 +21,8 @@ from stores.models import (
     Skill,
     WorkingMemoryEntry,
 )
-from stores.services import (
-    Actor,
-    find_record,
-    memory_set_importance,
-    record_edit,
-    skill_replace_section,
-)
-from stores.services.importing import import_records
+from stores.services import memory_set_importance, record_edit, skill_replace_section
+from stores.services.importing.run import import_records
 from stores.surfaces import MEMORY, WORKING
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rockbot"

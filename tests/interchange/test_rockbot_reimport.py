@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from stores.engine.actors import Actor
 from stores.interchange import rockbot
 from stores.models import ImportedSource, Memory
-from stores.services import Actor, memory_set_importance
+from stores.services import memory_set_importance
 from stores.services.decay import decay_importance
-from stores.services.importing import import_records
+from stores.services.importing.run import import_records
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rockbot"
 MALFORMED = "memory/people/broken-entry.json"

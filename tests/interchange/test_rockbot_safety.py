@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from stores.engine.actors import Actor
 from stores.interchange import files, native, rockbot
 from stores.interchange.files import NAME_MAX, SEGMENT_MAX, segment, unsegment
 from stores.models import (
@@ -21,8 +22,8 @@ from stores.models import (
     Skill,
     WorkingMemoryEntry,
 )
-from stores.services import Actor, record_forget
-from stores.services.importing import import_records
+from stores.services import record_forget
+from stores.services.importing.run import import_records
 from tests.factories import AgentFactory
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "rockbot"

@@ -29,10 +29,12 @@ from django.contrib.auth.hashers import make_password
 from django.db import connection
 
 from stores import tasks
+from stores.engine.actors import Actor
 from stores.models import Memory
 from stores.models import Revision as RevisionRow
 from stores.selectors.embeddings import stale_records
-from stores.services import Actor, record_create, token_create
+from stores.services import record_create
+from stores.services.agents import token_create
 from tests.factories import AgentFactory
 from tests.load.history import (
     ANCHOR,

@@ -6,8 +6,9 @@ import httpx2
 import pytest
 from mcp.shared.exceptions import MCPError
 
+from stores.engine.actors import Actor
 from stores.models import Revision
-from stores.services import Actor, token_revoke
+from stores.services.agents import token_revoke
 from tests.api.conftest import client_for
 from tests.factories import agent_token
 from tests.mcp.clients import http_client, run_async

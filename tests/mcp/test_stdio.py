@@ -9,7 +9,8 @@ from mcp import Client
 
 from memoryadmin.mcp.server import build_server
 from memoryadmin.mcp.stdio import identity_of
-from stores.services import Actor, token_revoke
+from stores.engine.actors import Actor
+from stores.services.agents import token_revoke
 from tests.factories import agent_token
 from tests.mcp.clients import run_async, stdio_client, stdio_parameters
 from tests.mcp.scenarios import (

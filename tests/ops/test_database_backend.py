@@ -14,8 +14,9 @@ from django.db import connection, connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.test.utils import CaptureQueriesContext
 
+from stores.engine.actors import Actor
 from stores.models import Memory
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 
 
 @pytest.fixture

@@ -132,7 +132,8 @@ EVERYDAY_WORK = """
 from django.core.management import call_command
 from django.test import Client
 from stores.models import Agent
-from stores.services import Actor, record_create, record_edit
+from stores.engine.actors import Actor
+from stores.services import record_create, record_edit
 
 call_command("migrate", verbosity=0)
 agent = Agent.objects.create(name="rockbot")

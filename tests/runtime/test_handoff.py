@@ -7,8 +7,8 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from stores import tasks
+from stores.engine import aftercommit
 from stores.runtime.handoff import Handoff
-from stores.services import engine, webhooks
 
 
 def test_work_handed_to_nothing_is_refused_by_name():
@@ -29,5 +29,5 @@ def test_a_connected_handoff_passes_its_arguments_on():
 
 
 def test_the_background_layer_does_the_services_after_commit_work():
-    assert engine.reembed_record.handler is tasks.enqueue_reembed
-    assert webhooks.deliver_agent_changes.handler is tasks.enqueue_webhooks
+    assert aftercommit.reembed_record.handler is tasks.enqueue_reembed
+    assert aftercommit.deliver_agent_changes.handler is tasks.enqueue_webhooks

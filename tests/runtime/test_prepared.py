@@ -9,12 +9,14 @@ from django.db.models.sql.compiler import SQLCompiler, SQLInsertCompiler, SQLUpd
 from django.db.transaction import TransactionManagementError
 from django.forms.models import model_to_dict
 
+from stores.engine.actors import Actor
+from stores.engine.lookup import find_record
 from stores.models import AgentToken, Memory, Revision
-from stores.ops.names import OpName
+from stores.opnames import OpName
 from stores.runtime.prepared import PreparedQuery, insert_new, update_if_version
 from stores.selectors.revisions import record_origin
-from stores.services import Actor, record_edit, token_authenticate, token_revoke
-from stores.services.engine import find_record
+from stores.services import record_edit
+from stores.services.agents import token_authenticate, token_revoke
 from stores.surfaces import SURFACES
 from tests.factories import agent_token
 

@@ -9,9 +9,10 @@ import time
 import pytest
 from django.db import connections, transaction
 
+from stores.engine.actors import Actor
 from stores.models import Change, Revision
 from stores.selectors.changes import changes_after, decode_cursor
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from tests.factories import RecordMaker
 
 WRITERS = 8

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
+from stores.engine.actors import Actor
 from stores.selectors.embeddings import embedding_status, stale_records
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from stores.services.embeddings import reembed_sweep
 
 

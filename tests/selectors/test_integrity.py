@@ -8,9 +8,10 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from stores.engine.actors import Actor
 from stores.models import Memory, WorkingMemoryEntry
 from stores.selectors.integrity import check_integrity
-from stores.services import Actor, memory_invalidate, record_edit
+from stores.services import memory_invalidate, record_edit
 from stores.services.embeddings import reembed_sweep
 
 

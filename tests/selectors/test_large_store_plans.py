@@ -15,12 +15,13 @@ from pgvector.django import CosineDistance
 from memoryadmin.web.selectors import memory_categories, record_list
 from memoryadmin.web.surfaces import surface_ui
 from stores.embeddings.fake import FakeBackend
+from stores.engine.actors import Actor
 from stores.models import Memory
 from stores.selectors.embeddings import fresh_filter
 from stores.selectors.filters import MemoryFilters, filtered_memories
 from stores.selectors.lexical import lexical_candidates
 from stores.selectors.vectors import nearest, vector_side
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 
 
 @pytest.fixture

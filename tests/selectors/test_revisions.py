@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from stores.engine.actors import Actor
 from stores.models import Agent
 from stores.selectors.revisions import (
     agent_revisions,
@@ -19,7 +20,7 @@ from stores.selectors.revisions import (
     recorded_versions,
     text_at_version,
 )
-from stores.services import Actor, record_edit, record_forget
+from stores.services import record_edit, record_forget
 from tests.factories import agent_token
 
 

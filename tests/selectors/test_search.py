@@ -7,13 +7,14 @@ from django.db import connection
 
 from stores.embeddings import EmbeddingUnavailable
 from stores.embeddings.fake import FakeBackend
+from stores.engine.actors import Actor
 from stores.errors import Invalid
 from stores.models import Memory
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.lexical import query_terms
 from stores.selectors.search import min_score, search_memories, similar_memories
 from stores.selectors.search import recall as recall_page
-from stores.services import Actor, memory_invalidate, record_edit, record_forget
+from stores.services import memory_invalidate, record_edit, record_forget
 from stores.services.embeddings import reembed_sweep
 from tests.factories import SubjectFactory
 

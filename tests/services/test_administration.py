@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Agent, AgentAccess, AgentToken, Subject
-from stores.services import (
-    Actor,
+from stores.services.agents import (
     access_grant,
     access_revoke,
     agent_create,

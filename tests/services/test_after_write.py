@@ -12,7 +12,8 @@ import pytest
 
 from stores import tasks
 from stores.embeddings.fake import FakeBackend
-from stores.services import Actor, record_edit
+from stores.engine.actors import Actor
+from stores.services import record_edit
 
 ROOT = Path(__file__).resolve().parents[2]
 MAINTAINER = Actor.maintainer("tests")
@@ -35,7 +36,8 @@ SHELL_WRITE = f"""
 import sys
 from {__name__} import HeldBackend
 from stores.models import Agent
-from stores.services import Actor, record_create
+from stores.engine.actors import Actor
+from stores.services import record_create
 agent = Agent.objects.create(name="shell")
 result = record_create(
     surface_key="memory", agent=agent, actor=Actor.maintainer("shell"),

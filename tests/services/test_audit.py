@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from stores.engine.audit import record_audit
 from stores.models import Agent, AuditEntry
-from stores.services.audit import record_audit
 
 
 def test_an_entry_is_never_changed_or_deleted(agent):

@@ -8,9 +8,10 @@ import pytest
 
 from stores import tasks
 from stores.embeddings.fake import FakeBackend
+from stores.engine.actors import Actor
 from stores.models import Memory, Suggestion
 from stores.runtime.queues import AfterWriteQueue
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 
 MAINTAINER = Actor.maintainer("tests")
 

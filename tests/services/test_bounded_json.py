@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from stores.engine.validation import nesting_depth
 from stores.services import bounded_json
-from stores.services.validation import nesting_depth
 
 LIMIT = 5
 

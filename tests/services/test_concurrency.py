@@ -9,8 +9,9 @@ import pytest
 from django.db import connection
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Memory, Revision
-from stores.services import Actor, memory_set_importance, record_edit
+from stores.services import memory_set_importance, record_edit
 from tests.factories import AgentFactory, RecordMaker
 
 WRITERS = 8

@@ -11,8 +11,9 @@ from django.core.management import call_command
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
+from stores.engine.actors import Actor
 from stores.models import DecayPass, Memory, Revision
-from stores.services import Actor, memory_set_importance, record_edit
+from stores.services import memory_set_importance, record_edit
 from stores.services.decay import decay_importance
 from tests.factories import AgentFactory, RecordMaker
 

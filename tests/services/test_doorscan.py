@@ -8,18 +8,16 @@ import json
 import pytest
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.doorscan import overriding
+from stores.engine.sources import Source
 from stores.models import Agent, AuditEntry, Memory, Revision, ScanOverride, ScanPolicy
-from stores.services import (
-    Actor,
-    agent_update,
-    record_create,
-    record_edit,
-    record_replace,
-    revision_approve,
-)
-from stores.services.doorscan import overriding
-from stores.services.importing import Incoming, clean_values, import_records
-from stores.services.sources import Source
+from stores.services import record_create, record_edit, record_replace
+from stores.services.agents import agent_update
+from stores.services.importing.cleaning import clean_values
+from stores.services.importing.entries import Incoming
+from stores.services.importing.run import import_records
+from stores.services.reviews import revision_approve
 from tests.factories import AgentFactory, UserFactory, agent_token
 
 AWS_KEY = "AKIAQ7XJ2L5N8P3R6T9V"

@@ -9,24 +9,26 @@ from typing import Any
 import pytest
 from django.conf import settings
 
+from stores.engine.actors import Actor
+from stores.engine.documents import rules_document
 from stores.models import AgentAccess, Memory, Revision, RulesDocument
 from stores.services import (
-    Actor,
     record_edit,
     record_forget,
+    record_insert,
+    record_prepend,
     record_replace,
     record_revert,
+    record_undo,
     rules_add,
-    rules_document,
     rules_remove,
     rules_replace,
     skill_append,
     skill_delete_section,
+    skill_insert_after_section,
+    skill_insert_before_section,
     skill_replace_section,
 )
-from stores.services.lines import record_insert, record_prepend
-from stores.services.records import record_undo
-from stores.services.skills import skill_insert_after_section, skill_insert_before_section
 from tests.factories import UserFactory, agent_token
 
 pytestmark = pytest.mark.django_db

@@ -8,10 +8,10 @@ from collections.abc import Callable
 from django.conf import settings
 
 from stores.editing import PhraseEdit, Status
+from stores.engine.actors import Actor
+from stores.engine.results import WriteResult
 from stores.models import Memory, RulesDocument, Skill
 from stores.services import (
-    Actor,
-    WriteResult,
     record_edit,
     rules_add,
     rules_replace,

@@ -7,9 +7,10 @@ from kombu.exceptions import OperationalError
 
 from stores import tasks
 from stores.embeddings.fake import FakeBackend
+from stores.engine.actors import Actor
 from stores.models import Memory, Skill
 from stores.selectors.embeddings import embedding_status
-from stores.services import Actor, record_edit, skill_replace_section
+from stores.services import record_edit, skill_replace_section
 from stores.services.embeddings import reembed, reembed_sweep
 from stores.surfaces import SURFACES
 

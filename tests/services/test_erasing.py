@@ -9,9 +9,10 @@ import pytest
 from django.core import serializers
 from django.core.management import call_command
 
+from stores.engine.actors import Actor
 from stores.errors import Forbidden, Invalid
 from stores.models import AuditEntry, IdempotentRequest, Memory, Revision, Subject, Suggestion
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from stores.services.erasing import ERASED, Scope, erase
 from stores.services.receipts import verify
 from tests.factories import SubjectFactory, UserFactory

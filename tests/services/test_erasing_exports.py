@@ -12,8 +12,9 @@ import pytest
 from django.core import serializers
 from django.core.management import call_command
 
+from stores.engine.actors import Actor
 from stores.models import ExportFile, Memory, Skill
-from stores.services import Actor, record_create
+from stores.services import record_create
 from stores.services.embeddings import reembed_sweep
 from stores.services.erasing import ERASED, Scope, erase
 

@@ -7,8 +7,9 @@ import datetime as dt
 from django.core.management import call_command
 from django.utils import timezone
 
+from stores.engine.actors import Actor
 from stores.models import Revision, WorkingMemoryEntry
-from stores.services import Actor, record_revert
+from stores.services import record_revert
 from stores.services.expiry import working_purge_expired
 from stores.tasks import purge_expired_working_memory
 

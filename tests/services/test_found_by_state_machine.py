@@ -5,14 +5,9 @@ from __future__ import annotations
 from django.contrib.auth.models import Permission
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import AgentAccess, Memory, Revision, Skill
-from stores.services import (
-    Actor,
-    record_edit,
-    record_forget,
-    record_revert,
-    record_update,
-)
+from stores.services import record_edit, record_forget, record_revert, record_update
 from tests.factories import UserFactory
 
 ME = Actor.maintainer("tests")

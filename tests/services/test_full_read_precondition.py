@@ -12,9 +12,10 @@ import hashlib
 import pytest
 
 from stores.editing import PREVIEW_LENGTH, Status
+from stores.engine.actors import Actor
 from stores.models import Memory
 from stores.selectors.records import preview
-from stores.services import Actor, record_replace, record_update
+from stores.services import record_replace, record_update
 from stores.tools.registry import ToolContext, call_tool
 from tests.api.conftest import client_for
 from tests.factories import agent_token

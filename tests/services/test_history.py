@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Memory, Revision
-from stores.services import Actor, memory_set_importance, record_edit, record_forget, record_revert
+from stores.services import memory_set_importance, record_edit, record_forget, record_revert
 
 ME = Actor.maintainer("tests")
 

@@ -14,15 +14,10 @@ import pytest
 from django.db import connection
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Agent, Memory, Revision, Skill
-from stores.services import (
-    SURFACES,
-    Actor,
-    memory_invalidate,
-    record_forget,
-    record_revert,
-    record_update,
-)
+from stores.services import memory_invalidate, record_forget, record_revert, record_update
+from stores.surfaces import SURFACES
 from tests.factories import agent_token
 
 ME = Actor.maintainer("tests")

@@ -9,18 +9,20 @@ import pytest
 from django.conf import settings
 
 from stores.editing import Status, TextEditError
+from stores.engine.actors import Actor
+from stores.engine.documents import rules_document
 from stores.errors import Invalid
 from stores.models import Revision, RulesDocument
 from stores.selectors.records import record_lines
 from stores.services import (
-    Actor,
     record_edit,
+    record_insert,
+    record_prepend,
     record_replace,
-    rules_document,
+    skill_insert_after_section,
+    skill_insert_before_section,
     skill_replace_section,
 )
-from stores.services.lines import record_insert, record_prepend
-from stores.services.skills import skill_insert_after_section, skill_insert_before_section
 from tests.factories import agent_token
 
 pytestmark = pytest.mark.django_db

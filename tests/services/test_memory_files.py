@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import MemoryFile
-from stores.services import Actor, record_create, record_update
+from stores.services import record_create, record_update
 
 pytestmark = pytest.mark.django_db
 

@@ -9,8 +9,8 @@ import json
 
 from django.urls import reverse
 
+from stores.engine.actors import Actor
 from stores.models import AuditEntry, MemoryStore
-from stores.services import Actor
 from stores.services import memory_stores as services
 from stores.services.erasing import ERASED, Scope, erase
 from tests.factories import agent_token

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from stores.engine.actors import Actor
 from stores.errors import Invalid, SensitiveData
 from stores.models import Agent, AuditEntry, MemoryStore, ScanPolicy
-from stores.services import Actor
 from stores.services import memory_stores as services
 from tests.factories import agent_token
 

@@ -8,10 +8,9 @@ import pytest
 from django.utils import timezone
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Agent, Memory, Revision
-from stores.services import Actor, record_edit
-from stores.services.memories import memory_merge
-from stores.services.records import record_undo
+from stores.services import memory_merge, record_edit, record_undo
 
 ME = Actor.maintainer("tests")
 LONG_AGO = timezone.now() - dt.timedelta(days=30)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import AgentAccess, Revision, Subject
-from stores.services import Actor, record_create, record_edit, record_forget
+from stores.services import record_create, record_edit, record_forget
 from tests.factories import SubjectFactory, UserFactory, agent_token
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from stores.editing import Status, text_sha256
+from stores.engine.actors import Actor
 from stores.models import Memory, Revision
-from stores.services import Actor, record_edit, record_replace, record_update
+from stores.services import record_edit, record_replace, record_update
 
 ME = Actor.maintainer("tests")
 LONG = "The user is allergic to peanuts and shellfish; carries an epinephrine pen at all times."

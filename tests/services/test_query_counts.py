@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from stores.services import Actor, record_edit
+from stores.engine.actors import Actor
+from stores.services import record_edit
 from tests.factories import UserFactory, agent_token
 
 # SAVEPOINT, SELECT … FOR UPDATE, UPDATE … WHERE version, INSERT revision, RELEASE SAVEPOINT.

@@ -6,10 +6,11 @@ import hashlib
 
 import pytest
 
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.errors import Conflict, Invalid
 from stores.models import AuditEntry, Revision
 from stores.services import (
-    Actor,
     memory_set_importance,
     record_create,
     record_edit,
@@ -17,7 +18,6 @@ from stores.services import (
     record_update,
 )
 from stores.services.erasure import REDACTED, redact_revision, redacted_state
-from stores.services.sources import Source
 
 ME = Actor.maintainer("tests")
 SECRET = "The vault word is zebra-quartz-41."

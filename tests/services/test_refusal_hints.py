@@ -4,9 +4,9 @@ rule went, a duplicate left alone, a restated heading dropped, each ambiguous oc
 from __future__ import annotations
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import RulesDocument
 from stores.services import (
-    Actor,
     record_create,
     record_edit,
     rules_add,

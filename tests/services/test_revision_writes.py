@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from stores.engine.actors import Actor
+from stores.engine.revisions import settle_review
 from stores.errors import Invalid
 from stores.models import Agent, Memory, Revision
-from stores.services import Actor, record_edit, record_revert, revision_approve
-from stores.services.engine import settle_review
-from stores.services.importing import Incoming, clean_values, import_records
+from stores.services import record_edit, record_revert
+from stores.services.importing.cleaning import clean_values
+from stores.services.importing.entries import Incoming
+from stores.services.importing.run import import_records
+from stores.services.reviews import revision_approve
 from tests.factories import agent_token
 
 

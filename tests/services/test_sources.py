@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.sources import Source, parse_source_header
 from stores.errors import Forbidden
 from stores.models import QuarantinedConversation, Revision
-from stores.services import Actor, record_create, record_edit
-from stores.services.sources import Source, conversation_hold, parse_source_header
+from stores.services import record_create, record_edit
+from stores.services.holds import conversation_hold
 from tests.factories import agent_token
 
 pytestmark = pytest.mark.django_db

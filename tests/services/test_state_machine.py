@@ -51,6 +51,9 @@ from hypothesis.stateful import (
 )
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.results import WriteResult
+from stores.engine.sources import Source
 from stores.errors import ApplicationError
 from stores.models import (
     Agent,
@@ -65,10 +68,8 @@ from stores.models import (
 )
 from stores.ops.memory.merge import merge_revisions
 from stores.services import (
-    SURFACES,
-    Actor,
-    WriteResult,
     memory_invalidate,
+    memory_merge,
     memory_reinforce,
     memory_set_importance,
     record_create,
@@ -76,22 +77,21 @@ from stores.services import (
     record_forget,
     record_replace,
     record_revert,
+    record_undo,
     record_update,
-    revision_approve,
     rules_add,
     rules_remove,
     rules_replace,
     skill_append,
     skill_delete_section,
     skill_replace_section,
-    subject_create,
     working_set_ttl,
 )
-from stores.services.memories import memory_merge
-from stores.services.records import record_undo
-from stores.services.sources import Source
+from stores.services.agents import subject_create
+from stores.services.reviews import revision_approve
 from stores.services.suggestions import suggestion_accept, suggestion_create, suggestion_dismiss
 from stores.services.takeback import conversation_takeback
+from stores.surfaces import SURFACES
 from tests.factories import AgentFactory, UserFactory, agent_token
 
 EXAMPLES = int(os.environ.get("MEMORYADMIN_STATEFUL_EXAMPLES", "100"))

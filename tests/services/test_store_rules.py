@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Memory
 from stores.services import (
-    Actor,
     memory_invalidate,
     memory_reinforce,
     memory_set_importance,

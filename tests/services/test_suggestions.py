@@ -13,8 +13,9 @@ from django.core.management import call_command
 
 from stores import tasks
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Agent, Memory, Revision, Suggestion
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from stores.services.suggestions import (
     suggest_for_agent,
     suggestion_accept,

@@ -7,9 +7,9 @@ import datetime as dt
 from django.utils import timezone
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import RulesDocument, ScheduledTask, Skill, WorkingMemoryEntry
 from stores.services import (
-    Actor,
     record_create,
     record_edit,
     record_update,

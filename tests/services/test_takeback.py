@@ -13,10 +13,12 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.errors import Forbidden, Invalid, NotFound
 from stores.models import Memory, Revision, Skill
 from stores.services import (
-    Actor,
+    memory_merge,
     memory_set_importance,
     record_create,
     record_edit,
@@ -25,8 +27,6 @@ from stores.services import (
     record_update,
     working_set_ttl,
 )
-from stores.services.memories import memory_merge
-from stores.services.sources import Source
 from stores.services.takeback import conversation_takeback
 from tests.factories import agent_token
 

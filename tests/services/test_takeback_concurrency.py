@@ -9,9 +9,10 @@ import threading
 import pytest
 from django.db import connection
 
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.models import Memory
-from stores.services import Actor, record_create, record_edit
-from stores.services.sources import Source
+from stores.services import record_create, record_edit
 from stores.services.takeback import conversation_takeback
 from tests.factories import AgentFactory, RecordMaker
 

@@ -27,10 +27,10 @@ from hypothesis.stateful import (
 )
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.models import Memory, Revision
-from stores.services import Actor, record_create, record_edit
-from stores.services.memories import memory_merge
-from stores.services.sources import Source
+from stores.services import memory_merge, record_create, record_edit
 from stores.services.takeback import conversation_takeback
 from tests.factories import AgentFactory
 

@@ -8,12 +8,12 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
+from stores.engine.actors import Actor
 from stores.interchange import rockbot
 from stores.models import Memory, TermShare
 from stores.selectors.filters import MemoryFilters, filtered_memories
 from stores.selectors.lexical import lexical_candidates, term_weight
-from stores.services import Actor
-from stores.services.importing import import_records
+from stores.services.importing.run import import_records
 from stores.services.term_shares import term_shares_refresh
 from stores.tasks import count_common_terms
 

@@ -7,9 +7,9 @@ import datetime as dt
 import pytest
 from django.utils import timezone
 
+from stores.engine.actors import Actor
 from stores.models import Memory
 from stores.services import (
-    Actor,
     memory_reinforce,
     memory_set_importance,
     record_create,

@@ -11,17 +11,17 @@ import pytest
 from django.conf import settings
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.documents import rules_document
 from stores.models import Agent, Memory, Revision
 from stores.services import (
-    Actor,
     record_edit,
     record_revert,
+    record_undo,
     record_update,
     rules_add,
-    rules_document,
     skill_append,
 )
-from stores.services.records import record_undo
 from tests.factories import agent_token
 
 pytestmark = pytest.mark.django_db

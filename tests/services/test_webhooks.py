@@ -21,9 +21,12 @@ from prometheus_client import REGISTRY
 from standardwebhooks import Webhook as Verifier
 
 from stores import tasks
+from stores.engine.actors import Actor
+from stores.engine.aftercommit import deliver_agent_changes
 from stores.models import AgentAccess, Suggestion, Webhook, WebhookDelivery
 from stores.selectors.changes import changes_after
-from stores.services import Actor, record_edit, record_forget, token_authenticate
+from stores.services import record_edit, record_forget
+from stores.services.agents import token_authenticate
 from stores.services.suggestions import (
     suggest_for_agent,
     suggestion_accept,
@@ -32,7 +35,6 @@ from stores.services.suggestions import (
 from stores.services.webhooks import (
     MAX_URL,
     backoff,
-    deliver_agent_changes,
     webhook_create,
     webhook_delete,
     webhook_deliver,

@@ -9,9 +9,9 @@ import hashlib
 import pytest
 
 from stores.editing import PREVIEW_LENGTH, Status
+from stores.engine.actors import Actor
 from stores.models import Memory, Suggestion
 from stores.selectors.records import preview
-from stores.services import Actor
 from stores.services.suggestions import suggestion_accept, suggestion_propose
 from tests.api.conftest import client_for
 from tests.factories import agent_token

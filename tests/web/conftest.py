@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
+from stores.engine.actors import Actor
 from stores.models import AgentAccess
-from stores.services import Actor
 from tests.factories import UserFactory, agent_token
 
 

@@ -17,8 +17,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from stores.engine.actors import Actor
+from stores.engine.documents import rules_document
 from stores.models import Memory, Revision
-from stores.services import Actor, record_create, record_edit, record_replace, rules_document
+from stores.services import record_create, record_edit, record_replace
 from tests.factories import AgentFactory, SubjectFactory, UserFactory, agent_token
 from tests.web.conftest import BROWSER_TEST
 

@@ -10,8 +10,9 @@ import time
 
 import pytest
 
+from stores.engine.actors import Actor
 from stores.models import Agent, Memory, Revision, RulesDocument
-from stores.services import Actor, record_create
+from stores.services import record_create
 from tests.factories import AgentFactory, UserFactory
 from tests.web.conftest import BROWSER_TEST
 from tests.web.test_browser import edit_in_another_session, log_in, select_text

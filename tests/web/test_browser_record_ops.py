@@ -12,8 +12,9 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from stores.engine.actors import Actor
 from stores.models import Memory, MemoryFile, Revision, Skill
-from stores.services import Actor, memory_set_importance, record_create, record_edit
+from stores.services import memory_set_importance, record_create, record_edit
 from tests.factories import AgentFactory, UserFactory, agent_token
 from tests.web.conftest import CHROMIUM
 from tests.web.test_browser import log_in

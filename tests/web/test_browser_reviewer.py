@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from stores.engine.actors import Actor
 from stores.models import Memory, Revision
-from stores.services import Actor, record_create, record_edit
+from stores.services import record_create, record_edit
 from tests.factories import AgentFactory, SubjectFactory, UserFactory, agent_token
 from tests.web.conftest import CHROMIUM
 from tests.web.test_browser import log_in

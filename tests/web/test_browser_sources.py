@@ -9,9 +9,10 @@ import os
 import pytest
 from playwright.sync_api import expect
 
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.models import Memory, Revision
-from stores.services import Actor, record_create, record_edit
-from stores.services.sources import Source
+from stores.services import record_create, record_edit
 from tests.factories import AgentFactory, UserFactory
 from tests.web.conftest import CHROMIUM
 from tests.web.test_browser import log_in

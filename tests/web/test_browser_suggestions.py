@@ -9,8 +9,9 @@ import os
 import pytest
 from playwright.sync_api import expect
 
+from stores.engine.actors import Actor
 from stores.models import Memory, Suggestion
-from stores.services import Actor, record_create
+from stores.services import record_create
 from stores.services.suggestions import suggest_for_agent
 from tests.factories import AgentFactory
 from tests.web.conftest import CHROMIUM

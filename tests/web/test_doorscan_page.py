@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from stores.engine.actors import Actor
 from stores.models import Agent, AgentAccess, Memory, Revision, ScanOverride, ScanPolicy
-from stores.services import Actor, record_create
+from stores.services import record_create
 from tests.factories import UserFactory, agent_token
 from tests.web.conftest import htmx
 

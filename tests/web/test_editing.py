@@ -9,6 +9,7 @@ import re
 import pytest
 from django.urls import reverse
 
+from stores.engine.documents import rules_document
 from stores.models import (
     AgentToken,
     Change,
@@ -19,7 +20,7 @@ from stores.models import (
     Webhook,
     WebhookDelivery,
 )
-from stores.services import record_edit, record_forget, record_replace, rules_document
+from stores.services import record_edit, record_forget, record_replace
 from tests.factories import RecordMaker
 from tests.web.conftest import htmx
 

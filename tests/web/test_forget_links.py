@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from stores.engine.actors import Actor
 from stores.models import Memory
-from stores.services import Actor, memory_invalidate
+from stores.services import memory_invalidate
 from tests.web.conftest import htmx
 
 pytestmark = pytest.mark.django_db

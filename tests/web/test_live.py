@@ -10,7 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from stores.services import Actor, record_edit, record_forget
+from stores.engine.actors import Actor
+from stores.services import record_edit, record_forget
 from tests.web.conftest import htmx
 
 # The feed's positions exist once a write commits.

@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 
 from memoryadmin.web.views.lists import PAGE_SIZE
+from stores.engine.sources import Source
 from stores.models import AgentAccess, Memory, Revision
 from stores.services import record_edit, record_forget, record_update
-from stores.services.sources import Source
 from stores.surfaces import SURFACES
 from tests.factories import AgentFactory, SubjectFactory, UserFactory
 from tests.web.conftest import htmx

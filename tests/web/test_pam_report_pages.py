@@ -7,9 +7,9 @@ import json
 
 import pytest
 
+from stores.engine.sources import Source
 from stores.models import Revision
 from stores.services import record_create
-from stores.services.sources import Source
 from tests.factories import AgentFactory
 from tests.web.conftest import htmx
 from tests.web.test_portability_pages import exported, page, upload

@@ -13,8 +13,9 @@ from django.urls import reverse
 from memoryadmin.web.rendering import field_value
 from memoryadmin.web.wording import SENTENCES, sentence
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Memory, Revision, Skill
-from stores.services import Actor, memory_set_importance, record_edit
+from stores.services import memory_set_importance, record_edit
 from tests.web.conftest import htmx
 
 pytestmark = pytest.mark.django_db

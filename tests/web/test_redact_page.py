@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from django.urls import reverse
 
+from stores.engine.actors import Actor
 from stores.models import AgentAccess, AuditEntry, Revision
-from stores.services import Actor, record_edit
+from stores.services import record_edit
 from tests.factories import UserFactory
 from tests.web.conftest import htmx
 

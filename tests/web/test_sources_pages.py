@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.models import Memory, QuarantinedConversation, Revision
-from stores.services import Actor, record_create, record_edit
-from stores.services.sources import Source
+from stores.services import record_create, record_edit
 from tests.web.conftest import htmx
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,10 @@ import re
 import pytest
 from django.urls import reverse
 
+from stores.engine.actors import Actor
+from stores.engine.sources import Source
 from stores.models import AgentAccess, Memory, Suggestion
-from stores.services import Actor, record_create, record_edit
-from stores.services.sources import Source
+from stores.services import record_create, record_edit
 from stores.services.suggestions import suggestion_create
 from tests.factories import UserFactory
 

@@ -16,7 +16,7 @@ from memoryadmin.api.callers import Caller, caller_for
 from memoryadmin.api.preconditions import Precondition, etag
 from memoryadmin.doors import statuses
 from stores.editing import Status
-from stores.services import WriteResult
+from stores.engine.results import WriteResult
 
 WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
 

@@ -14,8 +14,8 @@ from memoryadmin.api.exceptions import ApiError
 from memoryadmin.api.schema import answers
 from memoryadmin.api.serializers.inputs import InputSerializer, StrictBoolean, StrictText
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Agent, Channel
-from stores.services import Actor
 from stores.services.erasing import Scope, erase
 from stores.services.erasure import MAX_REASON
 

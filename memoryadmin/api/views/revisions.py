@@ -20,8 +20,8 @@ from stores.selectors.revisions import (
     is_redacted,
     revision_data,
 )
-from stores.services import revision_approve
 from stores.services.erasure import revision_redact
+from stores.services.reviews import revision_approve
 
 REVISION_ID = OpenApiParameter("id", int, OpenApiParameter.PATH)
 

@@ -17,9 +17,10 @@ from memoryadmin.api.serializers.outputs import page_of
 from memoryadmin.api.views.base import AgentViewSet
 from memoryadmin.doors import statuses
 from stores.editing import Status
+from stores.engine.sources import NAMED_CONVERSATION_PATTERN
 from stores.models import Revision
 from stores.selectors.sources import conversation_count, conversations
-from stores.services.sources import NAMED_CONVERSATION_PATTERN, conversation_hold
+from stores.services.holds import conversation_hold
 from stores.services.takeback import CHOICES, MAX_ANYWAY, conversation_takeback
 from stores.surfaces import SURFACES
 

@@ -32,13 +32,13 @@ from memoryadmin.api.schema import (
 from memoryadmin.api.serializers import inputs, outputs
 from memoryadmin.api.views.base import AgentViewSet
 from stores.editing import Status
+from stores.engine.lookup import find_record
 from stores.ops.catalog import Op, Rest, Target, ops_of
 from stores.selectors.filters import MemoryFilters
 from stores.selectors.records import record_read, record_summary, records_for_agent
 from stores.selectors.revisions import records_written_by
 from stores.selectors.search import recall
-from stores.services import SurfaceSpec, find_record, surface
-from stores.surfaces import SURFACES
+from stores.surfaces import SURFACES, SurfaceSpec, surface
 
 
 class SurfaceViewSet(AgentViewSet):

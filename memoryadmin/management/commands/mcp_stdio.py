@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
 from memoryadmin.mcp.stdio import serve_stdio
-from stores.services import token_authenticate
+from stores.services.agents import token_authenticate
 
 TOKEN_VARIABLE = "MEMORYADMIN_TOKEN"
 

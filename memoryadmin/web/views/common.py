@@ -16,9 +16,10 @@ from memoryadmin.web.access import AgentScope
 from memoryadmin.web.rendering import diff_pieces
 from memoryadmin.web.surfaces import SurfaceUI
 from stores.editing import Status
+from stores.engine import doorscan
+from stores.engine.results import WriteResult
 from stores.models import VersionedRecord
 from stores.selectors.revisions import is_redacted, revision_texts
-from stores.services import WriteResult, doorscan
 
 # The id pages give an agent's one document (rules.md) before its first write: the page shows
 # it empty, since a page view writes nothing, and its first op creates it through the engine.

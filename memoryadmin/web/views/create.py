@@ -29,11 +29,12 @@ from memoryadmin.web.views.common import (
     resend_despite_scan,
     scan_override,
 )
+from stores.engine.results import WriteResult
 from stores.models import Agent, Subject
+from stores.opnames import OpName
 from stores.ops.catalog import CATALOG
-from stores.ops.names import OpName
 from stores.ops.params import Kind
-from stores.services import WriteResult, bounded_json
+from stores.services import bounded_json
 from stores.surfaces import SurfaceSpec
 
 # What the page calls a field where the model's own name is not what a reviewer reads.

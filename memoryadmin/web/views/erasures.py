@@ -17,9 +17,10 @@ from django.views.decorators.http import require_GET, require_http_methods
 from memoryadmin.web.forms import ErasureForm
 from memoryadmin.web.views.common import form_refusal, http_status
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.results import WriteResult
 from stores.errors import ApplicationError
 from stores.models import AuditEntry, Channel
-from stores.services import Actor, WriteResult
 from stores.services.erasing import Scope, erase
 
 AUDIT_PAGE_SIZE = 50

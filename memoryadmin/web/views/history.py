@@ -20,9 +20,10 @@ from memoryadmin.web.views.common import (
     outcome,
     swap_into,
 )
+from stores.engine.results import WriteResult
 from stores.models import Channel, Revision
+from stores.opnames import OpName
 from stores.ops.catalog import CATALOG
-from stores.ops.names import OpName
 from stores.selectors.revisions import (
     agent_revision,
     agent_revisions,
@@ -30,7 +31,6 @@ from stores.selectors.revisions import (
     is_redacted,
     live_refs,
 )
-from stores.services import WriteResult
 from stores.services.erasure import SIDES, revision_redact
 
 # Revisions per page of a record's history, newest first.

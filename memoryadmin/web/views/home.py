@@ -14,6 +14,7 @@ from memoryadmin.web.forms import AgentForm, ReviewModeForm
 from memoryadmin.web.selectors import dashboard_counts, memory_store_counts, with_snippets
 from memoryadmin.web.surfaces import SURFACE_UI
 from memoryadmin.web.views.common import form_refusal, http_status
+from stores.engine.actors import Actor
 from stores.models import Channel
 from stores.selectors.changes import change_head
 from stores.selectors.revisions import (
@@ -23,7 +24,7 @@ from stores.selectors.revisions import (
     with_pending_counts,
 )
 from stores.selectors.suggestions import open_by_kind
-from stores.services import Actor, agent_create
+from stores.services.agents import agent_create
 from stores.surfaces import MEMORY
 
 RECENT_CHANGES = 15

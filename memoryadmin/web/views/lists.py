@@ -22,11 +22,12 @@ from memoryadmin.web.views.common import (
     refused_post,
 )
 from memoryadmin.web.views.records import document_page
+from stores.engine.results import WriteResult
 from stores.models import Subject
 from stores.selectors.changes import change_head
 from stores.selectors.filters import SHARED_SUBJECT
 from stores.selectors.revisions import pending_counts, pending_ids
-from stores.services import WriteResult, revision_approve
+from stores.services.reviews import revision_approve
 
 PAGE_SIZE = 25
 

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET
 from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.rendering import diff_pieces
 from memoryadmin.web.surfaces import surface_ui
-from stores.ops.names import OpName
+from stores.opnames import OpName
 from stores.selectors.changes import newest_changes
 from stores.selectors.revisions import changes_since, latest_version_of, text_at_version
 from stores.surfaces import SURFACES

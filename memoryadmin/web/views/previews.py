@@ -12,9 +12,9 @@ from memoryadmin.web.ops import OpForm, WebOp
 from memoryadmin.web.rendering import diff_pieces, hx_vals
 from memoryadmin.web.surfaces import SurfaceUI
 from memoryadmin.web.views.common import UNWRITTEN, detail_url
+from stores.engine.results import WriteResult
 from stores.models import VersionedRecord
 from stores.selectors.revisions import changes_since, text_at_version
-from stores.services import WriteResult
 
 
 def op_url(scope: AgentScope, ui: SurfaceUI, pk: int, op: str, *, preview: bool = False) -> str:

@@ -35,6 +35,9 @@ from memoryadmin.web.views.history import timeline_response
 from memoryadmin.web.views.previews import conflict_response, op_url, preview_response
 from memoryadmin.web.views.review import queue_response
 from stores.editing import Status
+from stores.engine.documents import unwritten_document
+from stores.engine.policy import allowed_ops
+from stores.engine.results import WriteResult
 from stores.models import Memory, VersionedRecord
 from stores.selectors.records import only_record_id
 from stores.selectors.revisions import (
@@ -43,9 +46,6 @@ from stores.selectors.revisions import (
     record_origin,
     revision_versions,
 )
-from stores.services import WriteResult
-from stores.services.documents import unwritten_document
-from stores.services.policy import allowed_ops
 
 # Why an action is absent, in the words a reviewer needs (the service refuses the same ops).
 STORE_NOTES = {

@@ -22,12 +22,12 @@ from memoryadmin.web.views.common import (
     refused_post,
     swap_into,
 )
+from stores.engine.doorscan import shown_masked
+from stores.engine.results import WriteResult
 from stores.models import Revision
 from stores.selectors.revisions import live_refs, pending_ids, pending_revisions
-from stores.services import WriteResult, revision_approve
 from stores.services.agents import SCAN_POLICIES, agent_update
-from stores.services.doorscan import shown_masked
-from stores.services.reviews import agent_set_review_mode, review_revert
+from stores.services.reviews import agent_set_review_mode, review_revert, revision_approve
 
 PAGE_SIZE = 50
 

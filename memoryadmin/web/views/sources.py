@@ -33,7 +33,7 @@ from stores.selectors.sources import (
     records_of_conversation,
     unsourced_held,
 )
-from stores.services.sources import conversation_hold
+from stores.services.holds import conversation_hold
 from stores.services.takeback import conversation_takeback
 
 

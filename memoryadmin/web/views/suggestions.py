@@ -15,10 +15,10 @@ from memoryadmin.web.rendering import diff_pieces, page_budget
 from memoryadmin.web.surfaces import SURFACE_UI
 from memoryadmin.web.views.common import outcome, page_or_part, read_only_refusal, refused_post
 from stores.editing import text_sha256
+from stores.engine.results import WriteResult
 from stores.models import Memory, Suggestion
 from stores.selectors.revisions import records_sources
 from stores.selectors.suggestions import suggestion_rows, suggestions_of
-from stores.services import WriteResult
 from stores.services.suggestions import suggestion_accept, suggestion_dismiss
 from stores.surfaces import MEMORY
 

@@ -18,7 +18,7 @@ from memoryadmin.web.access import AgentScope, agent_view
 from memoryadmin.web.forms import TokenForm
 from memoryadmin.web.views.common import form_refusal, outcome, secret_response
 from stores.models import AgentToken
-from stores.services import token_create, token_revoke
+from stores.services.agents import token_create, token_revoke
 
 # What the snippets show until a token is created (its secret is filled in then).
 TOKEN_PLACEHOLDER = "PASTE_THE_TOKEN_HERE"

@@ -17,6 +17,8 @@ from portable_ai_memory import MemoryObject
 from portable_ai_memory.models.enums import RelationType
 from portable_ai_memory.models.memory_store import ProvenanceBlock
 
+from stores.engine.actors import Actor
+from stores.engine.sources import parse_source
 from stores.errors import ApplicationError
 from stores.interchange.pam.checking import Checked, check_store
 from stores.interchange.pam.document import Document, from_dict
@@ -31,16 +33,10 @@ from stores.interchange.pam.mapping import (
 )
 from stores.models import Agent, Subject, Suggestion
 from stores.runtime.collector import rare_collections
-from stores.services import Actor, subject_create
-from stores.services.importing import (
-    ImportReport,
-    Incoming,
-    Trace,
-    Unread,
-    clean_values,
-    import_records,
-)
-from stores.services.sources import parse_source
+from stores.services.agents import subject_create
+from stores.services.importing.cleaning import clean_values
+from stores.services.importing.entries import ImportReport, Incoming, Trace, Unread
+from stores.services.importing.run import import_records
 from stores.services.suggestions import suggestion_create
 from stores.surfaces import MEMORY
 

@@ -7,8 +7,9 @@ import datetime as dt
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
+from stores.engine.actors import Actor
 from stores.errors import Invalid
-from stores.services import Actor, agent_get_or_create, token_create
+from stores.services.agents import agent_get_or_create, token_create
 
 
 class Command(BaseCommand):

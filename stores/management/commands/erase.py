@@ -9,9 +9,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError
 
+from stores.engine.actors import Actor
 from stores.errors import ApplicationError
 from stores.management.agents import find_agent
-from stores.services import Actor
 from stores.services.erasing import Scope, erase
 from stores.services.receipts import verify
 

@@ -10,9 +10,9 @@ from django.core.management.base import BaseCommand
 from rich.table import Table
 
 from stores.interchange import native
-from stores.interchange.files import atomic_output
 from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
+from stores.runtime.files import atomic_output
 from stores.services.exports import NATIVE, note_export
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 
 from stores.interchange import memory_files
-from stores.interchange.commands import DirectoryExportCommand
+from stores.management.transfers import DirectoryExportCommand
 from stores.models import Agent, MemoryFile
 from stores.services.exports import MEMORY_FILES
 

@@ -8,10 +8,10 @@ from typing import IO, Any, cast
 from django.core.management.base import BaseCommand, CommandError
 
 from stores.interchange import pam
-from stores.interchange.files import atomic_output
 from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
 from stores.models import Memory
+from stores.runtime.files import atomic_output
 from stores.services.exports import PAM, PAM_VECTORS, note_export
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from rich.console import Console
 
 from stores.interchange import rockbot
-from stores.interchange.commands import DirectoryExportCommand
 from stores.interchange.console import tally_table
+from stores.management.transfers import DirectoryExportCommand
 from stores.models import Agent
 from stores.services.exports import ROCKBOT
 

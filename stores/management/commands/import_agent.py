@@ -7,12 +7,14 @@ from typing import Any
 
 from django.core.management.base import CommandError
 
+from stores.engine.actors import Actor
 from stores.interchange import native
-from stores.interchange.commands import ImportCommand, target_agent
 from stores.management.progress import console_for, progress_bar
+from stores.management.transfers import ImportCommand, target_agent
 from stores.models import Subject
-from stores.services import Actor, subject_create
-from stores.services.importing import ImportReport, Problem, import_records
+from stores.services.agents import subject_create
+from stores.services.importing.entries import ImportReport, Problem
+from stores.services.importing.run import import_records
 
 
 class Command(ImportCommand):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from stores.interchange import memory_files
-from stores.interchange.commands import DirectoryImportCommand
+from stores.management.transfers import DirectoryImportCommand
 
 
 class Command(DirectoryImportCommand):

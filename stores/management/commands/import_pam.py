@@ -8,7 +8,7 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from stores.interchange import exports, pam
-from stores.interchange.commands import ImportCommand, target_agent
+from stores.management.transfers import ImportCommand, target_agent
 
 
 class Command(ImportCommand):

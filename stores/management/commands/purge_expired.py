@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand
 
+from stores.engine.actors import Actor
 from stores.management.progress import console_for, progress_bar
 from stores.selectors.working import expired_entries
-from stores.services import Actor
 from stores.services.expiry import working_purge_expired
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
+from stores.engine.actors import Actor
 from stores.errors import ApplicationError
 from stores.management.agents import find_agent
-from stores.services import Actor
 from stores.services.takeback import conversation_takeback
 
 

@@ -13,10 +13,11 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from stores.engine.actors import Actor
+from stores.engine.results import WriteResult
 from stores.management.agents import find_agent
 from stores.models import Agent, Webhook
 from stores.selectors.webhooks import agent_webhook, agent_webhooks, delivery_log
-from stores.services import Actor, WriteResult
 from stores.services.webhooks import (
     mask_url,
     webhook_create,

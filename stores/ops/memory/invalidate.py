@@ -10,14 +10,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.commit import Change
+from stores.engine.lookup import find_record
+from stores.engine.results import WriteResult
 from stores.errors import Conflict, NoChangeError, NotFound
 from stores.models import Agent, Memory, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import Page, Place, ToolSpec, WriteOp
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services.actors import Actor
-from stores.services.engine import Change, find_record
-from stores.services.results import WriteResult
 from stores.surfaces import SurfaceSpec
 
 
@@ -65,7 +66,6 @@ class Invalidate(WriteOp):
 OP = Invalidate(
     OpName.INVALIDATE,
     "Mark superseded, optionally by another memory.",
-    "memory_invalidate",
     (
         Param(
             "replacement_id",

@@ -18,25 +18,20 @@ from typing import Any
 from django.utils import timezone
 
 from stores.editing import Status
+from stores.engine import policy, validation
+from stores.engine.actors import Actor
+from stores.engine.checks import check_expected_version
+from stores.engine.commit import Change, atomic, commit
+from stores.engine.lookup import RecordRef, find_record
+from stores.engine.restoring import restorable_values
+from stores.engine.results import WriteResult
+from stores.engine.wholetext import WholeText
 from stores.errors import Conflict, Invalid, NotFound
 from stores.models import Agent, Memory, Revision
+from stores.opnames import OpName
 from stores.ops.base import Op, Page, Place, RecordCall, ToolSpec
 from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services import policy, validation
-from stores.services.actors import Actor
-from stores.services.engine import (
-    Change,
-    RecordRef,
-    atomic,
-    check_expected_version,
-    commit,
-    find_record,
-)
-from stores.services.results import WriteResult
-from stores.services.revisions import restorable_values
-from stores.services.wholetext import WholeText
 from stores.surfaces import SurfaceSpec
 
 # At most this many memories are merged into one in one write.
@@ -296,7 +291,6 @@ def merge_revisions(agent: Agent, revision: Revision) -> list[Revision]:
 OP = Merge(
     OpName.MERGE,
     "Merge other memories into this one: the others are invalidated, superseded by it.",
-    "memory_merge",
     (
         Param(
             "from",

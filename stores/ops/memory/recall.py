@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from stores.editing import Status
+from stores.engine.actors import Actor
 from stores.models import Agent
+from stores.opnames import OpName
 from stores.ops.base import Op, Rest, Target, ToolSpec
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.filters import MEMORY_FILTERS, FilterSpec, MemoryFilters
 from stores.selectors.records import MAX_OFFSET
 from stores.selectors.search import recall
-from stores.services.actors import Actor
 
 
 @dataclass(frozen=True)
@@ -65,7 +65,6 @@ def _recall_params() -> tuple[Param, ...]:
 OP = Recall(
     OpName.RECALL,
     "Recall: memories ranked by relevance to a query, as previews (never the full text).",
-    "memory_recall",
     _recall_params(),
     surfaces=("memory",),
     writes=False,

@@ -8,10 +8,10 @@ from typing import Any
 
 from django.utils import timezone
 
+from stores.engine.commit import Change
 from stores.models import Memory, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import Page, Place, ToolSpec, WriteOp
-from stores.ops.names import OpName
-from stores.services.engine import Change
 from stores.surfaces import SurfaceSpec
 
 
@@ -32,7 +32,6 @@ class Reinforce(WriteOp):
 OP = Reinforce(
     OpName.REINFORCE,
     "A new observation: moves last_seen_at and the reinforcement count.",
-    "memory_reinforce",
     surfaces=("memory",),
     tool=ToolSpec(
         "reinforce_memory",

@@ -6,14 +6,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.commit import Change
 from stores.errors import NoChangeError
 from stores.models import Agent, Memory, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import Page, Place, ToolSpec, WriteOp
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import Change
 from stores.surfaces import SurfaceSpec
 
 
@@ -43,7 +43,6 @@ class SetImportance(WriteOp):
 OP = SetImportance(
     OpName.SET_IMPORTANCE,
     "Set importance (clamped to 0..1).",
-    "memory_set_importance",
     (Param("importance", Kind.NUMBER, "0..1; values outside are clamped.", required=True),),
     surfaces=("memory",),
     bulk=True,

@@ -7,16 +7,16 @@ from typing import Any
 
 from django.db import transaction
 
+from stores.engine import policy, validation
+from stores.engine.actors import Actor
+from stores.engine.commit import create
+from stores.engine.fields import clean_values, subject_of
+from stores.engine.results import WriteResult
 from stores.errors import Invalid, NotFound
 from stores.models import Agent, Memory
+from stores.opnames import OpName
 from stores.ops.base import Op, Rest, Target, ToolSpec
 from stores.ops.fields import creatable
-from stores.ops.names import OpName
-from stores.services import policy, validation
-from stores.services.actors import Actor
-from stores.services.engine import create
-from stores.services.fields import clean_values, subject_of
-from stores.services.results import WriteResult
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,6 @@ class Create(Op):
 OP = Create(
     OpName.CREATE,
     "Create a record at version 1.",
-    "record_create",
     takes_surface=True,
     target=Target.SURFACE,
     fields=creatable,

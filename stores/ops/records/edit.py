@@ -7,16 +7,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from stores.editing import PhraseEdit, apply_edits
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.checks import text_limit
+from stores.engine.commit import Change
+from stores.engine.fields import text_field_of
 from stores.errors import Invalid
 from stores.models import Agent, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import REFUSAL_ADVICE, Page, Place, TextOp, ToolSpec
 from stores.ops.fields import TEXT_FIELD
-from stores.ops.names import OpName
 from stores.ops.params import PHRASE_ITEM, Kind, Param
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import Change, text_limit
-from stores.services.fields import text_field_of
 from stores.surfaces import SurfaceSpec
 
 
@@ -74,7 +75,6 @@ class Edit(TextOp):
 OP = Edit(
     OpName.EDIT,
     "Phrase edit: replace an exact phrase (or a batch of them, all or nothing).",
-    "record_edit",
     (
         *(replace(param, required=False, min_length=None) for param in PHRASE_ITEM),
         Param(

@@ -8,11 +8,12 @@ from typing import Any
 
 from django.db import transaction
 
+from stores.engine import policy
+from stores.engine.checks import check_expected_version
+from stores.engine.deleting import delete
+from stores.engine.results import WriteResult
+from stores.opnames import OpName
 from stores.ops.base import Page, Place, RecordCall, Rest, ToolSpec, WriteOp
-from stores.ops.names import OpName
-from stores.services import policy
-from stores.services.engine import check_expected_version, delete
-from stores.services.results import WriteResult
 from stores.surfaces import SurfaceSpec
 
 
@@ -33,7 +34,6 @@ class Forget(WriteOp):
 OP = Forget(
     OpName.FORGET,
     "Forget (hard delete; the revision keeps the last text).",
-    "record_forget",
     takes_surface=True,
     rest=Rest.DESTROY,
     tool=ToolSpec(

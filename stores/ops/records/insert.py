@@ -9,15 +9,14 @@ current text under the row lock, as a phrase edit's match is.
 from __future__ import annotations
 
 from stores.editing import insert_lines
+from stores.opnames import OpName
 from stores.ops.base import REFUSAL_ADVICE, LineOp, Page, Place, ToolSpec
 from stores.ops.fields import TEXT_FIELD
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
 OP = LineOp(
     OpName.INSERT,
     "Insert lines after line N (0: before the first).",
-    "record_insert",
     (
         Param(
             "insert_line",

@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 from stores.editing import prepend
+from stores.opnames import OpName
 from stores.ops.base import LineOp, Page, Place, ToolSpec
 from stores.ops.fields import TEXT_FIELD
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
 OP = LineOp(
     OpName.PREPEND,
     "Add text at the start of a record's text.",
-    "record_prepend",
     (
         Param("content", Kind.TEXT, "The text to put first.", required=True, min_length=1),
         TEXT_FIELD,

@@ -6,13 +6,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from stores.editing import Status
+from stores.engine.actors import Actor
+from stores.engine.lookup import RecordRef, find_record
 from stores.errors import NotFound
 from stores.models import Agent
+from stores.opnames import OpName
 from stores.ops.base import Op, Rest, ToolSpec
-from stores.ops.names import OpName
 from stores.selectors.records import only_record_id, record_read
-from stores.services.actors import Actor
-from stores.services.engine import RecordRef, find_record
 from stores.surfaces import SurfaceSpec
 
 
@@ -41,7 +41,6 @@ class Read(Op):
 OP = Read(
     OpName.READ,
     "The full record, with every field and its current version.",
-    "record_read",
     writes=False,
     takes_surface=True,
     rest=Rest.RETRIEVE,

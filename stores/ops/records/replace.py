@@ -6,16 +6,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.commit import Change
+from stores.engine.fields import check_replacement, text_field_of
+from stores.engine.wholetext import WholeText
 from stores.models import Agent, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import REFUSAL_ADVICE, Page, Place, TextOp, ToolSpec
 from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256, TEXT_FIELD
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import Change
-from stores.services.fields import check_replacement, text_field_of
-from stores.services.wholetext import WholeText
 from stores.surfaces import SURFACES, SurfaceSpec
 
 OTHER_TEXT_NAMES = tuple(
@@ -62,7 +62,6 @@ class Replace(TextOp):
 OP = Replace(
     OpName.REPLACE,
     "Full replacement of a text field; needs expected_version or If-Match.",
-    "record_replace",
     (
         # `content`, as create names a record's text; `text` is what it was called first, and
         # a surface whose text create names otherwise (a working entry's `value`) is replaced

@@ -10,29 +10,21 @@ from django.db import IntegrityError
 from django.utils import timezone
 
 from stores.editing import Status
+from stores.engine import policy
+from stores.engine.actors import Actor
+from stores.engine.aftercommit import schedule_reembed
+from stores.engine.checks import check_expected_version, check_text_size, integrity_message
+from stores.engine.commit import Change, atomic, commit
+from stores.engine.restoring import mark_reviewed, restorable_values, revision_of, revision_text
+from stores.engine.results import WriteResult, success, would_be
+from stores.engine.revisions import record_revision
 from stores.errors import Conflict, Invalid, NoChangeError, NotFound
 from stores.models import Agent, EmbeddedRecord, Revision, Subject, text_fingerprint
+from stores.opnames import OpName
 from stores.ops.base import Page, Place, RecordCall, ToolSpec, WriteOp
 from stores.ops.fields import REVISION_ID
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.selectors.revisions import last_revision
-from stores.services import policy
-from stores.services.actors import Actor
-from stores.services.engine import (
-    Change,
-    atomic,
-    check_expected_version,
-    check_text_size,
-    commit,
-    integrity_message,
-    record_revision,
-    schedule_reembed,
-    success,
-    would_be,
-)
-from stores.services.results import WriteResult
-from stores.services.revisions import mark_reviewed, restorable_values, revision_of, revision_text
 from stores.surfaces import SurfaceSpec
 
 
@@ -205,7 +197,6 @@ def _restore_details(revision: Revision, to: str) -> dict[str, Any]:
 OP = Revert(
     OpName.REVERT,
     "Back to how the record stood after/before a revision, as a new revision.",
-    "record_revert",
     (
         replace(REVISION_ID, description="The revision to go back to."),
         Param(

@@ -8,21 +8,17 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from stores.editing import NoChange, UndoConflict, touched_by, undo_change
+from stores.engine.checks import text_limit
+from stores.engine.commit import Change, apply_change, atomic
+from stores.engine.restoring import mark_reviewed, restorable_values, revision_of, revision_text
+from stores.engine.results import WriteResult
 from stores.errors import Conflict, Invalid, NoChangeError
 from stores.models import Agent, Revision, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import Page, Place, RecordCall, ToolSpec, WriteOp
 from stores.ops.fields import REVISION_ID
 from stores.ops.memory.merge import undo_merge
-from stores.ops.names import OpName
 from stores.selectors.revisions import later_states, latest_state, text_changes_after
-from stores.services.engine import Change, apply_change, atomic, text_limit
-from stores.services.results import WriteResult
-from stores.services.revisions import (
-    mark_reviewed,
-    restorable_values,
-    revision_of,
-    revision_text,
-)
 from stores.surfaces import SurfaceSpec
 
 # How many later revisions an undo's conflict is traced through to name those that made it.
@@ -224,7 +220,6 @@ def _undo_conflict(
 OP = Undo(
     OpName.UNDO,
     "Take back the change one revision made, keeping every change since.",
-    "record_undo",
     (replace(REVISION_ID, description="The revision whose change to take back."),),
     takes_surface=True,
     previews=True,

@@ -6,16 +6,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.commit import Change
+from stores.engine.fields import check_replacement, clean_values
+from stores.engine.wholetext import WholeText
 from stores.errors import Invalid, NoChangeError
 from stores.models import Agent, VersionedRecord
+from stores.opnames import OpName
 from stores.ops.base import Page, Place, Rest, ToolSpec, WriteOp
 from stores.ops.fields import ALLOW_SHORTER, EXPECTED_SHA256, settable
-from stores.ops.names import OpName
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import Change
-from stores.services.fields import check_replacement, clean_values
-from stores.services.wholetext import WholeText
 from stores.surfaces import SurfaceSpec
 
 
@@ -93,7 +93,6 @@ class Update(WriteOp):
 OP = Update(
     OpName.UPDATE,
     "Set fields. A text field here is a full replacement: it needs expected_version or If-Match.",
-    "record_update",
     (EXPECTED_SHA256, ALLOW_SHORTER),
     takes_surface=True,
     fields=settable,

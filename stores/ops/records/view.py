@@ -6,16 +6,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from stores.editing import Status, TextEditError
+from stores.engine.actors import Actor
+from stores.engine.lookup import RecordRef, find_record
 from stores.errors import refusal_of
 from stores.models import Agent
+from stores.opnames import OpName
 from stores.ops.base import Op, ToolSpec
 from stores.ops.fields import TEXT_FIELD
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 from stores.ops.records.read import document_ref
 from stores.selectors.records import record_lines
-from stores.services.actors import Actor
-from stores.services.engine import RecordRef, find_record
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,6 @@ class View(Op):
 OP = View(
     OpName.VIEW,
     "Lines of a record's text, numbered as Anthropic's memory tool numbers them.",
-    "record_view",
     (
         TEXT_FIELD,
         Param(

@@ -10,15 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import rules as rule_text
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Page, Place, Target, ToolSpec
 from stores.ops.fields import RULE
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
 OP = DocumentOp(
     OpName.ADD_RULE,
     "Add one rule; the rest of the document stays byte for byte.",
-    "rules_add",
     (
         replace(RULE, description="The rule to add."),
         Param("section", Kind.STRING, "Add under this heading.", max_length=500),

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from stores.editing import rules as rule_text
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Page, Place, Target, ToolSpec
 from stores.ops.fields import RULE
-from stores.ops.names import OpName
 
 OP = DocumentOp(
     OpName.REMOVE_RULE,
     "Remove one rule.",
-    "rules_remove",
     (RULE,),
     surfaces=("rules",),
     target=Target.DOCUMENT,

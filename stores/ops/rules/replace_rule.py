@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import rules as rule_text
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Page, Place, Target, ToolSpec
 from stores.ops.fields import RULE
-from stores.ops.names import OpName
 
 OP = DocumentOp(
     OpName.REPLACE_RULE,
     "Rewrite one rule in place.",
-    "rules_replace",
     (RULE, replace(RULE, name="new_rule", description="The rule's new text.")),
     surfaces=("rules",),
     target=Target.DOCUMENT,

@@ -5,15 +5,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Page, Place, ToolSpec
 from stores.ops.fields import HEADING
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
 OP = DocumentOp(
     OpName.APPEND,
     "Append to the body or to one section.",
-    "skill_append",
     (
         Param("content", Kind.TEXT, "The text to add.", required=True, min_length=1),
         replace(

@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Page, Place, ToolSpec
 from stores.ops.fields import HEADING
-from stores.ops.names import OpName
 
 OP = DocumentOp(
     OpName.DELETE_SECTION,
     "Delete one section.",
-    "skill_delete_section",
     (replace(HEADING, required=True),),
     surfaces=("skill",),
     tool=ToolSpec(

@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Page, Place, ToolSpec
 from stores.ops.fields import HEADING, INSERTED_LINES
-from stores.ops.names import OpName
 
 OP = DocumentOp(
     OpName.INSERT_BEFORE_SECTION,
     "Insert text as a block of its own just above a section's heading.",
-    "skill_insert_before_section",
     (replace(HEADING, required=True), INSERTED_LINES),
     surfaces=("skill",),
     tool=ToolSpec(

@@ -10,15 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from stores.editing import sections
+from stores.opnames import OpName
 from stores.ops.base import DocumentOp, Page, Place, ToolSpec
 from stores.ops.fields import HEADING
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
 
 OP = DocumentOp(
     OpName.REPLACE_SECTION,
     "Replace one section's body.",
-    "skill_replace_section",
     (
         replace(HEADING, required=True),
         Param("content", Kind.TEXT, "The section's new body.", required=True),

@@ -9,15 +9,15 @@ from typing import Any
 
 from django.utils import timezone
 
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.commit import Change
 from stores.errors import Invalid, NoChangeError
 from stores.models import Agent, VersionedRecord, WorkingMemoryEntry
+from stores.opnames import OpName
 from stores.ops.base import Page, Place, ToolSpec, WriteOp
 from stores.ops.fields import TEN_YEARS
-from stores.ops.names import OpName
 from stores.ops.params import Kind, Param
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import Change
 from stores.surfaces import SurfaceSpec
 
 
@@ -61,7 +61,6 @@ class SetTtl(WriteOp):
 OP = SetTtl(
     OpName.SET_TTL,
     "Change the expiry (ttl seconds, expires_at, or clear).",
-    "working_set_ttl",
     (
         Param(
             "ttl",

@@ -12,14 +12,15 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 
+from stores.engine import policy
+from stores.engine.actors import Actor
+from stores.engine.commit import Change, apply_change, atomic, create
+from stores.engine.lookup import find_record
+from stores.engine.results import WriteResult
 from stores.errors import NotFound
-from stores.models import Agent, VersionedRecord
-from stores.ops.names import OpName
-from stores.services import policy
-from stores.services.actors import Actor
-from stores.services.engine import Change, apply_change, atomic, create, find_record
-from stores.services.results import WriteResult
-from stores.surfaces import SurfaceSpec
+from stores.models import Agent, RulesDocument, VersionedRecord
+from stores.opnames import OpName
+from stores.surfaces import RULES, SurfaceSpec
 
 
 def unwritten_document(spec: SurfaceSpec, agent: Agent) -> VersionedRecord:
@@ -67,11 +68,11 @@ def document_write(
     build: Callable[[VersionedRecord], Change],
     dry_run: bool,
 ) -> WriteResult:
-    """`build`'s change to the agent's document of `spec`, as `engine.write` makes any."""
+    """`build`'s change to the agent's document of `spec`, as `commit.write` makes any."""
     with atomic(dry_run):
         document = agent_document(spec, agent=agent, actor=actor, dry_run=dry_run)
         if not dry_run:
-            # Read again under its row lock, as `engine.write` reads the record it changes.
+            # Read again under its row lock, as `commit.write` reads the record it changes.
             document = find_record(spec, agent=agent, ref=document.pk, actor=actor, lock=True)
         return apply_change(
             spec,
@@ -82,3 +83,10 @@ def document_write(
             build=build,
             dry_run=dry_run,
         )
+
+
+def rules_document(*, agent: Agent, actor: Actor) -> RulesDocument:
+    """The agent's rules document, created empty (with its first revision) on first use."""
+    document = agent_document(RULES, agent=agent, actor=actor)
+    assert isinstance(document, RulesDocument)
+    return document

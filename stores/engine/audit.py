@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from stores.engine.actors import Actor
 from stores.models import Agent, AuditEntry
-from stores.services.actors import Actor
 
 
 def record_audit(

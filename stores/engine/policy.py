@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from stores.engine.actors import Actor
 from stores.errors import Disabled, Forbidden, NotEditable, PrivacyRestricted
 from stores.models import Agent, Memory, Subject, VersionedRecord
-from stores.ops.names import OpName
-from stores.services.actors import Actor
+from stores.opnames import OpName
 from stores.surfaces import surface_of
 
 # Long-term memory stores: `working` rows take every op, `episodic` rows are history that
@@ -16,7 +16,7 @@ OPS_BY_STORE: dict[str, frozenset[OpName] | None] = {
     Memory.Store.FACT: frozenset(),
 }
 
-STORE_REFUSALS = {
+STORE_REFUSALS: dict[str, str] = {
     Memory.Store.EPISODIC: "Episodic memories are history: they can be invalidated (superseded) "
     "but not rewritten, re-weighted or deleted.",
     Memory.Store.FACT: "Fact memories are a read-only projection; no op changes them. Read it "

@@ -10,9 +10,9 @@ from typing import Any
 from django.utils import timezone
 
 from stores.editing import NoChange
+from stores.engine import validation
 from stores.errors import Invalid, NotFound
 from stores.models import Agent, Subject, VersionedRecord
-from stores.services import validation
 from stores.surfaces import SurfaceSpec
 
 

@@ -10,17 +10,18 @@ from typing import Any, ClassVar, Protocol
 from django.core.management.base import BaseCommand, CommandError
 from rich.console import Console
 
+from stores.engine.actors import Actor
 from stores.errors import ApplicationError
 from stores.interchange.console import print_import_report
-from stores.interchange.files import ExportedFile
 from stores.management.agents import find_agent
 from stores.management.progress import console_for, progress_bar
 from stores.models import Agent
 from stores.selectors.embeddings import embedded_surfaces, stale_records
-from stores.services import Actor, agent_get_or_create
+from stores.services.agents import agent_get_or_create
 from stores.services.embeddings import reembed_sweep
-from stores.services.exports import note_exported_files
-from stores.services.importing import ImportReport, import_records
+from stores.services.exports import ExportedFile, note_exported_files
+from stores.services.importing.entries import ImportReport
+from stores.services.importing.run import import_records
 
 
 def target_agent(name: str, *, dry_run: bool, **defaults: Any) -> Agent:

@@ -19,12 +19,12 @@ from typing import Any
 from django.conf import settings
 
 from stores import scanning
+from stores.engine.actors import Actor
+from stores.engine.audit import record_audit
+from stores.engine.sources import Source
 from stores.errors import SensitiveData
 from stores.models import Agent, AuditEntry, ScanOverride, ScanPolicy
 from stores.scanning import Category, Finding
-from stores.services.actors import Actor
-from stores.services.audit import record_audit
-from stores.services.sources import Source
 
 # The parts of a write's source its revision keeps that a writer could paste anything into.
 SCANNED_SOURCE_PARTS = ("excerpt", "url")

@@ -8,13 +8,12 @@ from typing import Any
 from django.db import models
 
 from stores.editing.numbers import is_whole_number
+from stores.engine import validation
+from stores.engine.actors import Actor
+from stores.engine.revisions import settle_review
 from stores.errors import Invalid, NotFound
 from stores.models import Agent, Revision
 from stores.selectors.revisions import record_revision_of
-from stores.services import validation
-from stores.services.actors import Actor
-from stores.services.engine import settle_review
-from stores.services.erasure import refuse_redacted
 from stores.surfaces import SurfaceSpec
 
 
@@ -98,3 +97,15 @@ def mark_reviewed(revision: Revision, actor: Actor, to: str) -> None:
     """Reverting what an agent wrote settles its pending review."""
     if to == "before":
         settle_review(revision, Revision.Review.REVERTED, actor)
+
+
+def refuse_redacted(revision: Revision, side: str) -> None:
+    """A write that would bring back a redacted side's text (a revert, an undo) is refused:
+    the text is gone, and an empty one in its place would lose what the record says."""
+    if side in revision.redacted:
+        tombstone = revision.redacted[side]
+        raise Invalid(
+            f"The text {side} revision {revision.pk} was redacted by {tombstone['by']} on "
+            f"{tombstone['at']}; there is nothing to go back to. Choose another revision.",
+            revision=revision.pk,
+        )
