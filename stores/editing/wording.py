@@ -189,6 +189,7 @@ _UNIT_FORMS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("mi", "mile", "miles"), ("metres", 1609.344)),
     **dict.fromkeys(("ft", "foot", "feet"), ("metres", 0.3048)),
     **dict.fromkeys(("in", "inch", "inches"), ("metres", 0.0254)),
+    **dict.fromkeys(("mg", "milligram", "milligrams"), ("mg", 1.0)),
     **dict.fromkeys(("g", "gram", "grams", "gramme", "grammes"), ("kg", 0.001)),
     **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("kg", 1.0)),
     **dict.fromkeys(("lb", "lbs"), ("kg", 0.45359237)),

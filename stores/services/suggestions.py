@@ -199,6 +199,7 @@ def thresholds() -> Thresholds:
         negation=float(entry["NEGATION"]),
         value=float(entry["VALUE"]),
         reworded=float(entry["REWORDED"]),
+        same=float(entry["SAME"]),
     )
 
 
@@ -215,7 +216,9 @@ def _findings(
     heard: dict[tuple[int, int], tuple[Memory, Memory, Pair]] = {}
     trusted = thresholds()
     # A pair this alike goes to the full rule whatever its words: its meaning may decide.
-    near = min(trusted.negation, trusted.value, judge.min_similarity if judge else 1.0)
+    near = min(
+        trusted.negation, trusted.value, trusted.same, judge.min_similarity if judge else 1.0
+    )
     for memory, other, similarity in pairs:
         # The older first, so a reason reads as what changed: "'Paris' → 'Lyon'".
         first, second = sorted((memory, other), key=lambda m: m.pk)

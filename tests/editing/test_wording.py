@@ -63,10 +63,16 @@ def test_times_of_day_are_one_clock(written, read):
         ("Commutes 2 hours a day.", "Commutes 120 minutes a day."),
         ("Drinks 2 L of water.", "Drinks 2 litres of water."),
         ("Weighs 70 kg.", "Weighs 70 kilograms."),
+        ("Takes 50mg of sertraline.", "Takes 50 milligrams of sertraline."),
     ],
 )
 def test_a_quantity_reads_the_same_in_any_unit(first, second):
     assert normalise(first) == normalise(second)
+
+
+@given(st.integers(1, 5000), st.sampled_from(["mg", " mg", " milligram", " milligrams"]))
+def test_a_dose_reads_the_same_however_its_unit_is_written(amount, unit):
+    assert normalise(f"Takes {amount}{unit} daily.") == normalise(f"Takes {amount} mg daily.")
 
 
 @pytest.mark.parametrize(
