@@ -54,7 +54,7 @@ from stores.ops.records import replace
 from stores.selectors import suggestions as found
 from stores.services import validation, webhooks
 from stores.services.actors import Actor
-from stores.services.engine import returns_result
+from stores.services.engine import returns_result, would_be
 from stores.services.judge import Judge, Pair
 from stores.services.results import WriteResult
 from stores.services.wholetext import WholeText, check_whole_text
@@ -473,14 +473,9 @@ def _accept(
                 suggestion, agent, actor, memories[kept_id], others, (content, expected_sha256)
             )
             if dry_run:
-                # What the kept memory would read, read before the writes roll back: a preview
-                # shows it, and the records the others would become, not a saved state.
-                result.details["kept"] = kept_id
-                result.details["others"] = others
-                result.details["text"] = (
-                    Memory.objects.filter(pk=kept_id).values_list("content", flat=True).first()
-                )
-                raise _Preview(result)
+                # What the kept memory would read, read before the writes roll back.
+                text = Memory.objects.filter(pk=kept_id).values_list("content", flat=True).first()
+                raise _Preview(_previewed(suggestion, memories[kept_id], others, result, text))
             Suggestion.objects.filter(pk=suggestion.pk).update(
                 status=Suggestion.State.ACCEPTED,
                 settled_at=timezone.now(),
@@ -491,9 +486,31 @@ def _accept(
             _announce([suggestion], actor.channel)
     except _Preview as preview:
         result = preview.result
-        result.details["dry_run"] = True
     result.details["suggestion"] = suggestion.pk
     return result
+
+
+def _previewed(
+    suggestion: Suggestion, kept: Memory, others: list[int], written: WriteResult, text: str | None
+) -> WriteResult:
+    """Accepting's answer as every dry run gives it (`engine.would_be`): the status the write
+    would answer, the kept memory at the version it is at now (the one accepting expects), its
+    would-be text and diff, and no revision, since none was kept."""
+    becomes = "invalidated" if suggestion.kind == Suggestion.Kind.CONFLICT else "merged"
+    others_named = ", ".join(str(pk) for pk in others)
+    return would_be(
+        MEMORY,
+        kept,
+        status=written.status,
+        text_field="content",
+        before_text=kept.content,
+        after_text=kept.content if text is None else text,
+        message=(
+            f"Preview, nothing written: accepting keeps memory {kept.pk} with this text, and "
+            f"{others_named} would be {becomes}."
+        ),
+        details={"kept": kept.pk, "others": others, "others_become": becomes},
+    )
 
 
 def _settle_writes(
