@@ -657,12 +657,19 @@ def swapped(first: Reading, second: Reading) -> bool:
     return edge or max(i2 - i1, j2 - j1) > 1
 
 
+def _valued(reading: Reading) -> bool:
+    """Whether the text gives a number, a date or time, or an email address."""
+    return any(word.value not in (None, ValueKind.NAME, ValueKind.COLOUR) for word in reading.words)
+
+
 def _same_meaning(first: Reading, second: Reading, similarity: float) -> Likeness | None:
     """A duplicate where the words differ throughout but the embeddings say the same and no
     structure tells the two apart (the caller has ruled out a negation on one side, another
     subject and time words on one side)."""
     if differing_values(first, second) or swapped(first, second):
         return None
+    if _valued(first) != _valued(second):
+        return None  # a number or date one side only gives: a specific beside a general
     return Likeness(
         Kind.DUPLICATE,
         round(similarity, 2),

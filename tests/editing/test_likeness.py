@@ -264,6 +264,9 @@ def test_texts_reworded_throughout_are_duplicates_when_their_meaning_is_one(firs
         ),
         # Two people, named as a sentence opens, with different jobs.
         ("Ivo Dorsey works as a designer.", "Emil Dorsey works as a chef."),
+        # A number or date on one side only: a specific beside a general.
+        ("User speaks at conferences.", "User gave a talk at PyCon 2023."),
+        ("The user reads science fiction before bed.", "The user goes to bed at 23:00."),
         # A relative opens one of them.
         ("User has asthma.", "User's daughter has asthma."),
         # Time words on one side only.

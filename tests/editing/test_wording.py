@@ -31,6 +31,9 @@ def test_the_first_person_is_the_user(written, read):
         ("The user has twenty seven plants.", "The user has 27 plants."),
         ("A dozen eggs a week.", "12 eggs a week."),
         ("One hundred and twenty pages.", "120 pages."),
+        ("Walked twice a day.", "Walked 2 times a day."),
+        # "Once" is as often "formerly": it stays.
+        ("Once lived in Rome.", "Once lived in Rome."),
         # A lone "one" is as often a pronoun; two numbers in a row are not one number.
         ("The one closest to home.", "The one closest to home."),
         ("Rock and roll.", "Rock and roll."),
