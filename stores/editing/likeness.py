@@ -1,23 +1,33 @@
 """Whether two memories say the same thing, say different things about one subject, or neither.
 
-The rule, applied to a pair of texts (no model, no network; the embedding similarity of the
-pair, when known, only sets the score of a paraphrase):
+The rule, applied to a pair of texts (no model, no network). The embeddings' similarity of
+the pair, when known, is the evidence of meaning; the texts' structure decides the kind and
+vetoes:
 
-1. Each text is read as its content words: lower-cased, punctuation and stopwords dropped,
-   word endings cut ("lives", "lived", "living" are one word), and a small table of words
-   that mean the same for a memory ("resides", "is based" → "lives"; "job" → "works")
-   mapped to one. A negation ("not", "never", "n't", "dislikes") is counted, not kept.
+1. Each text is read as its content words, once `stores.editing.wording` has put it in one
+   wording: lower-cased, punctuation and stopwords dropped, word endings cut ("lives",
+   "lived", "living" are one word), and a small table of words that mean the same for a
+   memory ("resides", "is based" → "lives"; "job" → "works") mapped to one. A negation
+   ("not", "never", "n't", "dislikes") is counted, not kept. Values are told by their form:
+   a number (with its unit), a date or time, an email address, a colour, a name (a
+   capitalised word; an abbreviation matches the capitals of the name it shortens).
 2. **Duplicate** when the two carry the same content words (exact, or differing in case,
    punctuation, word order, word endings, stopwords or table synonyms), or when one says all
    the other says and adds at most as much again, naming nobody else ("the user has
-   a dog" / "the user has a dog named Rex").
+   a dog" / "the user has a dog named Rex"). Where the words differ throughout, a pair the
+   embeddings find alike past `Thresholds.same` is a duplicate when nothing tells the two
+   apart: no value of one kind given differently, no negation on one side only, one
+   subject, no time words on one side only, and not one sentence with one part swapped.
 3. **Conflict** when, about one subject, they differ in one place and what differs there is a
-   value on both sides, of one kind: a number, a date or time (a month, a weekday), a colour,
-   or a name (a capitalised word: people, places, products); a number or date may differ
-   anywhere, a name only last, where a sentence puts its value. Or when one negates what the
-   other says ("eats meat" / "does not eat meat", "likes" / "dislikes", "enabled" /
-   "disabled"). A single last word swapped for another after the same preposition, under a
-   verb that holds one value ("works as a teacher" / "works as a nurse"), is a conflict too.
+   value on both sides, of one kind; a number or date may differ anywhere, a name only last,
+   where a sentence puts its value, or as the value of an owned attribute ("The user's best
+   friend is Kemi"). Or when one negates what the other says ("eats meat" / "does not eat
+   meat", "likes" / "dislikes", "enabled" / "disabled"). A single last word swapped for
+   another after the same preposition, under a verb that holds one value ("works as a
+   teacher" / "works as a nurse"), is a conflict too. Past the thresholds of meaning, a
+   negation in other words ("never eats breakfast" / "has porridge every morning") and a
+   value of one kind given differently in reworded text ("hosting 8 people" / "expects 12
+   guests") are conflicts.
 4. **Nothing** (alike but compatible) when what differs names a different person, relative
    or animal ("the user's aunt" / "the user's uncle"): the texts are about different
    subjects; when the verb gathers values rather than replacing them ("likes tea" / "likes
@@ -25,8 +35,9 @@ pair, when known, only sets the score of a paraphrase):
    anything shared, or inside the text rather than last (it is the subject: "Alice lives in
    Paris" / "Bob lives in Paris", "Project Atlas uses Django" / "Project Hermes uses
    Django"); when a value changed beside other words ("tea in the morning" / "wine in the
-   evening"); when they differ in more than one place; and when they share too little (a
-   number or date needs one shared content word beside it, anything else two).
+   evening"); when their time words differ ("used to" / "now", "last year" / "this year");
+   when they differ in more than one place; and when they share too little (a number or
+   date needs one shared content word beside it, anything else two).
 
 Work is bounded by the texts' lengths: each text is read once, then compared as sets and one
 token alignment (difflib, over content words only).
@@ -49,6 +60,7 @@ from stores.editing.words import ENGLISH_STOPWORDS
 _TOKEN = re.compile(
     r"[^\W_]+(?:[.+-][^\W_]+)*@[^\W_]+(?:[.-][^\W_]+)+|[^\W_]+(?:[:./,-][^\W_]+)*", re.UNICODE
 )
+_THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
 _NOT_CONTRACTION = re.compile(r"(?i)\b(can|won|shan)'t\b|n't\b")
 # Only a text's first characters are compared: a memory's subject and values are there, and
 # a long text must not make a pass slow.
@@ -164,9 +176,12 @@ RESTRICTIONS = ("avoid", "allerg", "intoler", "abstain", "refrain")
 # Time words that set a statement in the past, or in the present against a past.
 _PAST = re.compile(
     r"\b(?:used to|previously|formerly|former|in the past|back in|as a child"
-    r"|(?:before|until|till|in) (?:19|20)\d\d)\b"
+    r"|(?:before|until|till) (?:19|20)\d\d|last (?:year|month|week)|years ago)\b"
 )
-_PRESENT = re.compile(r"\b(?:now|currently|nowadays|these days|since|as of|at the moment)\b")
+_PRESENT = re.compile(
+    r"\b(?:now|currently|nowadays|these days|since|as of|at the moment"
+    r"|this (?:year|month|week))\b"
+)
 
 # People, relatives and animals: a text about one is not about another.
 _ENTITY_NOUNS_TEXT = """
@@ -297,8 +312,14 @@ def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
     lower = written.casefold()
     if "@" in written:
         return ValueKind.EMAIL
-    # A letter is never a digit: most words are all letters, and need no look at each.
-    if not written.isalpha() and any(character.isdigit() for character in written):
+    # A letter is never a digit: most words are all letters, and need no look at each. A
+    # number comes with at most a unit or an ordinal ("50mg", "10k", "5th", "3:45"); a word
+    # that merely holds a digit ("2-factor", "k8s-cluster") is not one.
+    if (
+        not written.isalpha()
+        and any(character.isdigit() for character in written)
+        and sum(character.isalpha() for character in written) <= 3
+    ):
         return ValueKind.NUMBER
     for form in (lower, lower.removesuffix("s")):
         if form in VALUE_WORDS:
@@ -338,6 +359,8 @@ def read(text: str) -> Reading:
                 lead.append(lower)
             continue
         canon = IRREGULAR.get(lower) or cut(lower)
+        if _THOUSANDS.fullmatch(canon):
+            canon = canon.replace(",", "")  # "10,000" and "10000" are one number
         value = value_of(written, opens_sentence=starts)
         words.append(Word(SYNONYMS.get(canon, canon), written, value, " ".join(lead)))
         lead = []
@@ -435,6 +458,11 @@ class Thresholds:
     # The same, where a word or two changed on both sides as well ("Tom's email is a@x.org" /
     # "Tom can be reached at b@y.org").
     reworded: float = 1.0
+    # A pair reworded throughout, with nothing to tell them apart (no value of one kind
+    # differing, no negation on one side only, one subject, no time words on one side only):
+    # past this the two say the same thing ("User is learning Japanese on Duolingo" / "The
+    # user studies Japanese with Duolingo").
+    same: float = 1.0
 
 
 def compare(
@@ -463,13 +491,22 @@ def compare(
     if not first.words or not second.words:
         return None
     first, second, opposites = _opposites(first, second)
+    trusted = thresholds or Thresholds()
     if not _same_subject(first, second):
-        return None  # what one text opens with, the other never names: another subject
+        # What one text opens with, the other never names: another subject, unless the
+        # openings are things said two ways ("Salary lands ..." / "User is paid ...") and
+        # the embeddings say the two mean the same.
+        if similarity is None or similarity < trusted.same or _named_openings(first, second):
+            return None
+        if first.negative != second.negative or first.when != second.when:
+            return None
+        if _one_part_swapped(first, second) or _ends_apart(first, second):
+            return None  # "The user's laptop runs Linux" / "The user's server runs Linux"
+        return _same_meaning(first, second, similarity)
     shared = first.canon & second.canon
     only_first = [word for word in first.words if word.canon not in shared]
     only_second = [word for word in second.words if word.canon not in shared]
     share = _shared_share(first, second)
-    trusted = thresholds or Thresholds()
     timed = first.when != second.when
 
     if first.negative != second.negative:
@@ -498,7 +535,9 @@ def compare(
         return Likeness(
             Kind.DUPLICATE, _alike(similarity, 0.95), _same_thing(first, second, similarity)
         )
-    if _names_someone_else(only_first) or _names_someone_else(only_second):
+    if _someone_else(first, only_first, only_second) or _someone_else(
+        second, only_second, only_first
+    ):
         return None
     if not only_first or not only_second:
         extra = only_first or only_second
@@ -515,7 +554,129 @@ def compare(
     if found is None and similarity is not None and similarity >= trusted.value:
         reworded = similarity >= trusted.reworded
         found = _value_changed(first, second, only_first, only_second, shared, reworded)
+    if found is None and similarity is not None and similarity >= trusted.value:
+        found = _value_reworded(first, second, shared, similarity, trusted)
+    if found is None and similarity is not None and similarity >= trusted.same:
+        found = _same_meaning(first, second, similarity)
     return found
+
+
+def _value_reworded(
+    first: Reading,
+    second: Reading,
+    shared: frozenset[str],
+    similarity: float,
+    trusted: Thresholds,
+) -> Likeness | None:
+    """A conflict where the sentences were reworded throughout but give one kind of value
+    differently ("User is hosting 8 people for Christmas" / "User expects 12 guests for
+    Christmas dinner"), about one subject, under a verb that holds one value. A name alone
+    differing needs the embeddings surer of the rest (REWORDED): a name is as often another
+    thing the sentence is about as its value."""
+    if shared & GATHERING:
+        return None
+    kinds = differing_values(first, second)
+    if not kinds or (kinds == [ValueKind.NAME] and similarity < trusted.reworded):
+        return None
+    was = [word for word in first.words if word.value in kinds and word.canon not in shared]
+    now = [word for word in second.words if word.value in kinds and word.canon not in shared]
+    if _two_roles(was) or _two_roles(now):
+        return None  # who and when changed together: another meeting, not a moved one
+    named = ", ".join(str(kind) for kind in kinds)
+    return Likeness(
+        Kind.CONFLICT,
+        round(similarity, 2),
+        f"about one subject, said in other words ({similarity:.2f} alike), the {named} "
+        f"differs: {_quote(was)!r} → {_quote(now)!r}",
+        sure=False,
+    )
+
+
+def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
+    """The kinds of value both texts give and on which they share none: a price, a date, a
+    name each side gives differently is what tells two alike sentences apart."""
+    kinds: list[ValueKind] = []
+    for kind in ValueKind:
+        was = {word.canon for word in first.words if word.value is kind}
+        now = {word.canon for word in second.words if word.value is kind}
+        if kind is ValueKind.NAME:
+            # "MBP" beside "MacBook Pro": one name, once shortened to its capitals.
+            was, now = was - initials(second), now - initials(first)
+        if was and now and was.isdisjoint(now):
+            kinds.append(kind)
+    return kinds
+
+
+def initials(reading: Reading) -> frozenset[str]:
+    """The capitals of each run of names in `reading`, as an abbreviation writes them
+    ("MacBook Pro" → "mbp", "New York City" → "nyc"), lower-cased as a word's canon is."""
+    runs: list[list[str]] = [[]]
+    for word in reading.words:
+        if word.value is ValueKind.NAME and not word.lead:
+            runs[-1].append("".join(c for c in word.written if c.isupper()) or word.written[0])
+        else:
+            runs.append([])
+            if word.value is ValueKind.NAME:
+                runs[-1].append("".join(c for c in word.written if c.isupper()))
+    found: set[str] = set()
+    for run in runs:
+        for start in range(len(run)):
+            for end in range(start + 2, min(len(run), start + 6) + 1):
+                found.add("".join(run[start:end]).casefold())
+    return frozenset(found)
+
+
+def _spans(first: Reading, second: Reading) -> list[tuple[int, int, int, int]]:
+    """Where the two texts' content words differ, aligned in order."""
+    left = [word.canon for word in first.words]
+    right = [word.canon for word in second.words]
+    return [
+        (i1, i2, j1, j2)
+        for tag, i1, i2, j1, j2 in SequenceMatcher(a=left, b=right, autojunk=False).get_opcodes()
+        if tag != "equal"
+    ]
+
+
+def _one_part_swapped(first: Reading, second: Reading) -> bool:
+    spans = _spans(first, second)
+    return len(spans) == 1 and spans[0][0] < spans[0][1] and spans[0][2] < spans[0][3]
+
+
+def swapped(first: Reading, second: Reading) -> bool:
+    """Whether the texts are one sentence with one part swapped for another: its last words,
+    where a sentence puts what it says of its subject ("likes tea" / "likes coffee"), its
+    opening ("The kitchen light ..." / "The bedroom light ..."), or a phrase ("water the
+    plants" / "call the bank"). Such a pair says two things of one shape, never the same
+    thing twice, however alike their embeddings."""
+    if not _one_part_swapped(first, second):
+        return False
+    i1, i2, j1, j2 = _spans(first, second)[0]
+    # A word swapped inside ("learns" / "studies") is a rewording; a phrase swapped, or what
+    # opens or ends the sentence (its subject, its value), is another thing said.
+    edge = i1 == 0 or (i2 == len(first.words) and j2 == len(second.words))
+    return edge or max(i2 - i1, j2 - j1) > 1
+
+
+def _valued(reading: Reading) -> bool:
+    """Whether the text gives a number, a date or time, or an email address."""
+    return any(word.value not in (None, ValueKind.NAME, ValueKind.COLOUR) for word in reading.words)
+
+
+def _same_meaning(first: Reading, second: Reading, similarity: float) -> Likeness | None:
+    """A duplicate where the words differ throughout but the embeddings say the same and no
+    structure tells the two apart (the caller has ruled out a negation on one side, another
+    subject and time words on one side)."""
+    if differing_values(first, second) or swapped(first, second):
+        return None
+    if _valued(first) != _valued(second):
+        return None  # a number or date one side only gives: a specific beside a general
+    return Likeness(
+        Kind.DUPLICATE,
+        round(similarity, 2),
+        f"say the same thing in other words ({similarity:.2f} alike), with no value, "
+        "negation, subject or time differing",
+        sure=False,
+    )
 
 
 def _same_subject(first: Reading, second: Reading) -> bool:
@@ -524,6 +685,29 @@ def _same_subject(first: Reading, second: Reading) -> bool:
     "Project Atlas" and "Project Hermes" two projects, "Tom wrote the report" and "The
     report was written by Tom" about one thing."""
     return _opening(first) <= second.reachable or _opening(second) <= first.reachable
+
+
+def _named_openings(first: Reading, second: Reading) -> bool:
+    """Whether what a text opens with and the other never says is a name or a person,
+    relative or animal: "Alice" / "Bob", "the user's sister" / "the user's brother"."""
+    for reading, other in ((first, second), (second, first)):
+        apart = _opening(reading) - other.reachable
+        opening = [word for word in reading.words if word.canon in _opening(reading)]
+        # Two capitalised words opening a sentence are a name ("Ivo Dorsey works ...").
+        if apart and len(opening) > 1 and all(word.written[:1].isupper() for word in opening):
+            return True
+        for word in reading.words:
+            if word.canon in apart and (word.value is ValueKind.NAME or word.canon in ENTITY_NOUNS):
+                return True
+    return False
+
+
+def _ends_apart(first: Reading, second: Reading) -> bool:
+    """Whether each text ends on a word the other never says: where a sentence puts what it
+    says of its subject, the two say different things."""
+    return first.words[-1].canon not in second.reachable and (
+        second.words[-1].canon not in first.reachable
+    )
 
 
 def _opening(reading: Reading) -> frozenset[str]:
@@ -539,7 +723,9 @@ def _opening(reading: Reading) -> frozenset[str]:
     )
     opening = [words[start].canon]
     for word in words[start + 1 :]:
-        if word.lead or not word.written[:1].isupper():
+        # "The user's laptop": what the user has is the subject, not the user.
+        owned = word.lead == "s"
+        if not owned and (word.lead or not word.written[:1].isupper()):
             break
         opening.append(word.canon)
     return frozenset(opening)
@@ -590,8 +776,29 @@ def _value_changed(
     )
 
 
-def _names_someone_else(words: list[Word]) -> bool:
-    return any(word.canon in ENTITY_NOUNS for word in words)
+# The verbs that say what a thing is: "X's Y is Z" names the one value Y has.
+_COPULAS = frozenset({"is", "are", "was", "were"})
+
+
+def _attribute_named(reading: Reading, at: int) -> bool:
+    """Whether the word at `at` follows a copula after something owned: "The user's best
+    friend is Kemi", "Maya's dog is called Rex" (the value of one attribute)."""
+    if at <= 0 or at >= len(reading.words):
+        return False
+    lead = reading.words[at].lead.split()
+    owned = any(word.lead.split()[:1] == ["s"] for word in reading.words[:at])
+    return owned and bool(_COPULAS & set(lead))
+
+
+def _someone_else(reading: Reading, only: list[Word], others: list[Word]) -> bool:
+    """Whether `reading` is about a person, relative or animal the other text never names:
+    one it opens with ("The user's daughter has asthma" beside "The user has asthma"), or
+    one beside another in the other text ("the user's aunt" / "the user's uncle"). Named
+    further in, it is what the text says of its subject ("Biscuit is the user's dog")."""
+    named = {word.canon for word in only if word.canon in ENTITY_NOUNS}
+    if not named:
+        return False
+    return bool(named & _opening(reading)) or any(word.canon in ENTITY_NOUNS for word in others)
 
 
 def _alike(similarity: float | None, fallback: float) -> float:
@@ -653,6 +860,9 @@ def _differ_in_one_place(
         if _two_roles(was_values) or _two_roles(now_values):
             return None  # who and when changed together: another meeting, not a moved one
         names_only = all(w.value is ValueKind.NAME for w in (*was_values, *now_values))
+        # Under a verb that gathers, a name adds to the others, unless the sentence names
+        # an attribute that holds one ("The user's best friend is Kemi").
+        gathering = gathering and not _attribute_named(first, i1)
         if names_only and (gathering or not last or len(shared) < 2):
             return None  # a name inside the text names what it is about
     elif was_values or now_values or len(was) != 1 or len(now) != 1:

@@ -5,7 +5,8 @@
 1. **Person**: "I", "me", "my", "mine", "I'm" → "the user", "the user's": a memory written
    in the first person is about the user, as one written in the third.
 2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
-   twenty" → "45", "27", "12", "120" (ordinals and a lone "one" used as a pronoun stay).
+   twenty", "twice" → "45", "27", "12", "120", "2 times" (ordinals and a lone "one" used as
+   a pronoun stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon" → "19:00",
    "19:30", "20:30", "12:00".
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres" →
@@ -115,6 +116,12 @@ def _number_of(words: list[str]) -> int | None:
     return total + current if seen else None
 
 
+# How many times, said in one word ("twice a day" is "2 times a day"); "once" is left, being
+# as often "formerly" as "one time".
+_TIMES_WORDS = {"twice": "2 times", "thrice": "3 times"}
+_TIMES_WORD = re.compile(r"(?i)\b(twice|thrice)\b")
+
+
 def _digits(match: re.Match[str]) -> str:
     text = match.group()
     words = [word for word in re.split(r"[\s-]+", text.casefold()) if word not in {"a", ""}]
@@ -189,6 +196,7 @@ _UNIT_FORMS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("mi", "mile", "miles"), ("metres", 1609.344)),
     **dict.fromkeys(("ft", "foot", "feet"), ("metres", 0.3048)),
     **dict.fromkeys(("in", "inch", "inches"), ("metres", 0.0254)),
+    **dict.fromkeys(("mg", "milligram", "milligrams"), ("mg", 1.0)),
     **dict.fromkeys(("g", "gram", "grams", "gramme", "grammes"), ("kg", 0.001)),
     **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("kg", 1.0)),
     **dict.fromkeys(("lb", "lbs"), ("kg", 0.45359237)),
@@ -358,6 +366,7 @@ def normalise(text: str) -> str:
         text = _rewrite(text, _PERSON)
         text = _rewrite(text, _AGREEMENT)
     text = _NUMBER_RUN.sub(_digits, text)
+    text = _TIMES_WORD.sub(lambda m: _TIMES_WORDS[m.group(1).casefold()], text)
     text = _HALF.sub(_half_past, text)
     text = _CLOCK.sub(_o_clock, text)
     text = _NOON.sub(_noon, text)

@@ -41,7 +41,7 @@ from stores.editing.likeness import (
 from stores.embeddings.base import get_backend
 from stores.engine import aftercommit, validation
 from stores.engine.actors import Actor
-from stores.engine.results import WriteResult, returns_result
+from stores.engine.results import WriteResult, returns_result, would_be
 from stores.engine.wholetext import WholeText, check_whole_text
 from stores.errors import Conflict, Forbidden, Invalid, NoChangeError, NotFound
 from stores.models import (
@@ -198,6 +198,7 @@ def thresholds() -> Thresholds:
         negation=float(entry["NEGATION"]),
         value=float(entry["VALUE"]),
         reworded=float(entry["REWORDED"]),
+        same=float(entry["SAME"]),
     )
 
 
@@ -214,7 +215,9 @@ def _findings(
     heard: dict[tuple[int, int], tuple[Memory, Memory, Pair]] = {}
     trusted = thresholds()
     # A pair this alike goes to the full rule whatever its words: its meaning may decide.
-    near = min(trusted.negation, trusted.value, judge.min_similarity if judge else 1.0)
+    near = min(
+        trusted.negation, trusted.value, trusted.same, judge.min_similarity if judge else 1.0
+    )
     for memory, other, similarity in pairs:
         # The older first, so a reason reads as what changed: "'Paris' → 'Lyon'".
         first, second = sorted((memory, other), key=lambda m: m.pk)
@@ -469,14 +472,9 @@ def _accept(
                 suggestion, agent, actor, memories[kept_id], others, (content, expected_sha256)
             )
             if dry_run:
-                # What the kept memory would read, read before the writes roll back: a preview
-                # shows it, and the records the others would become, not a saved state.
-                result.details["kept"] = kept_id
-                result.details["others"] = others
-                result.details["text"] = (
-                    Memory.objects.filter(pk=kept_id).values_list("content", flat=True).first()
-                )
-                raise _Preview(result)
+                # What the kept memory would read, read before the writes roll back.
+                text = Memory.objects.filter(pk=kept_id).values_list("content", flat=True).first()
+                raise _Preview(_previewed(suggestion, memories[kept_id], others, result, text))
             Suggestion.objects.filter(pk=suggestion.pk).update(
                 status=Suggestion.State.ACCEPTED,
                 settled_at=timezone.now(),
@@ -487,9 +485,31 @@ def _accept(
             _announce([suggestion], actor.channel)
     except _Preview as preview:
         result = preview.result
-        result.details["dry_run"] = True
     result.details["suggestion"] = suggestion.pk
     return result
+
+
+def _previewed(
+    suggestion: Suggestion, kept: Memory, others: list[int], written: WriteResult, text: str | None
+) -> WriteResult:
+    """Accepting's answer as every dry run gives it (`engine.would_be`): the status the write
+    would answer, the kept memory at the version it is at now (the one accepting expects), its
+    would-be text and diff, and no revision, since none was kept."""
+    becomes = "invalidated" if suggestion.kind == Suggestion.Kind.CONFLICT else "merged"
+    others_named = ", ".join(str(pk) for pk in others)
+    return would_be(
+        MEMORY,
+        kept,
+        status=written.status,
+        text_field="content",
+        before_text=kept.content,
+        after_text=kept.content if text is None else text,
+        message=(
+            f"Preview, nothing written: accepting keeps memory {kept.pk} with this text, and "
+            f"{others_named} would be {becomes}."
+        ),
+        details={"kept": kept.pk, "others": others, "others_become": becomes},
+    )
 
 
 def _settle_writes(

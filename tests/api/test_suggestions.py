@@ -78,6 +78,19 @@ def test_a_dry_run_accept_writes_nothing(api, conflict):
         {"keep": lyon.pk, "content": "The user lives in Lyon now.", "dry_run": True},
     )  # fmt: skip
     assert answer.status_code == 200 and answer.json()["dry_run"] is True
+    body = answer.json()
+    # Worded as every dry run is (an edit's below): the status the write would answer, the
+    # version it would be checked against, the would-be text and its diff, no revision.
+    edit = api.call(
+        "post", f"memories/{lyon.pk}/edit/",
+        {"old_string": "Lyon.", "new_string": "Lyon now.", "dry_run": True},
+    ).json()  # fmt: skip
+    assert body["status"] == edit["status"] and body["version"] == edit["version"] == 1
+    assert body["text"] == edit["text"] == "The user lives in Lyon now."
+    assert body["diff"] == edit["diff"] and body["field"] == edit["field"] == "content"
+    assert "revision" not in body and "revisions" not in body
+    assert body["message"].startswith("Preview, nothing written: accepting keeps memory")
+    assert body["kept"] == lyon.pk and body["others"] == [paris.pk]
     lyon.refresh_from_db()
     paris.refresh_from_db()
     assert lyon.content == "The user lives in Lyon." and paris.superseded_by_id is None
@@ -190,6 +203,8 @@ def test_the_tools_list_propose_and_settle(api, agent, make):
         "post", "tools/settle_suggestion/", {"id": number, "decision": "accept", "dry_run": True}
     ).json()
     assert preview["status"] == "updated" and preview["dry_run"] is True
+    assert "revision" not in preview and preview["version"] == first.version
+    assert preview["others_become"] == "merged" and preview["message"].startswith("Preview")
     settled = api.call(
         "post", "tools/settle_suggestion/", {"id": number, "decision": "accept"}
     ).json()

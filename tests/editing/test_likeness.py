@@ -7,17 +7,23 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from stores.editing.likeness import (
     MAX_COMPARED_CHARS,
+    STOPWORDS,
+    VALUE_WORDS,
     Kind,
     Thresholds,
     compare,
+    differing_values,
+    initials,
     may_be_alike,
     read,
+    swapped,
 )
+from stores.editing.wording import ABBREVIATIONS
 
 PAIRS = Path(__file__).parent.parent / "fixtures" / "suggestions" / "pairs.json"
 
@@ -122,7 +128,7 @@ def test_words_shared_only_through_an_opposite_still_reach_the_rule():
 # --- read in one wording, and with the embeddings' meaning --------------------------------
 
 # Thresholds as the embedded model's (settings SUGGEST_SIMILARITY), and a similarity past them.
-TRUSTED = Thresholds(negation=0.8, value=0.8, reworded=0.93)
+TRUSTED = Thresholds(negation=0.8, value=0.85, reworded=0.93, same=0.88)
 ALIKE = 0.95
 
 
@@ -221,3 +227,134 @@ def test_a_text_is_a_duplicate_of_itself(text):
     assert read(text).words or compare(text, text) is not None or not text.strip()
     found = compare(text, text)
     assert found is not None and found.kind is Kind.DUPLICATE
+
+
+# --- the same meaning in other words, and what tells two alike texts apart -----------------
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("User is learning Japanese on Duolingo.", "The user studies Japanese with Duolingo."),
+        (
+            "User is paid monthly, on the last working day.",
+            "Salary lands at the end of each month (last business day).",
+        ),
+        ("Biscuit gets walked twice a day.", "The user walks Biscuit two times daily."),
+        ("User's laptop is a 14-inch MBP.", "The user works on a 14-inch MacBook Pro."),
+    ],
+)
+def test_texts_reworded_throughout_are_duplicates_when_their_meaning_is_one(first, second):
+    found = compare(first, second, 0.9, thresholds=TRUSTED)
+    assert found is not None and found.kind is Kind.DUPLICATE and not found.sure
+    assert "other words (0.90 alike)" in found.reason
+    assert compare(first, second, 0.87, thresholds=TRUSTED) is None  # below SAME: nothing
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # One sentence, one part swapped: its subject, its last words, or a phrase.
+        ("The user's laptop runs Linux.", "The user's server runs Linux."),
+        ("The kitchen light is smart.", "The bedroom light is smart."),
+        ("User likes jazz.", "User likes classical music."),
+        (
+            "Remind the user to water the plants on Sunday.",
+            "Remind the user to call the bank on Sunday.",
+        ),
+        # Two people, named as a sentence opens, with different jobs.
+        ("Ivo Dorsey works as a designer.", "Emil Dorsey works as a chef."),
+        # A number or date on one side only: a specific beside a general.
+        ("User speaks at conferences.", "User gave a talk at PyCon 2023."),
+        ("The user reads science fiction before bed.", "The user goes to bed at 23:00."),
+        # A relative opens one of them.
+        ("User has asthma.", "User's daughter has asthma."),
+        # Time words on one side only.
+        (
+            "User went to the office party last year.",
+            "User is skipping the office party this year.",
+        ),
+    ],
+)
+def test_fine_together_however_alike_their_meaning(first, second):
+    assert compare(first, second, 0.97, thresholds=TRUSTED) is None
+    assert compare(second, first, 0.97, thresholds=TRUSTED) is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "evidence"),
+    [
+        (
+            "User is hosting 8 people for Christmas.",
+            "User expects 12 guests for Christmas dinner.",
+            "the number differs: '8' → '12'",
+        ),
+        ("User's best friend is Kemi.", "User's best friend is Laura.", "'Kemi' → 'Laura'"),
+        ("User graduated in 2012.", "User finished university in 2015.", "'2012' → '2015'"),
+    ],
+)
+def test_a_value_given_differently_in_reworded_text_is_a_conflict(first, second, evidence):
+    found = compare(first, second, 0.9, thresholds=TRUSTED)
+    assert found is not None and found.kind is Kind.CONFLICT
+    assert evidence in found.reason
+
+
+def test_a_name_gathered_by_its_verb_needs_an_attribute_to_hold_one_value():
+    # "likes" gathers names; "X's best friend is" names the one value an attribute has.
+    assert compare("User likes Kemi.", "User likes Laura.", 0.9) is None
+    found = compare("User's best friend is Kemi.", "User's best friend is Laura.", 0.9)
+    assert found is not None and found.kind is Kind.CONFLICT
+
+
+def test_a_year_in_a_sentence_is_no_time_qualifier():
+    found = compare(
+        "User is doing a part-time MBA, graduating 2026.",
+        "The user's MBA is part-time and finishes in 2026.",
+        0.97,
+        thresholds=TRUSTED,
+    )
+    assert found is not None and found.kind is Kind.DUPLICATE
+
+
+_NAME = st.from_regex(r"[A-Z][a-z]{3,8}", fullmatch=True).filter(
+    lambda name: (
+        name.casefold() not in STOPWORDS
+        and name.casefold() not in VALUE_WORDS
+        and name.casefold().removesuffix("s") not in VALUE_WORDS
+    )
+)
+
+
+@given(st.lists(_NAME, min_size=2, max_size=4))
+def test_an_abbreviation_of_a_name_is_never_a_differing_name(names):
+    written = " ".join(names)
+    short = "".join(name[0] for name in names)
+    assume(short not in ABBREVIATIONS)  # "LA" is written out before it is compared
+    assert short.casefold() in initials(read(f"The user met {written} today."))
+    assert differing_values(read(f"The user met {written}."), read(f"The user met {short}.")) == []
+
+
+@given(st.integers(1000, 10**9))
+def test_a_number_with_or_without_its_thousands_commas_is_one_value(number):
+    assert differing_values(read(f"It has {number:,} rows."), read(f"It has {number} rows.")) == []
+
+
+@given(st.text(max_size=200))
+def test_a_text_has_no_value_differing_from_itself_and_no_part_swapped(text):
+    reading = read(text)
+    assert differing_values(reading, reading) == []
+    assert not swapped(reading, reading)
+
+
+@given(st.lists(_NAME, min_size=3, max_size=6, unique_by=str.casefold), st.integers(0, 5), _NAME)
+def test_one_word_swapped_at_either_end_is_a_swap(words, at, other):
+    if other.casefold() in {word.casefold() for word in words}:
+        return
+    at = 0 if at % 2 == 0 else len(words) - 1
+    changed = [*words[:at], other, *words[at + 1 :]]
+    first, second = (
+        read(" ".join(w.lower() for w in words)),
+        read(" ".join(w.lower() for w in changed)),
+    )
+    if len(first.words) == len(words) and len(second.words) == len(words):
+        assert swapped(first, second)

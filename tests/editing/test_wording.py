@@ -31,6 +31,9 @@ def test_the_first_person_is_the_user(written, read):
         ("The user has twenty seven plants.", "The user has 27 plants."),
         ("A dozen eggs a week.", "12 eggs a week."),
         ("One hundred and twenty pages.", "120 pages."),
+        ("Walked twice a day.", "Walked 2 times a day."),
+        # "Once" is as often "formerly": it stays.
+        ("Once lived in Rome.", "Once lived in Rome."),
         # A lone "one" is as often a pronoun; two numbers in a row are not one number.
         ("The one closest to home.", "The one closest to home."),
         ("Rock and roll.", "Rock and roll."),
@@ -63,10 +66,16 @@ def test_times_of_day_are_one_clock(written, read):
         ("Commutes 2 hours a day.", "Commutes 120 minutes a day."),
         ("Drinks 2 L of water.", "Drinks 2 litres of water."),
         ("Weighs 70 kg.", "Weighs 70 kilograms."),
+        ("Takes 50mg of sertraline.", "Takes 50 milligrams of sertraline."),
     ],
 )
 def test_a_quantity_reads_the_same_in_any_unit(first, second):
     assert normalise(first) == normalise(second)
+
+
+@given(st.integers(1, 5000), st.sampled_from(["mg", " mg", " milligram", " milligrams"]))
+def test_a_dose_reads_the_same_however_its_unit_is_written(amount, unit):
+    assert normalise(f"Takes {amount}{unit} daily.") == normalise(f"Takes {amount} mg daily.")
 
 
 @pytest.mark.parametrize(

@@ -145,7 +145,7 @@ def meaning_trusted(settings) -> None:
     and so unsure."""
     settings.MEMORYADMIN = {
         **settings.MEMORYADMIN,
-        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 0.0, "VALUE": 1.0, "REWORDED": 1.0}},
+        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 0.0, "VALUE": 1.0, "REWORDED": 1.0, "SAME": 1.0}},
     }
 
 

@@ -124,7 +124,7 @@ def test_a_conflict_in_other_words_is_found_where_the_model_is_trusted(
     # as the embedded model is from 0.8 (settings SUGGEST_SIMILARITY).
     settings.MEMORYADMIN = {
         **settings.MEMORYADMIN,
-        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 0.0, "VALUE": 1.0, "REWORDED": 1.0}},
+        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 0.0, "VALUE": 1.0, "REWORDED": 1.0, "SAME": 1.0}},
     }
     remember("I never eat breakfast.")
     remember("The user has porridge every morning.")
@@ -138,7 +138,7 @@ def test_an_untrusted_similarity_leaves_a_conflict_in_other_words_alone(
 ):
     settings.MEMORYADMIN = {
         **settings.MEMORYADMIN,
-        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 1.0, "VALUE": 1.0, "REWORDED": 1.0}},
+        "SUGGEST_SIMILARITY": {"*": {"NEGATION": 1.0, "VALUE": 1.0, "REWORDED": 1.0, "SAME": 1.0}},
     }
     remember("I never eat breakfast.")
     remember("The user has porridge every morning.")

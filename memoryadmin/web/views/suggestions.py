@@ -134,7 +134,7 @@ def _preview(request: HtmxHttpRequest, scope: AgentScope, result: WriteResult) -
         "others": result.details["others"],
         "text": after,
         "diff": diff_pieces(before, after, budget=page_budget()) if before != after else None,
-        "merges": "merged" in result.details,
+        "merges": result.details["others_become"] == "merged",
     }
     return render(request, "web/partials/_suggestion_preview.html", context)
 
