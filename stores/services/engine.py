@@ -40,7 +40,7 @@ from stores.runtime.prepared import PreparedQuery, insert_new, update_if_version
 from stores.services import doorscan, policy, webhooks
 from stores.services.actors import Actor
 from stores.services.results import WriteResult
-from stores.services.sources import Source
+from stores.services.sources import Source, naming_conversation
 from stores.services.wholetext import WholeText, check_whole_text
 from stores.surfaces import SURFACES, SurfaceSpec
 
@@ -734,7 +734,7 @@ def held_for_review(agent: Agent, source: Source) -> bool:
     named = source.conversations() or [""]
     matches = Q()
     for name in named:
-        matches |= Q(conversation__iexact=name)
+        matches |= naming_conversation("conversation", name)
     return QuarantinedConversation.objects.filter(matches, agent_id=agent.pk).exists()
 
 

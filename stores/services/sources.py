@@ -123,6 +123,12 @@ def same_conversation(first: str, second: str) -> bool:
     return first.casefold() == second.casefold()
 
 
+def naming_conversation(column: str, name: str) -> models.Q:
+    """The rows whose `column` names the conversation `name`, as `same_conversation` compares
+    them: a hold and a take-back find the same writes."""
+    return models.Q(**{f"{column}__iexact": name})
+
+
 def parse_source(value: Any, field: str = "source") -> Source:
     """A source as a caller sent it (an object of the five parts), checked; Invalid names the
     part at fault and nothing is written."""
@@ -237,7 +243,9 @@ def conversation_hold(
             "Only a person who may change this agent, or a maintainer, holds a conversation "
             "for review or trusts it again; an agent's token may not."
         )
-    holds = QuarantinedConversation.objects.filter(agent=agent, conversation__iexact=name)
+    holds = QuarantinedConversation.objects.filter(
+        naming_conversation("conversation", name), agent=agent
+    )
     if not held:
         holds.delete()
     elif not holds.exists():
