@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -242,3 +242,28 @@ def measured_on_both_databases(
         finally:
             stop_postgres(run_dir)
     return runs
+
+
+def main_on_both_databases(
+    doc: str,
+    script: str,
+    prefix: str,
+    measure: Callable[[], dict],
+    report: Callable[[str, list[dict], float], str],
+    section: tuple[str, str],
+) -> None:
+    """A bench measured on both databases: `measure` in each child process (`--measure OUT`),
+    `report(host, runs, seconds)` in the parent, printed and recorded between `section`'s
+    marks (unless --no-record)."""
+    parser = command_line(doc)
+    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
+    options = parser.parse_args()
+    if options.measure:
+        options.measure.write_text(json.dumps(measure()), "utf-8")
+        return
+    started = time.perf_counter()
+    runs = measured_on_both_databases(script, prefix)
+    text = report(machine(), runs, time.perf_counter() - started)
+    if not options.no_record:
+        record_section(text, *section)
+    print(text)

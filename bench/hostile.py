@@ -1640,7 +1640,7 @@ def _hold_round(b: Bench, token: str) -> tuple[list[int], float]:
     "E12",
     f"{HELD_BODIES} connections each holding a {HELD_BODY_BYTES / 2**20:.1f} MiB body, twice; "
     "a GET after",
-    "503 past the budget; no growth from one load to the next",
+    "503 past the budget; memory back to within 10 MiB of before, after each load",
 )
 def held_bodies(b: Bench) -> Outcome:
     token = b.data["tokens"]["deep"]
@@ -1655,13 +1655,15 @@ def held_bodies(b: Bench) -> Outcome:
     answers = first + second
     busy = answers.count(503)
     read = sum(1 for code in answers if code in (400, 201))
+    # Short enough for the table's column: the memory figures are the point.
     answer = (
-        f"{read} read, {busy} 503; RSS {before:.0f} MiB before, {under:.0f} under, "
-        f"{after_first:.0f} after the first load, {after:.0f} after the second; "
-        f"a GET then {get.seconds * 1000:.0f} ms"
+        f"{read} read, {busy} 503; RSS MiB {before:.0f} before, {under:.0f} under, "
+        f"{after_first:.0f} after one load, {after:.0f} after two"
     )
-    ok = busy > 0 and read + busy == len(answers) and after - after_first < 10 and get.code == 200
-    note = f"the two loads took {seconds:.1f} s"
+    # The first load starts the pool's threads (a few MiB of their own): 10 MiB allows them.
+    returned = after_first - before < 10 and after - before < 10
+    ok = busy > 0 and read + busy == len(answers) and returned and get.code == 200
+    note = f"the two loads took {seconds:.1f} s; a GET then {get.seconds * 1000:.0f} ms"
     return Outcome(answer, ok, get.seconds, note, growth_budget_mib=HELD_GROWTH_BUDGET_MIB)
 
 
@@ -1875,11 +1877,23 @@ def write_section(rows: list[Row], options: argparse.Namespace, bench: Bench, to
             "",
             textwrap.fill(rules, 92),
             "",
+            textwrap.fill(BEFORE, 92),
+            "",
             memory_line(bench),
             END,
         ]
     )
     record_section(section, BEGIN, END)
+
+
+# What the run before the fixes of E12 and E9 measured, on a quiet machine.
+BEFORE = (
+    "Before: E12 kept the server at 241 MiB after each load, from 209 MiB before it (the "
+    "answered requests and their bodies waited for a garbage collection; "
+    "memoryadmin/hosting/memory.py now gives them back), and E9 took 1.01 s, nearly all of "
+    "it parsing the 124,999 rules (stores/editing/rules.py now parses them in a third of "
+    "the time)."
+)
 
 
 # --- main ------------------------------------------------------------------------------------

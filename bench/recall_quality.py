@@ -26,18 +26,15 @@ docs/BENCHMARKS.md (its own section).
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import statistics
 import time
 from collections import defaultdict
-from pathlib import Path
 
-from common import ROOT, command_line, log, machine, measured_on_both_databases, record_section
+from common import ROOT, log, main_on_both_databases
 
 RECALL_SET = ROOT / "tests" / "fixtures" / "recall" / "recall_set.json"
-SMALL_STORES = ROOT / "tests" / "fixtures" / "recall" / "small_stores.json"
 SECTION_START = "<!-- bench/recall_quality.py: start -->"
 SECTION_END = "<!-- bench/recall_quality.py: end -->"
 CUT_OFFS = (0.2, 0.25, 0.3, 0.35)
@@ -153,7 +150,7 @@ def measure() -> dict:
         }
         log(f"  {connection.vendor} {name}: {results[name]['at_1']}, {results[name]['at_5']}")
     search["MIN_SCORE"] = default_cut_off
-    measured_large = {
+    measured = {
         "vendor": connection.vendor,
         "memories": len(ids),
         "queries": len(data["queries"]),
@@ -162,60 +159,7 @@ def measure() -> dict:
         "load_seconds": load_seconds,
         "results": results,
     }
-    return {**measured_large, "small": measure_small_stores()}
-
-
-def measure_small_stores() -> list[dict]:
-    """Each small store as an agent of its own: for each query, what recall lists and how far
-    each memory stands above its habit (stores.selectors.vectors), answers and strays apart."""
-    from stores.embeddings import get_backend
-    from stores.engine.actors import Actor
-    from stores.models import Agent
-    from stores.selectors.filters import MemoryFilters, filtered_memories
-    from stores.selectors.search import recall
-    from stores.selectors.vectors import habits, similarities
-    from stores.services import record_create
-    from stores.services.embeddings import reembed_sweep
-
-    actor = Actor.maintainer("bench")
-    rows = []
-    for number, store in enumerate(json.loads(SMALL_STORES.read_text("utf-8"))["stores"]):
-        agent = Agent.objects.create(name=f"small-{number}", display_name=store["name"])
-        ids = []
-        for content in store["memories"]:
-            result = record_create(
-                surface_key="memory", agent=agent, actor=actor, values={"content": content}
-            )
-            assert result.ok, result
-            ids.append(result.record.pk)
-        reembed_sweep(surfaces=["memory"], agent=agent)
-        memories = filtered_memories(agent=agent, filters=MemoryFilters())
-        levels = habits(memories) or {}
-        asked = [(query["query"], query["expected"]) for query in store["queries"]]
-        asked += [(query, []) for query in store["unanswerable"]]
-        for query, expected in asked:
-            similarity = similarities(memories, get_backend().embed_query(query))
-            margins = {pk: similarity[pk] - levels.get(pk, 0.0) for pk in similarity}
-            wanted = {ids[index] for index in expected}
-            page = recall(agent=agent, filters=MemoryFilters(query=query))
-            listed = [hit.memory.pk for hit in page.hits]
-            rows.append(
-                {
-                    "store": store["name"],
-                    "query": query,
-                    "answered": bool(expected),
-                    "first": bool(listed) and listed[0] in wanted,
-                    "listed": len(listed),
-                    "answers_listed": len(wanted & set(listed)),
-                    "expected": len(wanted),
-                    "answer_margin": min((margins[pk] for pk in wanted), default=None),
-                    "stray_margin": max(
-                        (margin for pk, margin in margins.items() if pk not in wanted),
-                        default=None,
-                    ),
-                }
-            )
-    return rows
+    return measured
 
 
 # --- both databases (parent) ------------------------------------------------------------
@@ -274,23 +218,6 @@ def report(host: str, runs: list[dict], seconds: float) -> str:
             at_1, at_5, _ = first["results"][name]["per_kind"][kind]
             cells.append(f"{at_1}/{at_5}")
         kind_rows.append(f"| {kind} ({count}) | " + " | ".join(cells) + " |")
-    small_rows = []
-    for row in first["small"]:
-        answer = "—" if row["answer_margin"] is None else f"{row['answer_margin']:+.3f}"
-        stray = "—" if row["stray_margin"] is None else f"{row['stray_margin']:+.3f}"
-        listed = ", ".join(
-            f"{run['vendor']} {run_row['listed']}"
-            + (
-                f" ({run_row['answers_listed']}/{run_row['expected']} answers"
-                f"{', first' if run_row['first'] else ''})"
-                if run_row["answered"]
-                else ""
-            )
-            for run in runs
-            for run_row in run["small"]
-            if (run_row["store"], run_row["query"]) == (row["store"], row["query"])
-        )
-        small_rows.append(f"| {row['store']} | {row['query']} | {answer} | {stray} | {listed} |")
     latency = ", ".join(
         f"{run['vendor']} {run['results'][default]['p50_ms']:.0f} ms" for run in runs
     )
@@ -332,15 +259,7 @@ without cut-off, fused at the default cut-off):
 |---|---:|---:|---:|---:|
 {chr(10).join(kind_rows)}
 
-**Small stores** (`tests/fixtures/recall/small_stores.json`: a dozen, four and two memories,
-each an agent of its own, so each a small store; the set above is a large one). Each
-memory's margin is its similarity to the query less its habit (its mean similarity to the
-probe questions, `stores/selectors/vectors.py`); the floor for this model is 0.02. Margins
-on {first["vendor"]}; what recall lists on each database.
-
-| store | query | smallest answer margin | largest stray margin | listed |
-|---|---|---:|---:|---|
-{chr(10).join(small_rows)}
+**Small stores**: their own section, "Small stores: ranking by meaning" (`bench/small_stores.py`).
 
 Fused recall at the default cut-off answers in {latency} (p50, the
 query's embedding included: on this shared 2-core machine the local model alone took 0.1
@@ -374,18 +293,9 @@ spelling too (stores/selectors/lexical.py).
 
 
 def main() -> None:
-    parser = command_line(__doc__)
-    parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
-    options = parser.parse_args()
-    if options.measure:
-        options.measure.write_text(json.dumps(measure()), "utf-8")
-        return
-    started = time.perf_counter()
-    runs = measured_on_both_databases(__file__, "memoryadmin-recall.")
-    section = report(machine(), runs, time.perf_counter() - started)
-    if not options.no_record:
-        record_section(section, SECTION_START, SECTION_END)
-    print(section)
+    main_on_both_databases(
+        __doc__, __file__, "memoryadmin-recall.", measure, report, (SECTION_START, SECTION_END)
+    )
 
 
 if __name__ == "__main__":

@@ -24,6 +24,7 @@ import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from importlib import import_module
 from typing import Any
 
 from a2wsgi.wsgi import build_environ
@@ -39,6 +40,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from memoryadmin.doors import statuses
 from memoryadmin.doors.errors import too_large_body, unauthenticated_body
 from memoryadmin.hosting.database import API_UNAVAILABLE_STATUS, RETRY_AFTER_SECONDS
+from memoryadmin.hosting.memory import RELEASE_EVERY, freeze_loaded, give_back
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
 # The change feed, whose long polls wait here rather than in a Django view (api/longpoll.py).
@@ -69,11 +71,16 @@ class BodyLimit:
     2.4 MiB took the server from 174 to 697 MiB. The bytes read and not yet answered, over
     all requests, stay within the budget: a body that would pass it answers 503 (retry
     shortly). A body to an agent door with no token and no session is answered 401 unread.
+
+    Each time a share of the budget has been read in bodies and answered, the memory of the
+    answered requests goes back to the system (memoryadmin.hosting.memory): they outlive
+    their answers otherwise, beside the bodies the budget counts.
     """
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
         self.in_flight = 0  # bytes of bodies read and not yet answered, every request's
+        self.read_since_release = 0  # bytes of bodies read since memory was last given back
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -117,6 +124,10 @@ class BodyLimit:
             await self.app(scope, bounded_receive, watched_send)
         finally:
             self.in_flight -= held
+            self.read_since_release += held
+            if self.read_since_release >= budget * RELEASE_EVERY:
+                self.read_since_release = 0
+                give_back()
         if cut_off is not None and not answered:
             await cut_off(scope, receive, send)
 
@@ -264,3 +275,7 @@ def build_application() -> ASGIApp:
 
 
 application = build_application()
+# Every view imported now rather than by the first request, so that it is frozen with the rest
+# of what the process keeps for its life (left out of later garbage collections).
+import_module(settings.ROOT_URLCONF)
+freeze_loaded()

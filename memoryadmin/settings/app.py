@@ -20,6 +20,9 @@ def _embeddings() -> dict[str, Any]:
         }
     # Production embeddings: an OpenAI-compatible /v1/embeddings endpoint (OpenAI, Ollama,
     # vLLM, TEI). The model must produce 384 dimensions or accept the `dimensions` parameter.
+    # No such model has a measured small-store floor (stores/selectors/vectors.py): a store
+    # of 30 memories or fewer is judged as a large one, and may list nothing for a question
+    # sharing no word with its answer.
     return {
         "BACKEND": env("EMBEDDING_BACKEND", "stores.embeddings.http.OpenAICompatibleBackend"),
         "OPTIONS": {

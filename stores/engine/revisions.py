@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from stores.engine import aftercommit
 from stores.engine.actors import Actor
-from stores.engine.sources import Source
+from stores.engine.sources import Source, naming_conversation
 from stores.models import (
     Agent,
     QuarantinedConversation,
@@ -109,7 +109,7 @@ def held_for_review(agent: Agent, source: Source) -> bool:
     named = source.conversations() or [""]
     matches = Q()
     for name in named:
-        matches |= Q(conversation__iexact=name)
+        matches |= naming_conversation("conversation", name)
     return QuarantinedConversation.objects.filter(matches, agent_id=agent.pk).exists()
 
 

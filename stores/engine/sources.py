@@ -120,6 +120,12 @@ def same_conversation(first: str, second: str) -> bool:
     return first.casefold() == second.casefold()
 
 
+def naming_conversation(column: str, name: str) -> models.Q:
+    """The rows whose `column` names the conversation `name`, as `same_conversation` compares
+    them: a hold and a take-back find the same writes."""
+    return models.Q(**{f"{column}__iexact": name})
+
+
 def parse_source(value: Any, field: str = "source") -> Source:
     """A source as a caller sent it (an object of the five parts), checked; Invalid names the
     part at fault and nothing is written."""

@@ -4,7 +4,7 @@ trusts it again (`Revision.review`, `engine.revisions.held_for_review`)."""
 from __future__ import annotations
 
 from stores.engine.actors import Actor
-from stores.engine.sources import parse_source
+from stores.engine.sources import naming_conversation, parse_source
 from stores.errors import Forbidden, Invalid, NotFound
 from stores.models import Agent, QuarantinedConversation
 
@@ -47,7 +47,9 @@ def conversation_hold(
             "Only a person who may change this agent, or a maintainer, holds a conversation "
             "for review or trusts it again; an agent's token may not."
         )
-    holds = QuarantinedConversation.objects.filter(agent=agent, conversation__iexact=name)
+    holds = QuarantinedConversation.objects.filter(
+        naming_conversation("conversation", name), agent=agent
+    )
     if not held:
         holds.delete()
     elif not holds.exists():

@@ -35,7 +35,7 @@ from stores.editing import Status, TextEditError
 from stores.engine.actors import Actor
 from stores.engine.lookup import records_locked
 from stores.engine.results import WriteResult
-from stores.engine.sources import Source, parse_source
+from stores.engine.sources import Source, naming_conversation, parse_source
 from stores.errors import ApplicationError, Conflict, Forbidden, Invalid, NotFound
 from stores.models import Agent, Memory, Revision, VersionedRecord
 from stores.opnames import OpName
@@ -329,7 +329,7 @@ def _later_writes(
             record_id__in={record_id for _, record_id in first},
             pk__gt=min(first.values()),
         )
-        .exclude(source_conversation=conversation)
+        .exclude(naming_conversation("source_conversation", conversation))
         .annotate(
             holds=ExpressionWrapper(
                 Q(op=OpName.MERGE, before_text=F("after_text")), output_field=BooleanField()
@@ -361,7 +361,10 @@ def _with_restored(
     restored: dict[tuple[str, int], tuple[int, str]] = {}
     for surface, record_id, pk, op in (
         Revision.objects.filter(
-            agent=agent, source_conversation=conversation, source_takeback=True, pk__gt=since
+            naming_conversation("source_conversation", conversation),
+            agent=agent,
+            source_takeback=True,
+            pk__gt=since,
         )
         .order_by("pk")
         .values_list("surface", "record_id", "pk", "op")
@@ -380,7 +383,9 @@ def _writes_of(agent: Agent, conversation: str) -> list[Revision]:
     """The conversation's own revisions of `agent`'s records, newest first, without texts."""
     return list(
         Revision.objects.filter(
-            agent=agent, source_conversation=conversation, source_takeback=False
+            naming_conversation("source_conversation", conversation),
+            agent=agent,
+            source_takeback=False,
         )
         .only("surface", "record_id", "op", "version_before", "version_after")
         .order_by("-id")
@@ -392,7 +397,9 @@ def _taken_back(agent: Agent, conversation: str) -> set[int]:
     anyone's undo (a revert may have gone back to the version a revision made, so only a
     take-back's revert counts)."""
     own = Revision.objects.filter(
-        agent=agent, source_conversation=conversation, source_takeback=False
+        naming_conversation("source_conversation", conversation),
+        agent=agent,
+        source_takeback=False,
     ).values("pk")
     undone = Revision.objects.filter(agent=agent, reverted_revision__in=own).filter(
         Q(op=OpName.UNDO) | Q(source_takeback=True)

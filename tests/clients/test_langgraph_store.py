@@ -25,6 +25,7 @@ from langgraph.store.base import (
 
 from memoryadmin.clients.langgraph_store import MemoryadminStore, MemoryadminStoreError
 from stores.models import Memory, Revision
+from stores.services.embeddings import reembed_sweep
 from tests.factories import agent_token
 
 # --- memoryadmin's side: every write a revision of the agent's token ---------------------
@@ -444,3 +445,18 @@ def test_the_async_methods_do_what_the_sync_ones_do(store, rank_everything):
     assert sorted(item.value["index"] for item in many) == [3, 4]
     assert namespaces == [("test", "async"), ("test", "many")]
     assert gone is None
+
+
+def test_search_by_meaning_over_two_items_finds_the_one_that_answers(store, settings):
+    """Regression: over two items, "which colour scheme does the user like" found nothing."""
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "EMBEDDINGS": {"BACKEND": "stores.embeddings.local.LocalE5Backend", "OPTIONS": {}},
+    }
+    store.put(("prefs",), "office", {"content": "works from Lisbon on Fridays"})
+    store.put(("prefs",), "editor", {"content": "prefers dark mode in every editor"})
+    reembed_sweep()
+
+    found = store.search(("prefs",), query="which colour scheme does the user like")
+
+    assert [item.key for item in found][:1] == ["editor"]

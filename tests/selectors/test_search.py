@@ -399,15 +399,17 @@ DOZEN = [
 )
 def test_a_small_store_ranks_by_meaning(local_model, agent, make, query, answers):
     """Regression: in a dozen memories a query sharing no word with its answers found
-    nothing, the answers standing no further above the others than stray matches do."""
+    nothing, the answers standing no further above the others than stray matches do. (A
+    second answer standing far below the first is not listed: "beverage" lists the coffee,
+    "trip to Canada" the trip made; see SMALL_STORE_GAP.)"""
     for text in DOZEN:
         make.memory(agent, text)
     reembed_sweep()
 
     page = recall_page(agent=agent, filters=MemoryFilters(query=query))
 
-    assert sorted(hit.memory.content for hit in page.hits[:2]) == sorted(answers)
-    assert page.total < len(DOZEN) // 2
+    assert page.hits[0].memory.content in answers
+    assert set(answers) >= {hit.memory.content for hit in page.hits}
 
 
 def test_two_memories_rank_by_meaning(local_model, agent, make):
