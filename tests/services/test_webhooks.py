@@ -580,6 +580,9 @@ def test_one_worker_delivers_at_a_time(agent):
             lease="someone", leased_until=timezone.now() + timezone.timedelta(minutes=1)
         )
         RecordMaker().memory(agent)
+        # The write's own delivery runs after its answer, on a thread of its own: let it meet
+        # the lease first, or the two race for the webhook's row (a locked table on SQLite).
+        settle()
         assert webhook_deliver(webhook.pk).busy
         assert hook.received == []
 
