@@ -15,7 +15,12 @@
 5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
    "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
    (case kept, so "US" is a country and "us" stays a pronoun).
-6. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
+6. **Terse notes** to the statement they abbreviate: "editor: vim", "tz=Europe/Berlin",
+   "diet - vegetarian" → "The user's editor is vim", "The user's time zone is
+   Europe/Berlin", "The user's diet is vegetarian"; "pref: dark mode" and a note that opens
+   on its verb ("prefers dark mode") → "The user prefers dark mode". Only a short note of
+   one line: a key of at most three words, a value of at most six.
+7. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set).
 
 Each step is a few regular expressions over the text: linear in its length. Nothing here
@@ -339,6 +344,66 @@ _ABBREVIATION = re.compile(
     + r")(?![\w/])(?!\.\w)"
 )
 
+# --- terse notes -----------------------------------------------------------------------
+
+# Keys people shorten in a note → the word they stand for.
+TERSE_KEYS = {
+    "tz": "time zone",
+    "timezone": "time zone",
+    "fav": "favourite",
+    "fave": "favourite",
+    "lang": "language",
+    "loc": "location",
+    "dob": "date of birth",
+    "addr": "address",
+    "ph": "phone",
+    "tel": "phone",
+    "occ": "occupation",
+    "bday": "birthday",
+}
+# Keys that are a verb of the user's: "pref: X" says "the user prefers X".
+TERSE_VERB_KEYS = {
+    "pref": "prefers",
+    "prefs": "prefers",
+    "preference": "prefers",
+    "preferences": "prefers",
+    "prefers": "prefers",
+    "likes": "likes",
+    "dislikes": "dislikes",
+    "loves": "loves",
+    "hates": "hates",
+    "uses": "uses",
+    "allergy": "is allergic to",
+    "allergies": "is allergic to",
+    "allergic to": "is allergic to",
+    "avoids": "avoids",
+}
+# Verbs of taste a note opens on with no subject ("prefers window seats"): other verbs
+# open instructions as often ("Runs the backup at noon" is about a job, not the user).
+_NOTE_VERBS = "prefers|likes|dislikes|loves|hates|uses|wants|needs|avoids"
+_TERSE_NOTE = re.compile(
+    r"\s*(?:(?:the )?user(?:'s)?\s+)?([A-Za-z][A-Za-z']*(?: [A-Za-z][A-Za-z']*){0,2})"
+    r"\s*(?::|=|\s[-\u2013\u2014]\s)\s*([^\s:=.!?;][^\n:=!?;]{0,80}?)\s*\.?\s*",
+    re.IGNORECASE,
+)
+_VERB_NOTE = re.compile(rf"\s*(?:user\s+)?({_NOTE_VERBS})\s+(\S.*)", re.DOTALL | re.IGNORECASE)
+_SHORT_VALUE_WORDS = 6
+
+
+def _terse(text: str) -> str:
+    """The statement a one-line note abbreviates, or `text` when it is not one."""
+    note = _TERSE_NOTE.fullmatch(text)
+    if note and len(note.group(2).split()) <= _SHORT_VALUE_WORDS:
+        key, value = note.group(1).casefold(), note.group(2)
+        if key in TERSE_VERB_KEYS:
+            return f"The user {TERSE_VERB_KEYS[key]} {value}."
+        return f"The user's {TERSE_KEYS.get(key, key)} is {value}."
+    verb = _VERB_NOTE.fullmatch(text)
+    if verb:
+        return f"The user {verb.group(1)} {verb.group(2)}"
+    return text
+
+
 # --- converse relations ----------------------------------------------------------------
 
 _CONVERSE = (
@@ -362,6 +427,7 @@ _ANY_PER = re.compile(r"(?i)/|\b(?:per|each|every|yo|yrs?|aged)\b|ly\b")
 
 def normalise(text: str) -> str:
     """`text` in one wording (this module's docstring says which)."""
+    text = _terse(text)
     if _ANY_PERSON.search(text):
         text = _rewrite(text, _PERSON)
         text = _rewrite(text, _AGREEMENT)

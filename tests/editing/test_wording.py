@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from stores.editing.wording import normalise
+from stores.editing.wording import TERSE_KEYS, TERSE_VERB_KEYS, normalise
 
 
 @pytest.mark.parametrize(
@@ -141,3 +141,43 @@ PHRASES = (
 def test_normalising_twice_changes_nothing_more(phrases):
     once = normalise(" ".join(phrases))
     assert normalise(once) == once
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("editor: vim", "The user's editor is vim."),
+        ("tz=Europe/Berlin", "The user's time zone is Europe/Berlin."),
+        ("diet - vegetarian", "The user's diet is vegetarian."),
+        ("Blood type: A+", "The user's blood type is A+."),
+        ("pref: dark mode", "The user prefers dark mode."),
+        ("allergy: shellfish", "The user is allergic to shellfish."),
+        ("prefers window seats", "The user prefers window seats"),
+        ("user dislikes cilantro", "The user dislikes cilantro"),
+    ],
+)
+def test_a_terse_note_reads_as_the_statement_it_abbreviates(written, read):
+    assert normalise(written) == read
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Peanut allergy: keep all peanut products out of recipes for the user and the kids.",
+        "Meeting at 10:00 on Friday",
+        "The user lives in Paris.",
+    ],
+)
+def test_a_long_note_or_a_sentence_is_not_a_terse_note(written):
+    assert "'s" not in normalise(written) or normalise(written) == written
+
+
+_KEY = st.from_regex(r"[a-z]{2,9}( [a-z]{2,9})?", fullmatch=True).filter(
+    lambda key: key not in TERSE_KEYS and key not in TERSE_VERB_KEYS
+)
+_VALUE = st.from_regex(r"[A-Za-z][a-z]{1,9}( [a-z]{1,9}){0,3}", fullmatch=True)
+
+
+@given(_KEY, _VALUE, st.sampled_from([": ", "=", " - ", ":"]))
+def test_a_key_and_value_note_reads_one_way_whatever_its_separator(key, value, separator):
+    assert normalise(f"{key}{separator}{value}") == normalise(f"The user's {key} is {value}.")
