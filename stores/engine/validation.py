@@ -159,9 +159,15 @@ def moment(value: Any, name: str) -> dt.datetime | None:
             raise Invalid(f"{name} must be an ISO 8601 date and time, not {value!r}.")
     else:
         raise Invalid(f"{name} must be an ISO 8601 date and time.")
-    if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, dt.UTC)
-    return parsed
+    if parsed is None:
+        return None
+    if timezone.is_naive(parsed):
+        return timezone.make_aware(parsed, dt.UTC)
+    try:
+        # As UTC: an offset past ±15:59 is ISO 8601 but not a time zone PostgreSQL takes.
+        return parsed.astimezone(dt.UTC)
+    except OverflowError:
+        raise Invalid(f"{name} is out of range once taken to UTC: {value!r}.") from None
 
 
 def ttl_seconds(value: Any) -> int:

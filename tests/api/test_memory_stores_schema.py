@@ -147,3 +147,21 @@ def test_what_every_operation_answers_is_what_the_schema_declares(api):
     call("memory_stores_delete", "delete", f"/{store_id}/")
     Checked(client_for("not-a-token"))("memory_stores_list", "get", "/")
     assert call.seen == OPERATIONS
+
+
+def test_a_creation_time_filter_with_any_offset_iso_8601_allows_is_answered(api):
+    """Regression: an offset past ±15:59 is ISO 8601, but PostgreSQL takes no such time zone,
+    and a moment a far offset pushes past the calendar's end exists in no time zone at all."""
+    call = Checked(api)
+    call("memory_stores_create", "post", "/", {"name": "Notes"})
+    listed = call(
+        "memory_stores_list",
+        "get",
+        "/?created_at%5Blte%5D=2275-10-09T10%3A09%3A05.15%2B20%3A38"
+        "&created_at%5Bgte%5D=2000-05-15T07%3A21%3A33.67Z",
+    )
+    assert [store["name"] for store in listed.json()["data"]] == ["Notes"]
+    refused = call(
+        "memory_stores_list", "get", "/?created_at%5Blte%5D=0001-01-01T00%3A00%3A00%2B20%3A00"
+    )
+    assert refused.status_code == 400

@@ -1039,7 +1039,10 @@ class EditServiceMachine(RuleBasedStateMachine):
                 else:
                     # A record the conversation deleted comes back.
                     self.forgotten.discard(Key(result.surface, result.id))
-            else:
+            elif Key(result.surface, result.id) not in touched:
+                # A record left as it stood, unless another result changed it: a memory
+                # brought back to life because the one it was superseded by is removed, while
+                # its own changes stay (a conflict), has a result of each.
                 assert before.get(Key(result.surface, result.id)) == after.get(
                     Key(result.surface, result.id)
                 ), result
