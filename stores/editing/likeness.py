@@ -27,7 +27,10 @@ vetoes:
    teacher" / "works as a nurse"), is a conflict too. Past the thresholds of meaning, a
    negation in other words ("never eats breakfast" / "has porridge every morning") and a
    value of one kind given differently in reworded text ("hosting 8 people" / "expects 12
-   guests") are conflicts.
+   guests") are conflicts. So is a pair each of which takes the other end of one scale
+   ("left-handed" / "right-handed", "dark" / "light" theme) and which, read with one word
+   moved to the other's end, would be a duplicate; two ends of a scale are never a
+   duplicate.
 4. **Nothing** (alike but compatible) when what differs names a different person, relative
    or animal ("the user's aunt" / "the user's uncle"): the texts are about different
    subjects; when the verb gathers values rather than replacing them ("likes tea" / "likes
@@ -85,7 +88,7 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("liv", "resid", "bas", "hom", "locat"),
     ("lik", "enjoy", "lov", "fond", "fan", "keen"),
     ("prefer", "favourit", "favorit", "best"),
-    ("work", "employ", "job"),
+    ("work", "employ", "employer", "job"),
     ("nam", "call"),
     ("born", "birth", "birthday", "birthplac"),
     ("cost", "pay", "price", "charg", "fee"),
@@ -106,6 +109,7 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("hat", "detest"),
     ("use", "used", "utiliz", "utilis", "rely", "reli"),
     ("colour", "color"),
+    ("mod", "them"),
     ("meet", "meeting"),
     ("phon", "telephon", "mobil", "cell"),
     ("email", "mail"),
@@ -169,6 +173,34 @@ OPPOSITES = {
     "fals": "tru",
     "off": "on",
     "singl": "marri",
+}
+
+# The two ends of one scale, by canonical form: of one thing, a word of one end and a word
+# of the other cannot both hold ("prefers dark mode" / "prefers the light theme", "left-handed"
+# / "right-handed"), while two words of one end say the same ("brief" / "concise"). Only
+# scales whose ends exclude each other whatever the thing is ("hot" and "cold" coffee may
+# both be liked; a verb that gathers, as "likes", is never read so).
+_SCALES_TEXT = (
+    ("short brief concis succinct ters", "long detail lengthy verbos thorough in-depth"),
+    ("dark", "light"),
+    ("left-handed lefty", "right-handed righty"),
+    ("junior", "senior"),
+    ("celsius centigrad", "fahrenheit"),
+    ("metric", "imperial"),
+    ("introvert", "extrovert extravert"),
+    ("formal", "casual"),
+    ("aisl", "window"),
+    ("tab", "spac"),
+    ("full-tim", "part-tim"),
+    ("public", "privat"),
+    ("spicy", "mild bland"),
+)
+# A scale's word → (the scale's number, its end).
+SCALE_ENDS: dict[str, tuple[int, int]] = {
+    word: (number, end)
+    for number, ends in enumerate(_SCALES_TEXT)
+    for end, words in enumerate(ends)
+    for word in words.split()
 }
 
 # Words that say a thing is kept away from (by their cut form's start).
@@ -326,6 +358,8 @@ def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
             return VALUE_WORDS[form]
     if written[:1].isupper() and not opens_sentence and lower not in STOPWORDS:
         return ValueKind.NAME
+    if not written.isupper() and any(character.isupper() for character in written[1:]):
+        return ValueKind.NAME  # a capital inside a word names a thing: iPhone, 1Password
     if written[:1].isupper() and opens_sentence and written[1:2].isupper():
         return ValueKind.NAME  # an acronym opening a sentence is still a name
     return None
@@ -492,6 +526,80 @@ def compare(
         return None
     first, second, opposites = _opposites(first, second)
     trusted = thresholds or Thresholds()
+    apart = _scales_apart(first, second)
+    if apart:  # two ends of one scale never say the same thing
+        return _ends_conflict(first, second, apart, similarity, trusted)
+    return _compare_read(first, second, similarity, trusted, opposites)
+
+
+def _scales_apart(first: Reading, second: Reading) -> dict[int, tuple[Word, Word]]:
+    """Each scale the two texts take opposite ends of → the word each takes it by."""
+    first_ends, second_ends = _scale_words(first), _scale_words(second)
+    return {
+        scale: (first_ends[scale], second_ends[scale])
+        for scale in first_ends.keys() & second_ends.keys()
+        if SCALE_ENDS[first_ends[scale].canon][1] != SCALE_ENDS[second_ends[scale].canon][1]
+    }
+
+
+def _ends_conflict(
+    first: Reading,
+    second: Reading,
+    apart: dict[int, tuple[Word, Word]],
+    similarity: float | None,
+    trusted: Thresholds,
+) -> Likeness | None:
+    """A conflict where the two would say the same thing but that each takes the other end
+    of one scale ("The user is left-handed" / "The user is right-handed", "prefers detailed
+    explanations" / "wants short answers"): read with the second's word at the first's end,
+    the pair is a duplicate. Otherwise nothing: the two say different things."""
+    if first.negative != second.negative or first.when != second.when:
+        return None  # "not left-handed" / "right-handed"; "used to" / "now"
+    if first.canon & second.canon & GATHERING or not _same_subject(first, second):
+        return None  # "likes light beer" / "likes dark beer": both can be liked
+    at_first_end = {theirs.canon: ours.canon for ours, theirs in apart.values()}
+    moved = replace(
+        second,
+        words=tuple(
+            replace(word, canon=at_first_end.get(word.canon, word.canon)) for word in second.words
+        ),
+    )
+    alike = _compare_read(first, moved, similarity, trusted, 0)
+    if alike is None or alike.kind is not Kind.DUPLICATE:
+        return None
+    ours, theirs = apart[min(apart)]
+    return Likeness(
+        Kind.CONFLICT,
+        alike.score,
+        f"about one thing, {ours.written!r} and {theirs.written!r} are the two ends of one "
+        "scale: both cannot hold",
+        sure=alike.sure,
+    )
+
+
+def _scale_words(reading: Reading) -> dict[int, Word]:
+    """Each scale the text takes one end of → its first word there. A text that says both
+    ends of a scale ("short runs in the week, long ones at weekends") contrasts them and
+    takes neither."""
+    found: dict[int, Word] = {}
+    both: set[int] = set()
+    for word in reading.words:
+        if word.canon in SCALE_ENDS:
+            scale, end = SCALE_ENDS[word.canon]
+            known = found.setdefault(scale, word)
+            if SCALE_ENDS[known.canon][1] != end:
+                both.add(scale)
+    return {scale: word for scale, word in found.items() if scale not in both}
+
+
+def _compare_read(
+    first: Reading,
+    second: Reading,
+    similarity: float | None,
+    trusted: Thresholds,
+    opposites: int,
+) -> Likeness | None:
+    """`compare` of two texts already read, their opposites read as negations."""
     if not _same_subject(first, second):
         # What one text opens with, the other never names: another subject, unless the
         # openings are things said two ways ("Salary lands ..." / "User is paid ...") and

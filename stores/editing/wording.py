@@ -245,6 +245,25 @@ _PER = (
 )
 
 
+# "10k", "$80k", "2.5k": a number in thousands, as people write a salary, a run or a count.
+_THOUSANDS_K = re.compile(r"(?<![\w.,])(\d+(?:\.\d+)?)[kK]\b")
+
+
+def _thousands_k(match: re.Match[str]) -> str:
+    return _amount(float(match.group(1)) * 1000)
+
+
+# A blood group with its sign written any way ("A+", "O neg", "AB positive") → one word.
+_BLOOD = re.compile(
+    r"(?<!\w)(AB|A|B|O)(?:([+\u2212-])(?![\w+-])|\s?(pos(?:itive)?|neg(?:ative)?)\b)"
+)
+
+
+def _blood(match: re.Match[str]) -> str:
+    positive = match.group(2) == "+" or (match.group(3) or "").startswith("pos")
+    return f"{match.group(1)}-{'positive' if positive else 'negative'}"
+
+
 def _amount(value: float) -> str:
     """Three significant figures: "6 ft" and "183 cm" are one height, as people round."""
     text = f"{float(f'{value:.3g}'):.4f}".rstrip("0").rstrip(".")
@@ -305,6 +324,29 @@ ABBREVIATIONS = {
     "postgres": "PostgreSQL",
     "py": "Python",
     "appt": "appointment",
+    "2FA": "2-factor authentication",
+    "MFA": "multi-factor authentication",
+    "auth": "authentication",
+    "WFH": "works from home",
+    "PTO": "paid time off",
+    "OOO": "out of office",
+    "ETA": "estimated arrival",
+    "DOB": "date of birth",
+    "ASAP": "as soon as possible",
+    "BF": "boyfriend",
+    "GF": "girlfriend",
+    "MIL": "mother-in-law",
+    "FIL": "father-in-law",
+    "uni": "university",
+    "BSc": "bachelor's degree",
+    "MSc": "master's degree",
+    "wknd": "weekend",
+    "tmrw": "tomorrow",
+    "ppl": "people",
+    "HQ": "headquarters",
+    "info": "information",
+    "bro": "brother",
+    "sis": "sister",
     "mgr": "manager",
     "dept": "department",
     "bday": "birthday",
@@ -436,6 +478,8 @@ def normalise(text: str) -> str:
     text = _HALF.sub(_half_past, text)
     text = _CLOCK.sub(_o_clock, text)
     text = _NOON.sub(_noon, text)
+    text = _THOUSANDS_K.sub(_thousands_k, text)
+    text = _BLOOD.sub(_blood, text)
     text = _MONEY_AFTER.sub(_money_after, text)
     text = _MONEY_BEFORE.sub(_money_before, text)
     if _ANY_PER.search(text):

@@ -143,6 +143,8 @@ ALIKE = 0.95
         ("Hannah is Tom's manager.", "Tom reports to Hannah."),  # converse
         ("The user cannot have gluten.", "The user must avoid gluten."),  # a restriction
         ("The user is allergic to peanuts.", "The user does not eat peanuts: an allergy."),
+        ("The user prefers brief answers.", "The user prefers concise answers."),  # one end
+        ("Running a 10k in May.", "Running a 10 km race in May."),  # thousands
     ],
 )
 def test_duplicates_in_other_wordings(first, second):
@@ -203,6 +205,50 @@ def test_meaning_counts_only_past_its_threshold():
 def test_fine_together_even_when_alike(first, second):
     assert compare(first, second, ALIKE, thresholds=TRUSTED) is None
     assert compare(second, first, ALIKE, thresholds=TRUSTED) is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The user prefers concise replies.", "The user prefers detailed replies."),
+        ("The user's repository is public.", "The user's repository is private."),
+        ("The user prefers an aisle seat.", "The user prefers a window seat."),
+        ("The user indents code with tabs.", "The user indents code with spaces."),
+        ("The user's editor uses the dark theme.", "The user's editor uses light mode."),
+        ("I'm left-handed.", "The user is right-handed."),
+        ("The user is an introvert.", "The user is an extrovert."),
+    ],
+)
+def test_two_ends_of_one_scale_conflict(first, second):
+    for one, other in ((first, second), (second, first)):
+        found = compare(one, other, ALIKE, thresholds=TRUSTED)
+        assert found is not None and found.kind is Kind.CONFLICT
+        assert "two ends of one scale" in found.reason
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # A verb that gathers: both can be liked.
+        ("The user likes light beer.", "The user likes dark beer."),
+        # One text says both ends: a contrast, not a value.
+        ("The user runs short on Tuesdays and long on Sundays.", "User prefers long runs."),
+        # The ends of one scale said of two things.
+        ("The user's kitchen is dark.", "The user's office is light."),
+        # Time-qualified.
+        ("The user used to prefer the light theme.", "The user prefers dark mode now."),
+    ],
+)
+def test_ends_of_a_scale_in_pairs_fine_together(first, second):
+    assert compare(first, second, ALIKE, thresholds=TRUSTED) is None
+    assert compare(second, first, ALIKE, thresholds=TRUSTED) is None
+
+
+@pytest.mark.parametrize("name", ["iPhone", "1Password", "macOS", "eBay"])
+def test_a_capital_inside_a_word_makes_it_a_name(name):
+    assert differing_values(
+        read(f"The user keeps passwords in {name}."), read("The user keeps passwords in KeePass.")
+    )
 
 
 def test_an_allergy_and_what_it_keeps_away_are_never_a_conflict():

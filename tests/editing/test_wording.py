@@ -85,6 +85,8 @@ def test_a_dose_reads_the_same_however_its_unit_is_written(amount, unit):
         ("Spotify costs $10 monthly.", "Spotify costs USD 10 a month."),
         ("Backs up daily.", "Backs up a day."),
         ("The user is 45 yo.", "The user is 45 years old."),
+        ("Salary is $85k a year.", "Salary is $85000 per year."),
+        ("Saving 2.5k for the trip.", "Saving 2500 for the trip."),
     ],
 )
 def test_money_and_periods_read_one_way(first, second):
@@ -100,10 +102,31 @@ def test_money_and_periods_read_one_way(first, second):
         ("Gym on Mon.", "Gym on Monday."),
         # Case is kept: "us" is a pronoun, "US" a country.
         ("Visit us in the US.", "Visit us in the United States."),
+        ("2FA on for GitHub.", "2-factor authentication on for GitHub."),
+        ("WFH on Fri.", "works from home on Friday."),
+        ("BSc from Leeds.", "bachelor's degree from Leeds."),
     ],
 )
 def test_abbreviations_are_written_out(written, read):
     assert normalise(written) == read
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("Blood group: O neg", "O-negative"),
+        ("blood type O-", "O-negative"),
+        ("is AB+", "AB-positive"),
+        ("A positive", "A-positive"),
+    ],
+)
+def test_a_blood_group_reads_one_way_whatever_its_sign(written, read):
+    assert read in normalise(written)
+
+
+@pytest.mark.parametrize("written", ["Plan B - backup", "an A-level in maths", "Route A+B"])
+def test_a_letter_beside_a_sign_in_other_words_is_no_blood_group(written):
+    assert "positive" not in normalise(written) and "negative" not in normalise(written)
 
 
 def test_a_converse_relation_reads_one_way():
@@ -131,6 +154,9 @@ PHRASES = (
     "SWE",
     "on Mon",
     "reports to",
+    "10k",
+    "blood group A+",
+    "WFH",
     "a dozen",
     "one hundred and twenty",
     "the user lives in Paris",
@@ -149,7 +175,7 @@ def test_normalising_twice_changes_nothing_more(phrases):
         ("editor: vim", "The user's editor is vim."),
         ("tz=Europe/Berlin", "The user's time zone is Europe/Berlin."),
         ("diet - vegetarian", "The user's diet is vegetarian."),
-        ("Blood type: A+", "The user's blood type is A+."),
+        ("Blood type: A+", "The user's blood type is A-positive."),
         ("pref: dark mode", "The user prefers dark mode."),
         ("allergy: shellfish", "The user is allergic to shellfish."),
         ("prefers window seats", "The user prefers window seats"),
