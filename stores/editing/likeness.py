@@ -396,7 +396,9 @@ def read(text: str) -> Reading:
         if _THOUSANDS.fullmatch(canon):
             canon = canon.replace(",", "")  # "10,000" and "10000" are one number
         value = value_of(written, opens_sentence=starts)
-        words.append(Word(SYNONYMS.get(canon, canon), written, value, " ".join(lead)))
+        if not (len(written) > 1 and written.isupper()):  # "MAM" is an acronym, not "mam"
+            canon = SYNONYMS.get(canon, canon)
+        words.append(Word(canon, written, value, " ".join(lead)))
         lead = []
     normalised = " ".join(token.casefold() for token in _TOKEN.findall(text))
     restricted = any(word.canon.startswith(RESTRICTIONS) for word in words)
@@ -888,6 +890,21 @@ def _value_changed(
 _COPULAS = frozenset({"is", "are", "was", "were"})
 
 
+def _name_written_plain(first: Reading, second: Reading, span: tuple[int, int, int, int]) -> bool:
+    """Whether one word, the value of an owned attribute on both sides, is a name on one side
+    and a plain word on the other: a note writes names lower-case ("editor: vim" / "The
+    user's editor is Neovim")."""
+    i1, i2, j1, j2 = span
+    if i2 - i1 != 1 or j2 - j1 != 1:
+        return False
+    kinds = {first.words[i1].value, second.words[j1].value}
+    return (
+        kinds == {ValueKind.NAME, None}
+        and _attribute_named(first, i1)
+        and _attribute_named(second, j1)
+    )
+
+
 def _attribute_named(reading: Reading, at: int) -> bool:
     """Whether the word at `at` follows a copula after something owned: "The user's best
     friend is Kemi", "Maya's dog is called Rex" (the value of one attribute)."""
@@ -956,6 +973,9 @@ def _differ_in_one_place(
     gathering = bool(shared & GATHERING)
     was_values = [word for word in was if word.value]
     now_values = [word for word in now if word.value]
+    if _name_written_plain(first, second, (i1, i2, j1, j2)):
+        was_values = [replace(word, value=ValueKind.NAME) for word in was]
+        now_values = [replace(word, value=ValueKind.NAME) for word in now]
     if not before & shared:
         return None  # what differs opens the text: it is who or what the text is about
     # Where the value of a sentence goes: last ("lives in Paris", "works as a teacher").

@@ -148,6 +148,11 @@ _CLOCK = re.compile(
     r"(?i)(?<![\d:.])\b(\d{1,2})(?:[:.](\d{2}))?\s*(a\.m\.|p\.m\.|am|pm|o'clock)(?![\w])"
     r"(?: in the (morning|afternoon|evening)| at night)?"
 )
+# An hour told by its part of the day alone ("6 in the morning", "10 at night").
+_DAYPART = re.compile(
+    r"(?i)(?<![\d:.])\b(\d{1,2})(?:[:.](\d{2}))?\s+"
+    r"(?:in the (morning|afternoon|evening)|at night)\b"
+)
 _NOON = re.compile(r"(?i)\b(noon|midday|midnight)\b")
 _AFTERNOON_WORDS = {"afternoon", "evening", "night"}
 
@@ -178,6 +183,17 @@ def _o_clock(match: re.Match[str]) -> str:
     afternoon = marker == "pm" or (when or "").casefold() in _AFTERNOON_WORDS
     afternoon = afternoon or "night" in match.group().casefold()
     return _clock(hour, minute, afternoon and hour != 12) or match.group()
+
+
+def _daypart(match: re.Match[str]) -> str:
+    hour_text, minute_text, when = match.groups()
+    hour, minute = int(hour_text), int(minute_text or 0)
+    if not 1 <= hour <= 12:
+        return match.group()
+    when = (when or "night").casefold()
+    if when == "morning" and hour == 12:
+        hour = 0
+    return _clock(hour, minute, when in _AFTERNOON_WORDS and hour != 12) or match.group()
 
 
 def _noon(match: re.Match[str]) -> str:
@@ -324,6 +340,17 @@ ABBREVIATIONS = {
     "postgres": "PostgreSQL",
     "py": "Python",
     "appt": "appointment",
+    "PST": "Pacific time",
+    "PDT": "Pacific time",
+    "PT": "Pacific time",
+    "EST": "Eastern time",
+    "EDT": "Eastern time",
+    "ET": "Eastern time",
+    "CST": "Central time",
+    "CDT": "Central time",
+    "MST": "Mountain time",
+    "CET": "Central European time",
+    "CEST": "Central European time",
     "2FA": "2-factor authentication",
     "MFA": "multi-factor authentication",
     "auth": "authentication",
@@ -477,6 +504,7 @@ def normalise(text: str) -> str:
     text = _TIMES_WORD.sub(lambda m: _TIMES_WORDS[m.group(1).casefold()], text)
     text = _HALF.sub(_half_past, text)
     text = _CLOCK.sub(_o_clock, text)
+    text = _DAYPART.sub(_daypart, text)
     text = _NOON.sub(_noon, text)
     text = _THOUSANDS_K.sub(_thousands_k, text)
     text = _BLOOD.sub(_blood, text)

@@ -244,6 +244,20 @@ def test_ends_of_a_scale_in_pairs_fine_together(first, second):
     assert compare(second, first, ALIKE, thresholds=TRUSTED) is None
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("editor: vim", "The user's editor is Neovim."),
+        ("browser: firefox", "The user's browser is Chrome."),
+    ],
+)
+def test_a_name_written_lower_case_as_an_attribute_value_is_still_a_value(first, second):
+    found = compare(first, second, ALIKE, thresholds=TRUSTED)
+    assert found is not None and found.kind is Kind.CONFLICT
+    # Elsewhere a plain word is not taken for a name: working at home is no employer.
+    assert compare("The user works at Google.", "The user works at home.", ALIKE) is None
+
+
 @pytest.mark.parametrize("name", ["iPhone", "1Password", "macOS", "eBay"])
 def test_a_capital_inside_a_word_makes_it_a_name(name):
     assert differing_values(

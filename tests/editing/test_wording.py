@@ -51,6 +51,9 @@ def test_numbers_written_as_words_are_digits(written, read):
         ("Standup is at half past eight in the evening.", "Standup is at 20:30."),
         ("Lunch is at noon.", "Lunch is at 12:00."),
         ("Standup is at 12 pm.", "Standup is at 12:00."),
+        ("Gets up at 6 in the morning.", "Gets up at 06:00."),
+        ("Bed by 11 at night.", "Bed by 23:00."),
+        ("Calls at 3:30 in the afternoon.", "Calls at 15:30."),
     ],
 )
 def test_times_of_day_are_one_clock(written, read):
@@ -105,6 +108,7 @@ def test_money_and_periods_read_one_way(first, second):
         ("2FA on for GitHub.", "2-factor authentication on for GitHub."),
         ("WFH on Fri.", "works from home on Friday."),
         ("BSc from Leeds.", "bachelor's degree from Leeds."),
+        ("Works on PST.", "Works on Pacific time."),
     ],
 )
 def test_abbreviations_are_written_out(written, read):
