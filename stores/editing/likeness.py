@@ -8,9 +8,11 @@ vetoes:
    wording: lower-cased, punctuation and stopwords dropped, word endings cut ("lives",
    "lived", "living" are one word), and a small table of words that mean the same for a
    memory ("resides", "is based" → "lives"; "job" → "works") mapped to one. A negation
-   ("not", "never", "n't", "dislikes") is counted, not kept. Values are told by their form:
+   ("not", "never", "n't", "dislikes") is counted, not kept; one right before a restriction
+   lifts it ("no food allergies" may have anything). Values are told by their form:
    a number (with its unit), a date or time, an email address, a colour, a name (a
-   capitalised word; an abbreviation matches the capitals of the name it shortens).
+   capitalised word, or words ending on a number such as "eu-west-1"; an abbreviation
+   matches the capitals of the name it shortens).
 2. **Duplicate** when the two carry the same content words (exact, or differing in case,
    punctuation, word order, word endings, stopwords or table synonyms), or when one says all
    the other says and adds at most as much again, naming nobody else ("the user has
@@ -18,29 +20,31 @@ vetoes:
    embeddings find alike past `Thresholds.same` is a duplicate when nothing tells the two
    apart: no value of one kind given differently, no negation on one side only, one
    subject, no time words on one side only, and not one sentence with one part swapped.
-3. **Conflict** when, about one subject, they differ in one place and what differs there is a
-   value on both sides, of one kind; a number or date may differ anywhere, a name only last,
-   where a sentence puts its value, or as the value of an owned attribute ("The user's best
-   friend is Kemi"). Or when one negates what the other says ("eats meat" / "does not eat
-   meat", "likes" / "dislikes", "enabled" / "disabled"). A single last word swapped for
-   another after the same preposition, under a verb that holds one value ("works as a
-   teacher" / "works as a nurse"), is a conflict too. Past the thresholds of meaning, a
-   negation in other words ("never eats breakfast" / "has porridge every morning") and a
-   value of one kind given differently in reworded text ("hosting 8 people" / "expects 12
-   guests") are conflicts. So is a pair each of which takes the other end of one scale
-   ("left-handed" / "right-handed", "dark" / "light" theme) and which, read with one word
-   moved to the other's end, would be a duplicate; two ends of a scale are never a
-   duplicate.
+3. **Conflict** when, about one subject, they differ in one place and what differs there is
+   a value on both sides, of one kind (or, in any order, values of one kind are all that
+   tell them apart, one saying at most as much again: "kids: 2" / "The user has three
+   children"); a number or date may differ anywhere, a name only last, where a sentence puts
+   its value, or as the value of an owned attribute ("The user's best friend is Kemi"). Or
+   when one negates what the other says ("eats meat" / "does not eat meat", "likes" /
+   "dislikes", "enabled" / "disabled"). A single last word swapped for another after the
+   same preposition, under a verb that holds one value ("works as a teacher" / "works as a
+   nurse"), is a conflict too. Past the thresholds of meaning, a negation in other words
+   ("never eats breakfast" / "has porridge every morning") and a value of one kind given
+   differently in reworded text ("hosting 8 people" / "expects 12 guests") are conflicts. So
+   is a pair each of which takes the other end of one scale ("left-handed" / "right-handed",
+   "dark" / "light" theme) and which, read with one word moved to the other's end, would be
+   a duplicate; two ends of a scale are never a duplicate.
 4. **Nothing** (alike but compatible) when what differs names a different person, relative
-   or animal ("the user's aunt" / "the user's uncle"): the texts are about different
-   subjects; when the verb gathers values rather than replacing them ("likes tea" / "likes
-   coffee", "visited Rome" / "visited Oslo"); when a differing name opens the text, before
-   anything shared, or inside the text rather than last (it is the subject: "Alice lives in
-   Paris" / "Bob lives in Paris", "Project Atlas uses Django" / "Project Hermes uses
-   Django"); when a value changed beside other words ("tea in the morning" / "wine in the
-   evening"); when their time words differ ("used to" / "now", "last year" / "this year");
-   when they differ in more than one place; and when they share too little (a number or
-   date needs one shared content word beside it, anything else two).
+   or animal ("the user's aunt" / "the user's uncle", "the user's son is allergic" / "I'm
+   not allergic"): the texts are about different subjects, unless one speaks of their whole
+   kind ("no siblings" / "her brother"); when the verb gathers values rather than replacing
+   them ("likes tea" / "likes coffee", "visited Rome" / "visited Oslo"); when a differing
+   name opens the text, before anything shared, or inside the text rather than last (it is
+   the subject: "Alice lives in Paris" / "Bob lives in Paris", "Project Atlas uses Django" /
+   "Project Hermes uses Django"); when a value changed beside other words ("tea in the
+   morning" / "wine in the evening"); when their time words differ ("used to" / "now", "last
+   year" / "this year"); when they differ in more than one place; and when they share too
+   little (a number or date needs one shared content word beside it, anything else two).
 
 Work is bounded by the texts' lengths: each text is read once, then compared as sets and one
 token alignment (difflib, over content words only).
@@ -81,7 +85,7 @@ NEGATORS = frozenset(
     {"not", "no", "never", "nobody", "nothing", "neither", "nor", "none", "cannot"}
 )
 # "no longer" and "not anymore" negate once, whatever the second word says.
-_NEGATION_FILLER = frozenset({"longer", "anymore", "any"})
+_NEGATION_FILLER = frozenset({"longer", "anymore", "any", "known"})
 
 # Words that mean the same in a memory, by their cut form → one canonical form.
 _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
@@ -92,6 +96,8 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("nam", "call"),
     ("born", "birth", "birthday", "birthplac"),
     ("cost", "pay", "price", "charg", "fee"),
+    ("earn", "salary", "income", "wage"),
+    ("main", "primary", "principal"),
     ("marri", "husband", "wif", "spous", "partner"),
     ("manag", "manager", "boss", "supervis"),
     ("child", "children", "kid"),
@@ -205,11 +211,16 @@ SCALE_ENDS: dict[str, tuple[int, int]] = {
 
 # Words that say a thing is kept away from (by their cut form's start).
 RESTRICTIONS = ("avoid", "allerg", "intoler", "abstain", "refrain")
-# Time words that set a statement in the past, or in the present against a past.
-_PAST = re.compile(
+# How many content words may stand between a negation and the restriction it lifts ("no
+# food allergies"; "does not eat peanuts: an allergy" restricts).
+_NEGATED_RESTRICTION_REACH = 1
+# Time words that set a statement at another time than now: in the past, or planned.
+_ANOTHER_TIME = re.compile(
     r"\b(?:used to|previously|formerly|former|in the past|back in|as a child"
-    r"|(?:before|until|till) (?:19|20)\d\d|last (?:year|month|week)|years ago)\b"
+    r"|(?:before|until|till) (?:19|20)\d\d|last (?:year|month|week)|years ago"
+    r"|plans? to|planning to|intends? to|next (?:year|month|week|quarter))\b"
 )
+# Time words that set it now, against another time.
 _PRESENT = re.compile(
     r"\b(?:now|currently|nowadays|these days|since|as of|at the moment"
     r"|this (?:year|month|week))\b"
@@ -217,12 +228,14 @@ _PRESENT = re.compile(
 
 # People, relatives and animals: a text about one is not about another.
 _ENTITY_NOUNS_TEXT = """
-    mother father sister brother sibl aunt uncl cousin son daughter wif husband spous grandmother
-    grandfather grandma grandpa grandson granddaughter niec nephew friend boyfriend girlfriend
-    partner boss colleagu coworker manager neighbor neighbour roommat parent
+    mother father sister brother sibl sibling aunt uncl cousin son daughter wif husband spous
+    grandmother grandfather grandma grandpa grandson granddaughter niec nephew friend boyfriend
+    girlfriend partner boss colleagu coworker manager neighbor neighbour roommat parent
     child baby cat dog bird fish hamster rabbit hors parrot pet team marri manag
     """
 ENTITY_NOUNS = frozenset(_ENTITY_NOUNS_TEXT.split())
+# Those that name a kind the others belong to: "no pets" speaks of the parrot too.
+_KINDS_OF_OTHERS = frozenset({"pet", "sibl", "sibling", "parent", "child"})
 
 # Verbs under which a new value adds to the old rather than replacing it.
 _GATHERING_TEXT = """
@@ -296,8 +309,9 @@ class Reading:
     # Says a thing is avoided or cannot be had ("allergic to", "avoids"): a restriction
     # reads as a negation of having it, and two restrictions of one thing agree.
     restricted: bool = False
-    # Its time words ("used to", "before 2020" / "now", "since"): a pair whose time words
-    # differ can both be true.
+    # Its time words, of another time than now ("used to", "before 2020", "plans to") and of
+    # now ("now", "since"): a pair one of which speaks of another time can both be true,
+    # while "now" beside no time word says the same fact changed.
     when: tuple[bool, bool] = (False, False)
 
     @property
@@ -333,11 +347,17 @@ def cut(word: str) -> str:
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
+    if len(word) >= 7 and word.endswith("ic"):
+        return word[:-2]  # "diabetic" / "diabetes", "athletic" / "athlete"
     for ending in ("ing", "ed", "ly", "es", "s"):
         if word.endswith(ending) and not word.endswith("ss") and len(word) - len(ending) >= 3:
             word = word[: -len(ending)]
             break
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+# Words joined by hyphens ending on a number: a region, a model, a release.
+_IDENTIFIER = re.compile(r"[a-z]+(?:-[a-z]+)*-\d+(?:\.\d+)*[a-z]?")
 
 
 def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
@@ -356,6 +376,8 @@ def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
     for form in (lower, lower.removesuffix("s")):
         if form in VALUE_WORDS:
             return VALUE_WORDS[form]
+    if _IDENTIFIER.fullmatch(lower):
+        return ValueKind.NAME  # "eu-west-1", "gpt-4", "ubuntu-22.04": a thing's name
     if written[:1].isupper() and not opens_sentence and lower not in STOPWORDS:
         return ValueKind.NAME
     if not written.isupper() and any(character.isupper() for character in written[1:]):
@@ -375,6 +397,11 @@ def read(text: str) -> Reading:
     opens_sentence = True
     previous_negator = False
     lead: list[str] = []
+    # Where the last negation stood, counted in content words: a restriction right after
+    # one is what it negates ("has no food allergies", "is not allergic"), so the text
+    # says the thing may be had.
+    negated_at: int | None = None
+    lifted = False
     for match in _TOKEN.finditer(text):
         written = match.group()
         lower = written.casefold()
@@ -384,6 +411,7 @@ def read(text: str) -> Reading:
         if lower in NEGATORS:
             negations += 1
             previous_negator = True
+            negated_at = len(words)
             continue
         if previous_negator and lower in _NEGATION_FILLER:
             continue
@@ -398,11 +426,19 @@ def read(text: str) -> Reading:
         value = value_of(written, opens_sentence=starts)
         if not (len(written) > 1 and written.isupper()):  # "MAM" is an acronym, not "mam"
             canon = SYNONYMS.get(canon, canon)
+        if (
+            canon.startswith(RESTRICTIONS)
+            and negated_at is not None
+            and len(words) - negated_at <= _NEGATED_RESTRICTION_REACH
+        ):
+            negations -= 1
+            negated_at = None
+            lifted = True
         words.append(Word(canon, written, value, " ".join(lead)))
         lead = []
     normalised = " ".join(token.casefold() for token in _TOKEN.findall(text))
-    restricted = any(word.canon.startswith(RESTRICTIONS) for word in words)
-    when = (bool(_PAST.search(normalised)), bool(_PRESENT.search(normalised)))
+    restricted = not lifted and any(word.canon.startswith(RESTRICTIONS) for word in words)
+    when = (bool(_ANOTHER_TIME.search(normalised)), bool(_PRESENT.search(normalised)))
     return Reading(tuple(words), negations, normalised, restricted, when)
 
 
@@ -617,7 +653,11 @@ def _compare_read(
     only_first = [word for word in first.words if word.canon not in shared]
     only_second = [word for word in second.words if word.canon not in shared]
     share = _shared_share(first, second)
-    timed = first.when != second.when
+    timed = first.when[0] != second.when[0]  # one speaks of another time than now
+    if _someone_else(first, only_first, only_second) or _someone_else(
+        second, only_second, only_first
+    ):
+        return None  # "The user's son is allergic to peanuts" / "I'm not allergic"
 
     if first.negative != second.negative:
         negated = first if first.negative else second
@@ -645,10 +685,6 @@ def _compare_read(
         return Likeness(
             Kind.DUPLICATE, _alike(similarity, 0.95), _same_thing(first, second, similarity)
         )
-    if _someone_else(first, only_first, only_second) or _someone_else(
-        second, only_second, only_first
-    ):
-        return None
     if not only_first or not only_second:
         extra = only_first or only_second
         if len(shared) >= MIN_SHARED and len(extra) <= len(shared):
@@ -661,14 +697,19 @@ def _compare_read(
     if timed:
         return None  # "used to live in Oslo" / "lives in Rome now": both can be true
     found = _differ_in_one_place(first, second, shared, similarity)
-    if found is None and similarity is not None and similarity >= trusted.value:
-        reworded = similarity >= trusted.reworded
-        found = _value_changed(first, second, only_first, only_second, shared, reworded)
+    if found is None:
+        meant = similarity is not None and similarity >= trusted.value
+        reworded = meant and similarity is not None and similarity >= trusted.reworded
+        found = _value_changed(first, second, only_first, only_second, shared, meant, reworded)
     if found is None and similarity is not None and similarity >= trusted.value:
         found = _value_reworded(first, second, shared, similarity, trusted)
     if found is None and similarity is not None and similarity >= trusted.same:
         found = _same_meaning(first, second, similarity)
     return found
+
+
+# Words that say a thing has one value at a time: "the user's only phone", "primary contact".
+_ONE_OF_A_KIND = re.compile(r"\b(?:only|sole|primary|main|direct|directly)\b")
 
 
 def _value_reworded(
@@ -686,7 +727,12 @@ def _value_reworded(
     if shared & GATHERING:
         return None
     kinds = differing_values(first, second)
-    if not kinds or (kinds == [ValueKind.NAME] and similarity < trusted.reworded):
+    one_of_a_kind = _ONE_OF_A_KIND.search(first.normalised) or _ONE_OF_A_KIND.search(
+        second.normalised
+    )
+    if not kinds or (
+        kinds == [ValueKind.NAME] and similarity < trusted.reworded and not one_of_a_kind
+    ):
         return None
     was = [word for word in first.words if word.value in kinds and word.canon not in shared]
     now = [word for word in second.words if word.value in kinds and word.canon not in shared]
@@ -831,6 +877,8 @@ def _opening(reading: Reading) -> frozenset[str]:
         ),
         0,
     )
+    if words[start].canon == "user" and start + 1 < len(words) and words[start + 1].lead == "s":
+        start += 1  # "The user's python is 3.12" is about the python: a memory's owner
     opening = [words[start].canon]
     for word in words[start + 1 :]:
         # "The user's laptop": what the user has is the subject, not the user.
@@ -853,13 +901,16 @@ def _value_changed(
     only_first: list[Word],
     only_second: list[Word],
     shared: frozenset[str],
+    meant: bool,
     reworded: bool,
 ) -> Likeness | None:
     """A conflict when both texts, about one subject, give a value of one kind the other
-    does not (a price, a place, a time), whatever else was reworded, provided the other
-    words only one side says are on one side only: words changed on both sides are a
-    second fact changed ("tea in the morning" / "wine in the evening"), unless `reworded`
-    (the embeddings say the rest means the same) and they are a word or two a side."""
+    does not (a price, a place, a time). Where, but for those values, one says all the other
+    does and at most as much again, in any order ("kids: 2" / "The user has 3 kids"), the
+    words decide alone. Otherwise it needs the embeddings' meaning (`meant`), and the other
+    words only one side says on one side only: words changed on both sides are a second
+    fact changed ("tea in the morning" / "wine in the evening"), unless `reworded` (the
+    embeddings say the rest means the same) and they are a word or two a side."""
     if len(shared) < 1 or (shared & GATHERING):
         return None
     was = [word for word in only_first if word.value]
@@ -867,8 +918,11 @@ def _value_changed(
     kinds = {word.value for word in was} & {word.value for word in now}
     if not kinds or _two_roles(was) or _two_roles(now):
         return None
-    loose_first = [word for word in only_first if not word.value]
-    loose_second = [word for word in only_second if not word.value]
+    # The memory's owner said or left out is no other word: every memory is about them.
+    loose_first = [word for word in only_first if not word.value and word.canon != "user"]
+    loose_second = [word for word in only_second if not word.value and word.canon != "user"]
+    if not meant and not _only_values_apart(shared, was + now, loose_first, loose_second):
+        return None
     if (
         loose_first
         and loose_second
@@ -884,6 +938,17 @@ def _value_changed(
         f"about one subject, the {named} differs: {_quote(was)!r} → {_quote(now)!r}",
         sure=False,
     )
+
+
+def _only_values_apart(
+    shared: frozenset[str], values: list[Word], loose_first: list[Word], loose_second: list[Word]
+) -> bool:
+    """Whether, but for values of one kind, one text says all the other does and at most as
+    much again (as a duplicate may): "seats: 40" / "They have 25 licensed seats in total"."""
+    loose = loose_first + loose_second
+    if (loose_first and loose_second) or len({word.value for word in values}) != 1:
+        return False
+    return len(shared - {"user"}) >= 1 and len(loose) <= len(shared)
 
 
 # The verbs that say what a thing is: "X's Y is Z" names the one value Y has.
@@ -921,9 +986,13 @@ def _someone_else(reading: Reading, only: list[Word], others: list[Word]) -> boo
     one beside another in the other text ("the user's aunt" / "the user's uncle"). Named
     further in, it is what the text says of its subject ("Biscuit is the user's dog")."""
     named = {word.canon for word in only if word.canon in ENTITY_NOUNS}
-    if not named:
-        return False
-    return bool(named & _opening(reading)) or any(word.canon in ENTITY_NOUNS for word in others)
+    if not named or any(word.canon in _KINDS_OF_OTHERS for word in others):
+        return False  # the other speaks of a kind of them: "no siblings" / "her brother"
+    if named & _opening(reading):
+        return True
+    return not named <= _KINDS_OF_OTHERS and any(
+        word.canon in ENTITY_NOUNS and word.canon not in _KINDS_OF_OTHERS for word in others
+    )
 
 
 def _alike(similarity: float | None, fallback: float) -> float:

@@ -2,15 +2,16 @@
 
 `normalise(text)` rewrites, in this order:
 
-1. **Person**: "I", "me", "my", "mine", "I'm" → "the user", "the user's": a memory written
-   in the first person is about the user, as one written in the third.
+1. **Person**: "I", "me", "my", "mine", "I'm", "we", "our" → "the user", "the user's": a
+   memory written in the first person is about the user, as one written in the third.
 2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
-   twenty", "twice" → "45", "27", "12", "120", "2 times" (ordinals and a lone "one" used as
-   a pronoun stay).
+   twenty", "twice", "six and a half percent", "type one" → "45", "27", "12", "120", "2
+   times", "6.5%", "type 1" (ordinals and a lone "one" used as a pronoun stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon" → "19:00",
    "19:30", "20:30", "12:00".
-4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres" →
-   "1.88 metres"; "2 hours" → "120 minutes"; "70 kilograms" → "70 kg"), "/mo", "monthly",
+4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
+   "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
+   years"; "70 kilograms" → "70 kg"), "/mo", "monthly",
    "per month" → "a month" (also day, week, year); "15 dollars", "USD 15" → "$15".
 5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
    "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
@@ -20,8 +21,15 @@
    Europe/Berlin", "The user's diet is vegetarian"; "pref: dark mode" and a note that opens
    on its verb ("prefers dark mode") → "The user prefers dark mode". Only a short note of
    one line: a key of at most three words, a value of at most six.
-7. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
+7. **Restrictions and addresses**: "gluten-free" → "avoids gluten"; "42 Elm St" → "42 Elm
+   Street".
+8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
+   "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
+   brings a date ("on", "due", "appointment"), so "1/2 cup" and "24/7" stay.
+9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set).
+10. **The opening**: a memory that opens on "They", "She", "Customer" or "Client", or on its
+    verb with no subject ("Lives in Oslo", "Currently pays for ..."), opens on "The user".
 
 Each step is a few regular expressions over the text: linear in its length. Nothing here
 decides anything; `stores.editing.likeness` reads the result.
@@ -44,8 +52,68 @@ _PERSON = (
     (re.compile(r"\b[Mm]y\b"), "the user's"),
     (re.compile(r"\b[Mm]ine\b"), "the user's"),
     (re.compile(r"\b[Mm]yself\b"), "the user"),
+    # What a person says of "us" they say of themselves ("our wedding", "we have 2 kids").
+    (re.compile(r"\b[Ww]e're\b|\b[Ww]e are\b"), "the user is"),
+    (re.compile(r"\b[Ww]e've\b"), "the user has"),
+    (re.compile(r"\b[Ww]e were\b"), "the user was"),
+    (re.compile(r"\b[Ww]e\b"), "the user"),
+    (re.compile(r"\b[Oo]ur\b"), "the user's"),
     (re.compile(r"\b[Mm]e\b"), "the user"),
 )
+# Who a memory about its user opens with when it does not say "the user": a pronoun, the
+# role a support agent writes ("Customer has 25 seats"), or nobody at all ("Lives in Oslo",
+# "Is vegan"). Only the opening: further in, "she" may be anyone the text names.
+_OPENING_SUBJECT = re.compile(
+    r"^\s*(?:They|He|She|(?:[Tt]he )?(?:[Cc]ustomer|[Cc]lient))(?:(?='s\b)|\b(?!'))"
+    r"(?:\s+(are|were|have|don't|do not|aren't|weren't|haven't)\b)?"
+)
+_OPENING_AGREEMENT = {
+    "are": "is",
+    "were": "was",
+    "have": "has",
+    "don't": "doesn't",
+    "do not": "does not",
+    "aren't": "isn't",
+    "weren't": "wasn't",
+    "haven't": "hasn't",
+}
+_OPENING_CONTRACTED = re.compile(r"^\s*(?:They|He|She)('re|'ve|'s)\s")
+_CONTRACTED_VERBS = {"'re": "is", "'ve": "has", "'s": "is"}
+# Verbs a memory opens on with its subject left out. Third-person forms only, and not
+# those that are as often a plural noun opening a sentence ("Runs", "Plans", "Deploys").
+_SUBJECTLESS_VERBS = (
+    "Is|Has|Was|Isn't|Hasn't|Wasn't|Doesn't|Does not|Can't|Cannot|Lives|Works|Eats|Speaks|"
+    "Owns|Drives|Enjoys|Studies|Follows|Attends|Earns|Commutes|Smokes|Goes|Takes|Walks|"
+    "Cycles|Swims|Reads|Wears|Keeps|Teaches|Avoids|Loves|Hates|Likes|Dislikes|Prefers|Uses|"
+    "Wants|Needs|Rents|Pays|Travels|Volunteers|Sleeps|Wakes|Gets|Writes|Plays|Drinks"
+)
+# An adverb may come first: "Currently pays for ...", "Never drinks coffee" (an instruction
+# would say "Never drink").
+_SUBJECTLESS = re.compile(
+    r"(?i)^\s*((?:currently|usually|always|never|still|now|also|often|rarely|sometimes|only)\s+)?"
+    rf"({_SUBJECTLESS_VERBS})\b(?!')"
+)
+
+
+def _opening_subject(text: str) -> str:
+    """`text` opening on "The user" where it opens on its user another way."""
+    contracted = _OPENING_CONTRACTED.match(text)
+    if contracted:
+        verb = _CONTRACTED_VERBS[contracted.group(1)]
+        return f"The user {verb} {text[contracted.end() :]}"
+    subject = _OPENING_SUBJECT.match(text)
+    if subject:
+        verb = subject.group(1)
+        agreed = f" {_OPENING_AGREEMENT[verb.casefold()]}" if verb else ""
+        return f"The user{agreed}{text[subject.end() :]}"
+    verb_first = _SUBJECTLESS.match(text)
+    if verb_first:
+        adverb, verb = verb_first.groups()
+        opening = f"{adverb or ''}{verb}".casefold()
+        return f"The user {opening}{text[verb_first.end() :]}"
+    return text
+
+
 # "the user do" after the rewrite: the verb agrees with the third person.
 _THIRD = {"do": "does", "have": "has"}
 _AGREEMENT = (
@@ -121,6 +189,16 @@ def _number_of(words: list[str]) -> int | None:
     return total + current if seen else None
 
 
+# "One" after a word that numbers a kind is the number ("type one diabetes", "level one").
+_NUMBERED_ONE = re.compile(
+    r"(?i)\b(type|level|grade|stage|phase|class|category|size|step|version|number|tier)"
+    r"[\s-]+one\b(?![\s-]+(?:hundred|thousand|million))"
+)
+# "6 and a half", "two-and-a-half" once its words are digits.
+_AND_A_HALF = re.compile(r"(?i)\b(\d+)(?:\s+|-)and(?:\s+|-)a(?:\s+|-)half\b")
+_PERCENT = re.compile(r"(?i)(\d)\s?(?:percent|per cent|pct)\b")
+
+
 # How many times, said in one word ("twice a day" is "2 times a day"); "once" is left, being
 # as often "formerly" as "one time".
 _TIMES_WORDS = {"twice": "2 times", "thrice": "3 times"}
@@ -128,10 +206,16 @@ _TIMES_WORD = re.compile(r"(?i)\b(twice|thrice)\b")
 
 
 def _digits(match: re.Match[str]) -> str:
-    text = match.group()
+    return _digits_of(match.group())
+
+
+def _digits_of(text: str) -> str:
     words = [word for word in re.split(r"[\s-]+", text.casefold()) if word not in {"a", ""}]
-    if words[0] == "and" or words[-1] == "and":
+    if words[0] == "and":
         return text  # "and" joins numbers only between them
+    if words[-1] == "and":  # "six and a half": the number, then the rest as written
+        head = re.match(r"(?i)(.*?)([\s-]+and)$", text)
+        return _digits_of(head.group(1)) + head.group(2) if head else text
     if words == ["one"]:
         return text  # "the one closest": a pronoun as often as a number
     number = _number_of(words)
@@ -228,13 +312,31 @@ _UNIT_FORMS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("sec", "secs", "seconds"), ("minutes", 1 / 60)),
     **dict.fromkeys(("min", "mins", "minute", "minutes"), ("minutes", 1.0)),
     **dict.fromkeys(("h", "hr", "hrs", "hour", "hours"), ("minutes", 60.0)),
+    **dict.fromkeys(("day", "days"), ("days", 1.0)),
+    **dict.fromkeys(("wk", "wks", "week", "weeks"), ("days", 7.0)),
+    **dict.fromkeys(("month", "months"), ("months", 1.0)),
+    **dict.fromkeys(("yr", "yrs", "year", "years"), ("years", 1.0)),
 }
 # A unit right after a number ("1.88 m", "5,000 metres", "2hrs").
 _QUANTITY = re.compile(
-    r"(?i)(?<![\w.,:/-])(\d{1,3}(?:,\d{3})+|\d+(?:[.,]\d+)?)\s?("
+    r"(?i)(?<![\w.,:/-])(\d{1,3}(?:,\d{3})+|\d+(?:[.,]\d+)?)(?:\s|-)?("
     + "|".join(sorted(map(re.escape, _UNIT_FORMS), key=len, reverse=True))
     + r")\b"
 )
+# A height in feet and inches ("5'4\"", "5 ft 4 in", "5 feet 4 inches"): one length.
+_FEET_INCHES = re.compile(
+    r"(?i)(?<![\w.])(\d)\s?(?:'|\u2019|ft|feet|foot)\s?(\d{1,2})\s?(?:\"|\u201d|''|in\b|inch(?:es)?\b)?"
+    r"(?!\d)"
+)
+
+
+def _feet_inches(match: re.Match[str]) -> str:
+    feet, inches = int(match.group(1)), int(match.group(2))
+    if inches >= 12:
+        return match.group()
+    return f"{_amount((feet * 12 + inches) * 0.0254)} metres"
+
+
 _CURRENCY_WORDS = {
     "dollar": "$",
     "dollars": "$",
@@ -336,6 +438,7 @@ ABBREVIATIONS = {
     "JS": "JavaScript",
     "TS": "TypeScript",
     "k8s": "Kubernetes",
+    "CI": "continuous integration",
     "Postgres": "PostgreSQL",
     "postgres": "PostgreSQL",
     "py": "Python",
@@ -413,6 +516,134 @@ _ABBREVIATION = re.compile(
     + r")(?![\w/])(?!\.\w)"
 )
 
+# A street address's abbreviated kind after its name ("42 Elm St").
+_STREET_KINDS = {"St": "Street", "Ave": "Avenue", "Rd": "Road", "Blvd": "Boulevard", "Ln": "Lane"}
+_STREET = re.compile(r"(?<=\d )([A-Z][a-z]+(?: [A-Z][a-z]+)?) (St|Ave|Rd|Blvd|Ln)\b\.?")
+
+# "gluten-free", "sugar free": without it, as a restriction reads ("avoids gluten").
+_FREE_OF = re.compile(r"(?i)\b([a-z]{3,})-free\b")
+# Words before "free" that say something else than going without a thing.
+_NOT_FREE_OF = frozenset({"hands", "hassle", "stress", "worry", "care", "fancy", "scot"})
+
+
+def _free_of(match: re.Match[str]) -> str:
+    thing = match.group(1)
+    return match.group() if thing.casefold() in _NOT_FREE_OF else f"avoids {thing}"
+
+
+# --- dates -----------------------------------------------------------------------------
+
+_MONTH_NAMES = [
+    *("January", "February", "March", "April", "May", "June"),
+    *("July", "August", "September", "October", "November", "December"),
+]
+_MONTH = "|".join(_MONTH_NAMES)
+_ORDINAL_WORDS = {
+    word: number
+    for number, word in enumerate(
+        [
+            "first",
+            "second",
+            "third",
+            "fourth",
+            "fifth",
+            "sixth",
+            "seventh",
+            "eighth",
+            "ninth",
+            "tenth",
+            "eleventh",
+            "twelfth",
+            "thirteenth",
+            "fourteenth",
+            "fifteenth",
+            "sixteenth",
+            "seventeenth",
+            "eighteenth",
+            "nineteenth",
+        ],
+        start=1,
+    )
+} | {"twentieth": 20, "thirtieth": 30}
+_ORDINAL_WORD = (
+    r"(?:twenty|thirty|20|30)[\s-](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
+    + "|".join(_ORDINAL_WORDS)
+)
+_DAY = rf"(\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINAL_WORD})"
+_YEAR = r"(?:,?\s((?:19|20)\d\d)\b)?"
+# "3 March", "the 3rd of March 2015", "March 3rd, 2015", "2015-03-03", "3/14/2015", and
+# "3/14" after a word that brings a date ("on", "due", "appointment"), so "1/2 cup" and
+# "24/7" stay as written.
+_DAY_MONTH = re.compile(rf"(?i)\b(?:the\s)?{_DAY}(?:\sof)?\s({_MONTH})\b{_YEAR}")
+_MONTH_DAY = re.compile(rf"(?i)\b({_MONTH})\s(?:the\s)?{_DAY}\b(?![:.]?\d){_YEAR}")
+_ISO_DATE = re.compile(r"(?<![\w/.-])((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})(?![\w/-])")
+_SLASH_DATE = re.compile(
+    r"(?<![\w/.])(?:(?<=\bon )|(?<=\bby )|(?<=\bdue )|(?<=\buntil )|(?<=\bbefore )"
+    r"|(?<=\bafter )|(?<=\bappointment )|(?<=\bdate )|(?<=\bis )|(?<=: ))"
+    r"(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)"
+    r"|(?<![\w/.])(?:(\d{1,2})/(\d{1,2})/((?:19|20)?\d\d)|(\d\d)\.(\d\d)\.((?:19|20)\d\d))"
+    r"(?![\w/]|\.\d)"
+)
+
+
+def _day_number(written: str) -> int:
+    word = written.casefold().replace("-", " ")
+    if word.isalnum() and word[:1].isdigit():
+        return int(word.rstrip("stndrh"))
+    tens, _, unit = word.partition(" ")
+    if unit:
+        return {"twenty": 20, "thirty": 30, "20": 20, "30": 30}[tens] + _ORDINAL_WORDS[unit]
+    return _ORDINAL_WORDS[word]
+
+
+def _date(month: int, day: int, year: str | None, written: str) -> str:
+    if not (1 <= month <= 12 and 1 <= day <= 31):
+        return written
+    return f"{_MONTH_NAMES[month - 1]} {day}{f' {year}' if year else ''}"
+
+
+def _month_number(name: str) -> int:
+    return [month.casefold() for month in _MONTH_NAMES].index(name.casefold()) + 1
+
+
+def _day_month(match: re.Match[str]) -> str:
+    day, month, year = match.groups()
+    if month == "may":
+        return match.group()  # the verb, not the month
+    return _date(_month_number(month), _day_number(day), year, match.group())
+
+
+def _month_day(match: re.Match[str]) -> str:
+    month, day, year = match.groups()
+    if month == "may":
+        return match.group()
+    return _date(_month_number(month), _day_number(day), year, match.group())
+
+
+def _iso_date(match: re.Match[str]) -> str:
+    year, month, day = match.groups()
+    return _date(int(month), int(day), year, match.group())
+
+
+def _slash_date(match: re.Match[str]) -> str:
+    """Month first, as in the US, unless the first number cannot be a month; a date written
+    with dots is day first, as in Europe."""
+    groups = match.groups()
+    dotted = bool(groups[5])
+    if groups[0]:
+        first, second, year = int(groups[0]), int(groups[1]), None
+    else:
+        first, second, year = (
+            (int(groups[5]), int(groups[6]), groups[7])
+            if dotted
+            else (int(groups[2]), int(groups[3]), groups[4])
+        )
+        if len(year) == 2:  # "3/14/85" is 1985, "3/14/24" 2024
+            year = f"{'19' if int(year) > 40 else '20'}{year}"
+    month, day = (second, first) if dotted or first > 12 else (first, second)
+    return _date(month, day, year, match.group())
+
+
 # --- terse notes -----------------------------------------------------------------------
 
 # Keys people shorten in a note → the word they stand for.
@@ -429,6 +660,7 @@ TERSE_KEYS = {
     "tel": "phone",
     "occ": "occupation",
     "bday": "birthday",
+    "anniv": "anniversary",
 }
 # Keys that are a verb of the user's: "pref: X" says "the user prefers X".
 TERSE_VERB_KEYS = {
@@ -466,7 +698,9 @@ def _terse(text: str) -> str:
         key, value = note.group(1).casefold(), note.group(2)
         if key in TERSE_VERB_KEYS:
             return f"The user {TERSE_VERB_KEYS[key]} {value}."
-        return f"The user's {TERSE_KEYS.get(key, key)} is {value}."
+        # An acronym keeps its capitals, so it is written out as any other ("CI: ...").
+        written = note.group(1) if note.group(1).isupper() else key
+        return f"The user's {TERSE_KEYS.get(key, written)} is {value}."
     verb = _VERB_NOTE.fullmatch(text)
     if verb:
         return f"The user {verb.group(1)} {verb.group(2)}"
@@ -490,7 +724,7 @@ def _rewrite(
 
 
 # Whether a group of rewrites can apply at all: one search instead of each of its patterns.
-_ANY_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself)\b")
+_ANY_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself|[Ww]e|[Oo]ur)\b")
 _ANY_PER = re.compile(r"(?i)/|\b(?:per|each|every|yo|yrs?|aged)\b|ly\b")
 
 
@@ -500,7 +734,10 @@ def normalise(text: str) -> str:
     if _ANY_PERSON.search(text):
         text = _rewrite(text, _PERSON)
         text = _rewrite(text, _AGREEMENT)
+    text = _NUMBERED_ONE.sub(lambda m: f"{m.group(1)} 1", text)
     text = _NUMBER_RUN.sub(_digits, text)
+    text = _AND_A_HALF.sub(lambda m: f"{m.group(1)}.5", text)
+    text = _PERCENT.sub(r"\1%", text)
     text = _TIMES_WORD.sub(lambda m: _TIMES_WORDS[m.group(1).casefold()], text)
     text = _HALF.sub(_half_past, text)
     text = _CLOCK.sub(_o_clock, text)
@@ -512,6 +749,15 @@ def normalise(text: str) -> str:
     text = _MONEY_BEFORE.sub(_money_before, text)
     if _ANY_PER.search(text):
         text = _rewrite(text, _PER)
+    text = _FEET_INCHES.sub(_feet_inches, text)
     text = _QUANTITY.sub(_quantity, text)
+    text = _FREE_OF.sub(_free_of, text)
+    text = _STREET.sub(lambda m: f"{m.group(1)} {_STREET_KINDS[m.group(2)]}", text)
     text = _ABBREVIATION.sub(lambda m: ABBREVIATIONS[m.group(1)], text)
-    return _rewrite(text, _CONVERSE)
+    text = _ISO_DATE.sub(_iso_date, text)
+    text = _SLASH_DATE.sub(_slash_date, text)
+    text = _DAY_MONTH.sub(_day_month, text)
+    text = _MONTH_DAY.sub(_month_day, text)
+    text = _rewrite(text, _CONVERSE)
+    # Last, so an opening written out above ("WFH" → "works from home") is read too.
+    return _opening_subject(text)

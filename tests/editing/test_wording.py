@@ -51,7 +51,7 @@ def test_numbers_written_as_words_are_digits(written, read):
         ("Standup is at half past eight in the evening.", "Standup is at 20:30."),
         ("Lunch is at noon.", "Lunch is at 12:00."),
         ("Standup is at 12 pm.", "Standup is at 12:00."),
-        ("Gets up at 6 in the morning.", "Gets up at 06:00."),
+        ("Gets up at 6 in the morning.", "The user gets up at 06:00."),
         ("Bed by 11 at night.", "Bed by 23:00."),
         ("Calls at 3:30 in the afternoon.", "Calls at 15:30."),
     ],
@@ -99,16 +99,19 @@ def test_money_and_periods_read_one_way(first, second):
 @pytest.mark.parametrize(
     ("written", "read"),
     [
-        ("Lives in NYC.", "Lives in New York City."),
-        ("Works as a SWE in the UK.", "Works as a software engineer in the United Kingdom."),
+        ("Lives in NYC.", "The user lives in New York City."),
+        (
+            "Works as a SWE in the UK.",
+            "The user works as a software engineer in the United Kingdom.",
+        ),
         ("Deploys to k8s.", "Deploys to Kubernetes."),
         ("Gym on Mon.", "Gym on Monday."),
         # Case is kept: "us" is a pronoun, "US" a country.
         ("Visit us in the US.", "Visit us in the United States."),
         ("2FA on for GitHub.", "2-factor authentication on for GitHub."),
-        ("WFH on Fri.", "works from home on Friday."),
+        ("WFH on Fri.", "The user works from home on Friday."),
         ("BSc from Leeds.", "bachelor's degree from Leeds."),
-        ("Works on PST.", "Works on Pacific time."),
+        ("Works on PST.", "The user works on Pacific time."),
     ],
 )
 def test_abbreviations_are_written_out(written, read):
@@ -211,3 +214,77 @@ _VALUE = st.from_regex(r"[A-Za-z][a-z]{1,9}( [a-z]{1,9}){0,3}", fullmatch=True)
 @given(_KEY, _VALUE, st.sampled_from([": ", "=", " - ", ":"]))
 def test_a_key_and_value_note_reads_one_way_whatever_its_separator(key, value, separator):
     assert normalise(f"{key}{separator}{value}") == normalise(f"The user's {key} is {value}.")
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("They're based in Lisbon.", "The user is based in Lisbon."),
+        ("They have two kids.", "The user has 2 kids."),
+        ("She's a nurse.", "The user is a nurse."),
+        ("Customer has 25 seats.", "The user has 25 seats."),
+        ("The client's plan is Pro.", "The user's plan is Pro."),
+        ("Is vegan.", "The user is vegan."),
+        ("Lives in Oslo.", "The user lives in Oslo."),
+        ("We have a cat.", "the user has a cat."),
+        ("Our anniversary is in May.", "the user's anniversary is in May."),
+        # A noun that opens as a plural stays: "Runs", "Deploys" and "Plans" are as often one.
+        ("Runs the backup at noon.", "Runs the backup at 12:00."),
+        ("Deploys happen on Fridays.", "Deploys happen on Fridays."),
+        # Further in, "she" may be anyone the text names.
+        ("The user's sister says she lives in Rome.", "The user's sister says she lives in Rome."),
+    ],
+)
+def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, read):
+    assert normalise(written) == read
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Married on 12 June 2015.", "Married on June 12th, 2015."),
+        ("Married on 2015-06-12.", "Married on the twelfth of June 2015."),
+        ("Dentist appointment 10/14.", "Dentist appointment October 14."),
+        ("Due 14/10/2024.", "Due 14 October 2024."),
+        ("Due 14.10.2024.", "Due October 14th 2024."),
+        ("Rent due on the twenty-first of May.", "Rent due on May 21."),
+        ("Born 3/14/85.", "Born March 14, 1985."),
+    ],
+)
+def test_a_date_reads_the_same_however_it_is_written(first, second):
+    assert normalise(first) == normalise(second)
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Available 24/7.",
+        "Add 1/2 cup of sugar.",
+        "Runs version 1.2.2024.",
+        "You may 2x the dose.",
+        "Scored 31/12 on the test.",
+    ],
+)
+def test_a_fraction_a_version_or_a_verb_is_no_date(written):
+    assert normalise(written) == written
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The user is 5'4\".", "The user is 163 cm."),
+        ("The user is 5 ft 4 in.", "The user is 1.63 m."),
+        ("A thirty-year mortgage at six and a half percent.", "A 30yr mortgage at 6.5%."),
+        ("A two-week trial.", "A 14 day trial."),
+        ("The user has type one diabetes.", "The user has type 1 diabetes."),
+        ("Lives at 42 Elm St, Portland.", "Lives at 42 Elm Street, Portland."),
+        ("The user eats gluten-free.", "The user eats avoids gluten."),
+    ],
+)
+def test_heights_durations_halves_and_restrictions_read_one_way(first, second):
+    assert normalise(first) == normalise(second)
+
+
+@pytest.mark.parametrize("written", ["Hands-free calls.", "A hassle-free move."])
+def test_words_that_only_look_like_a_restriction_stay(written):
+    assert normalise(written) == written
