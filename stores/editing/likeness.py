@@ -9,10 +9,11 @@ vetoes:
    "lived", "living" are one word), and a small table of words that mean the same for a
    memory ("resides", "is based" → "lives"; "job" → "works") mapped to one. A negation
    ("not", "never", "n't", "dislikes") is counted, not kept; one right before a restriction
-   lifts it ("no food allergies" may have anything). Values are told by their form:
-   a number (with its unit), a date or time, an email address, a colour, a name (a
-   capitalised word, or words ending on a number such as "eu-west-1"; an abbreviation
-   matches the capitals of the name it shortens).
+   lifts it ("no food allergies" may have anything), and an aversion ("hates", "dislikes")
+   restricts as "avoids" does. Values are told by their form: a number (with its unit), a
+   date or time ("at 8" is the other's "20:00" where it may be), an email address, a colour,
+   a name (a capitalised word, or words ending on a number such as "eu-west-1"; an
+   abbreviation matches the capitals of the name it shortens).
 2. **Duplicate** when the two carry the same content words (exact, or differing in case,
    punctuation, word order, word endings, stopwords or table synonyms), or when one says all
    the other says and adds at most as much again, naming nobody else ("the user has
@@ -211,6 +212,9 @@ SCALE_ENDS: dict[str, tuple[int, int]] = {
 
 # Words that say a thing is kept away from (by their cut form's start).
 RESTRICTIONS = ("avoid", "allerg", "intoler", "abstain", "refrain")
+# Words of aversion, as written ("hat" is also a hat): "hates being called 'buddy'" and
+# "don't call the user 'buddy'" say one thing.
+AVERSIONS = ("hate", "hating", "detest", "dislik", "loath")
 # How many content words may stand between a negation and the restriction it lifts ("no
 # food allergies"; "does not eat peanuts: an allergy" restricts).
 _NEGATED_RESTRICTION_REACH = 1
@@ -437,7 +441,10 @@ def read(text: str) -> Reading:
         words.append(Word(canon, written, value, " ".join(lead)))
         lead = []
     normalised = " ".join(token.casefold() for token in _TOKEN.findall(text))
-    restricted = not lifted and any(word.canon.startswith(RESTRICTIONS) for word in words)
+    restricted = not lifted and any(
+        word.canon.startswith(RESTRICTIONS) or word.written.casefold().startswith(AVERSIONS)
+        for word in words
+    )
     when = (bool(_ANOTHER_TIME.search(normalised)), bool(_PRESENT.search(normalised)))
     return Reading(tuple(words), negations, normalised, restricted, when)
 
@@ -563,11 +570,36 @@ def compare(
     if not first.words or not second.words:
         return None
     first, second, opposites = _opposites(first, second)
+    first, second = _hours_as_clocks(first, second), _hours_as_clocks(second, first)
     trusted = thresholds or Thresholds()
     apart = _scales_apart(first, second)
     if apart:  # two ends of one scale never say the same thing
         return _ends_conflict(first, second, apart, similarity, trusted)
     return _compare_read(first, second, similarity, trusted, opposites)
+
+
+# An hour said without its half of the day ("at 8", "at 9:30"), and a clock ("20:00").
+_BARE_HOUR = re.compile(r"(\d{1,2})(?::(\d\d))?")
+_CLOCK_TIME = re.compile(r"\d\d:\d\d")
+
+
+def _hours_as_clocks(reading: Reading, other: Reading) -> Reading:
+    """`reading` with each hour it gives "at" without saying morning or evening read as the
+    clock of the other text that hour may be: "a table for Saturday at 8" and "Saturday,
+    8pm" give one time."""
+    clocks = [word.canon for word in other.words if _CLOCK_TIME.fullmatch(word.canon)]
+    if not clocks:
+        return reading
+    words = list(reading.words)
+    for at, word in enumerate(words):
+        bare = _BARE_HOUR.fullmatch(word.canon)
+        if not bare or word.lead.split()[-1:] != ["at"] or not 1 <= int(bare[1]) <= 12:
+            continue
+        hour, minute = int(bare[1]) % 12, bare[2] or "00"
+        clock = next((c for c in clocks if int(c[:2]) % 12 == hour and c[3:] == minute), None)
+        if clock is not None:
+            words[at] = replace(word, canon=clock)
+    return replace(reading, words=tuple(words)) if words != list(reading.words) else reading
 
 
 def _scales_apart(first: Reading, second: Reading) -> dict[int, tuple[Word, Word]]:

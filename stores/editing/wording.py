@@ -21,11 +21,11 @@
    Europe/Berlin", "The user's diet is vegetarian"; "pref: dark mode" and a note that opens
    on its verb ("prefers dark mode") → "The user prefers dark mode". Only a short note of
    one line: a key of at most three words, a value of at most six.
-7. **Restrictions and addresses**: "gluten-free" → "avoids gluten"; "42 Elm St" → "42 Elm
-   Street".
+7. **Restrictions and addresses**: "gluten-free" → "avoids gluten"; "X rather than Y", "X
+   instead of Y" → "X not Y"; "42 Elm St" → "42 Elm Street".
 8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
-   brings a date ("on", "due", "appointment"), so "1/2 cup" and "24/7" stay.
+   brings a date ("on", "due", "appointment"), so "1/2 cup" and "24/7" stay; "'18" → 2018.
 9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set).
 10. **The opening**: a memory that opens on "They", "She", "Customer" or "Client", or on its
@@ -439,6 +439,17 @@ ABBREVIATIONS = {
     "TS": "TypeScript",
     "k8s": "Kubernetes",
     "CI": "continuous integration",
+    "nvim": "Neovim",
+    "vscode": "VS Code",
+    "VSCode": "VS Code",
+    "repo": "repository",
+    "repos": "repositories",
+    "PR": "pull request",
+    "PRs": "pull requests",
+    "prod": "production",
+    "db": "database",
+    "DB": "database",
+    "config": "configuration",
     "Postgres": "PostgreSQL",
     "postgres": "PostgreSQL",
     "py": "Python",
@@ -531,7 +542,19 @@ def _free_of(match: re.Match[str]) -> str:
     return match.group() if thing.casefold() in _NOT_FREE_OF else f"avoids {thing}"
 
 
+# "X rather than Y", "X instead of Y": Y is what is not, as "not Y" says.
+_RATHER_THAN = re.compile(r"(?i)\b(?:rather than|instead of)\b")
+
 # --- dates -----------------------------------------------------------------------------
+
+# A year shortened to its last two digits after an apostrophe ("a '18 Civic", "the '90s").
+_SHORT_YEAR = re.compile(r"(?<![\w'\u2019])['\u2019](\d\d)(?=s?\b)(?!['\u2019])")
+
+
+def _short_year_of(two_digits: int) -> str:
+    """The year a person means by its last two digits: the last century's past 40."""
+    return f"{19 if two_digits > 40 else 20}{two_digits:02d}"
+
 
 _MONTH_NAMES = [
     *("January", "February", "March", "April", "May", "June"),
@@ -639,7 +662,7 @@ def _slash_date(match: re.Match[str]) -> str:
             else (int(groups[2]), int(groups[3]), groups[4])
         )
         if len(year) == 2:  # "3/14/85" is 1985, "3/14/24" 2024
-            year = f"{'19' if int(year) > 40 else '20'}{year}"
+            year = _short_year_of(int(year))
     month, day = (second, first) if dotted or first > 12 else (first, second)
     return _date(month, day, year, match.group())
 
@@ -754,6 +777,8 @@ def normalise(text: str) -> str:
     text = _FREE_OF.sub(_free_of, text)
     text = _STREET.sub(lambda m: f"{m.group(1)} {_STREET_KINDS[m.group(2)]}", text)
     text = _ABBREVIATION.sub(lambda m: ABBREVIATIONS[m.group(1)], text)
+    text = _RATHER_THAN.sub("not", text)
+    text = _SHORT_YEAR.sub(lambda m: _short_year_of(int(m.group(1))), text)
     text = _ISO_DATE.sub(_iso_date, text)
     text = _SLASH_DATE.sub(_slash_date, text)
     text = _DAY_MONTH.sub(_day_month, text)

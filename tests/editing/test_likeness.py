@@ -154,6 +154,13 @@ def both_ways(first: str, second: str, similarity: float | None) -> list[Likenes
         ("The user is allergic to peanuts.", "The user does not eat peanuts: an allergy."),
         ("The user prefers brief answers.", "The user prefers concise answers."),  # one end
         ("Running a 10k in May.", "Running a 10 km race in May."),  # thousands
+        # An aversion reads as a restriction; "instead of" as "not".
+        ("I hate being called 'buddy'.", "Don't address the user as 'buddy': they dislike it."),
+        ("The user dislikes cilantro.", "The user avoids cilantro."),
+        # An hour without its half of the day is the other's clock where it may be.
+        ("A table at Dishoom for Saturday at 8.", "A Dishoom reservation on Saturday, 8pm."),
+        ("Standup at 9:30.", "Standup at 9:30am."),
+        ("Main app is plain JS, no TypeScript.", "The main app uses JS instead of TypeScript."),
     ],
 )
 def test_duplicates_in_other_wordings(first, second):
@@ -176,6 +183,7 @@ def test_duplicates_in_other_wordings(first, second):
         # A name ending on a number, a version given as a note's value.
         ("Account region: us-east-1", "The account's region is eu-central-1.", "'us-east-1'"),
         ("The project runs on Python 3.11.", "python: 3.12", "'3.11' → '3.12'"),
+        ("The user goes to the gym at 6.", "The user goes to the gym at 7pm.", "'6' → '19:00'"),
     ],
 )
 def test_conflicts_in_other_wordings_name_their_evidence(first, second, evidence):

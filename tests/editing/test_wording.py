@@ -112,6 +112,8 @@ def test_money_and_periods_read_one_way(first, second):
         ("WFH on Fri.", "The user works from home on Friday."),
         ("BSc from Leeds.", "bachelor's degree from Leeds."),
         ("Works on PST.", "The user works on Pacific time."),
+        ("Opened a PR in the repo.", "Opened a pull request in the repository."),
+        ("Edits prod config in nvim.", "Edits production configuration in Neovim."),
     ],
 )
 def test_abbreviations_are_written_out(written, read):
@@ -279,6 +281,8 @@ def test_a_fraction_a_version_or_a_verb_is_no_date(written):
         ("The user has type one diabetes.", "The user has type 1 diabetes."),
         ("Lives at 42 Elm St, Portland.", "Lives at 42 Elm Street, Portland."),
         ("The user eats gluten-free.", "The user eats avoids gluten."),
+        ("Uses JavaScript instead of TypeScript.", "Uses JavaScript not TypeScript."),
+        ("Drives a '18 Civic, loves the '90s.", "Drives a 2018 Civic, loves the 1990s."),
     ],
 )
 def test_heights_durations_halves_and_restrictions_read_one_way(first, second):
