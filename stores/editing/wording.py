@@ -80,12 +80,13 @@ _OPENING_AGREEMENT = {
 _OPENING_CONTRACTED = re.compile(r"^\s*(?:They|He|She)('re|'ve|'s)\s")
 _CONTRACTED_VERBS = {"'re": "is", "'ve": "has", "'s": "is"}
 # Verbs a memory opens on with its subject left out. Third-person forms only, and not
-# those that are as often a plural noun opening a sentence ("Runs", "Plans", "Deploys").
+# those that are as often a plural noun opening a sentence ("Runs", "Plans", "Deploys",
+# "Reads", "Writes").
 _SUBJECTLESS_VERBS = (
     "Is|Has|Was|Isn't|Hasn't|Wasn't|Doesn't|Does not|Can't|Cannot|Lives|Works|Eats|Speaks|"
     "Owns|Drives|Enjoys|Studies|Follows|Attends|Earns|Commutes|Smokes|Goes|Takes|Walks|"
-    "Cycles|Swims|Reads|Wears|Keeps|Teaches|Avoids|Loves|Hates|Likes|Dislikes|Prefers|Uses|"
-    "Wants|Needs|Rents|Pays|Travels|Volunteers|Sleeps|Wakes|Gets|Writes|Plays|Drinks"
+    "Swims|Wears|Keeps|Teaches|Avoids|Loves|Hates|Likes|Dislikes|Prefers|Uses|Wants|Needs|"
+    "Rents|Pays|Travels|Volunteers|Sleeps|Wakes|Gets|Plays|Drinks"
 )
 # An adverb may come first: "Currently pays for ...", "Never drinks coffee" (an instruction
 # would say "Never drink").
@@ -531,7 +532,7 @@ _ABBREVIATION = re.compile(
 _STREET_KINDS = {"St": "Street", "Ave": "Avenue", "Rd": "Road", "Blvd": "Boulevard", "Ln": "Lane"}
 _STREET = re.compile(r"(?<=\d )([A-Z][a-z]+(?: [A-Z][a-z]+)?) (St|Ave|Rd|Blvd|Ln)\b\.?")
 
-# "gluten-free", "sugar free": without it, as a restriction reads ("avoids gluten").
+# "gluten-free", "sugar-free": without it, as a restriction reads ("avoids gluten").
 _FREE_OF = re.compile(r"(?i)\b([a-z]{3,})-free\b")
 # Words before "free" that say something else than going without a thing.
 _NOT_FREE_OF = frozenset({"hands", "hassle", "stress", "worry", "care", "fancy", "scot"})

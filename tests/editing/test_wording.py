@@ -233,6 +233,7 @@ def test_a_key_and_value_note_reads_one_way_whatever_its_separator(key, value, s
         # A noun that opens as a plural stays: "Runs", "Deploys" and "Plans" are as often one.
         ("Runs the backup at noon.", "Runs the backup at 12:00."),
         ("Deploys happen on Fridays.", "Deploys happen on Fridays."),
+        ("Writes go through the queue.", "Writes go through the queue."),
         # Further in, "she" may be anyone the text names.
         ("The user's sister says she lives in Rome.", "The user's sister says she lives in Rome."),
     ],
