@@ -768,6 +768,8 @@ def _value_reworded(
         return None
     was = [word for word in first.words if word.value in kinds and word.canon not in shared]
     now = [word for word in second.words if word.value in kinds and word.canon not in shared]
+    if not was or not now:
+        return None  # "Dana is Sam's manager" / "Sam manages Priya": Sam is said on both sides
     if _two_roles(was) or _two_roles(now):
         return None  # who and when changed together: another meeting, not a moved one
     named = ", ".join(str(kind) for kind in kinds)

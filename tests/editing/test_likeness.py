@@ -220,6 +220,8 @@ def test_meaning_counts_only_past_its_threshold():
         ("The user is allergic to peanuts.", "The user is allergic to cats."),
         # A second fact changed beside the value.
         ("The user drinks tea in the morning.", "The user drinks wine in the evening."),
+        # A name both give, once opening a sentence: who manages whom, not a name changed.
+        ("Dana is Sam's manager.", "Sam manages Priya."),
     ],
 )
 def test_fine_together_even_when_alike(first, second):
