@@ -238,6 +238,9 @@ _ENTITY_NOUNS_TEXT = """
     child baby cat dog bird fish hamster rabbit hors parrot pet team marri manag
     """
 ENTITY_NOUNS = frozenset(_ENTITY_NOUNS_TEXT.split())
+# The word a memory's owner reads as once `stores.editing.wording` has written "I", "they",
+# "Customer" and the like as "the user".
+_OWNER = "user"
 # Those that name a kind the others belong to: "no pets" speaks of the parrot too.
 _KINDS_OF_OTHERS = frozenset({"pet", "sibl", "sibling", "parent", "child"})
 
@@ -744,6 +747,12 @@ def _compare_read(
 _ONE_OF_A_KIND = re.compile(r"\b(?:only|sole|primary|main|direct|directly)\b")
 
 
+def _held_one_at_a_time(first: Reading, second: Reading) -> bool:
+    """Whether either text says its thing has one value at a time: a name changed there is
+    as sure a value as a number."""
+    return any(_ONE_OF_A_KIND.search(reading.normalised) for reading in (first, second))
+
+
 def _value_reworded(
     first: Reading,
     second: Reading,
@@ -759,11 +768,12 @@ def _value_reworded(
     if shared & GATHERING:
         return None
     kinds = differing_values(first, second)
-    one_of_a_kind = _ONE_OF_A_KIND.search(first.normalised) or _ONE_OF_A_KIND.search(
-        second.normalised
-    )
-    if not kinds or (
-        kinds == [ValueKind.NAME] and similarity < trusted.reworded and not one_of_a_kind
+    if not kinds:
+        return None
+    if (
+        kinds == [ValueKind.NAME]
+        and similarity < trusted.reworded
+        and not _held_one_at_a_time(first, second)
     ):
         return None
     was = [word for word in first.words if word.value in kinds and word.canon not in shared]
@@ -911,7 +921,7 @@ def _opening(reading: Reading) -> frozenset[str]:
         ),
         0,
     )
-    if words[start].canon == "user" and start + 1 < len(words) and words[start + 1].lead == "s":
+    if words[start].canon == _OWNER and start + 1 < len(words) and words[start + 1].lead == "s":
         start += 1  # "The user's python is 3.12" is about the python: a memory's owner
     opening = [words[start].canon]
     for word in words[start + 1 :]:
@@ -953,8 +963,8 @@ def _value_changed(
     if not kinds or _two_roles(was) or _two_roles(now):
         return None
     # The memory's owner said or left out is no other word: every memory is about them.
-    loose_first = [word for word in only_first if not word.value and word.canon != "user"]
-    loose_second = [word for word in only_second if not word.value and word.canon != "user"]
+    loose_first = [word for word in only_first if not word.value and word.canon != _OWNER]
+    loose_second = [word for word in only_second if not word.value and word.canon != _OWNER]
     if not meant and not _only_values_apart(shared, was + now, loose_first, loose_second):
         return None
     if (
@@ -982,7 +992,7 @@ def _only_values_apart(
     loose = loose_first + loose_second
     if (loose_first and loose_second) or len({word.value for word in values}) != 1:
         return False
-    return len(shared - {"user"}) >= 1 and len(loose) <= len(shared)
+    return len(shared - {_OWNER}) >= 1 and len(loose) <= len(shared)
 
 
 # The verbs that say what a thing is: "X's Y is Z" names the one value Y has.

@@ -593,13 +593,13 @@ _ORDINAL_WORD = (
     r"(?:twenty|thirty|20|30)[\s-](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
     + "|".join(_ORDINAL_WORDS)
 )
-_DAY = rf"(\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINAL_WORD})"
-_YEAR = r"(?:,?\s((?:19|20)\d\d)\b)?"
+_DAY = rf"(?P<day>\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINAL_WORD})"
+_YEAR = r"(?:,?\s(?P<year>(?:19|20)\d\d)\b)?"
 # "3 March", "the 3rd of March 2015", "March 3rd, 2015", "2015-03-03", "3/14/2015", and
 # "3/14" after a word that brings a date ("on", "due", "appointment"), so "1/2 cup" and
 # "24/7" stay as written.
-_DAY_MONTH = re.compile(rf"(?i)\b(?:the\s)?{_DAY}(?:\sof)?\s({_MONTH})\b{_YEAR}")
-_MONTH_DAY = re.compile(rf"(?i)\b({_MONTH})\s(?:the\s)?{_DAY}\b(?![:.]?\d){_YEAR}")
+_DAY_MONTH = re.compile(rf"(?i)\b(?:the\s)?{_DAY}(?:\sof)?\s(?P<month>{_MONTH})\b{_YEAR}")
+_MONTH_DAY = re.compile(rf"(?i)\b(?P<month>{_MONTH})\s(?:the\s)?{_DAY}\b(?![:.]?\d){_YEAR}")
 _ISO_DATE = re.compile(r"(?<![\w/.-])((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})(?![\w/-])")
 _SLASH_DATE = re.compile(
     r"(?<![\w/.])(?:(?<=\bon )|(?<=\bby )|(?<=\bdue )|(?<=\buntil )|(?<=\bbefore )"
@@ -630,18 +630,12 @@ def _month_number(name: str) -> int:
     return [month.casefold() for month in _MONTH_NAMES].index(name.casefold()) + 1
 
 
-def _day_month(match: re.Match[str]) -> str:
-    day, month, year = match.groups()
+def _spelled_date(match: re.Match[str]) -> str:
+    """A date whose month is written as its name, the day before or after it."""
+    month = match["month"]
     if month == "may":
         return match.group()  # the verb, not the month
-    return _date(_month_number(month), _day_number(day), year, match.group())
-
-
-def _month_day(match: re.Match[str]) -> str:
-    month, day, year = match.groups()
-    if month == "may":
-        return match.group()
-    return _date(_month_number(month), _day_number(day), year, match.group())
+    return _date(_month_number(month), _day_number(match["day"]), match["year"], match.group())
 
 
 def _iso_date(match: re.Match[str]) -> str:
@@ -782,8 +776,8 @@ def normalise(text: str) -> str:
     text = _SHORT_YEAR.sub(lambda m: _short_year_of(int(m.group(1))), text)
     text = _ISO_DATE.sub(_iso_date, text)
     text = _SLASH_DATE.sub(_slash_date, text)
-    text = _DAY_MONTH.sub(_day_month, text)
-    text = _MONTH_DAY.sub(_month_day, text)
+    text = _DAY_MONTH.sub(_spelled_date, text)
+    text = _MONTH_DAY.sub(_spelled_date, text)
     text = _rewrite(text, _CONVERSE)
     # Last, so an opening written out above ("WFH" → "works from home") is read too.
     return _opening_subject(text)
