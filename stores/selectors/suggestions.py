@@ -30,6 +30,11 @@ CHUNK = 500
 # searches wider for its deeper pages; the pass wants a memory's few nearest, a scan for each
 # memory of the agent (at 10,000 memories 0.6 ms a memory at 40, 1.2 at 100, 5 at 300).
 PASS_BREADTH = 40
+# A bank of at most this many embedded memories is searched exactly on PostgreSQL, every
+# vector measured: the index misses a small bank's neighbours among many others' alike
+# (`vectors._measure_every_row`), and at this size measuring them all takes what the index
+# takes (0.45 ms a memory beside 30,000 other memories; the index took 9 there, 0.6 alone).
+EXACT_BANK = 1000
 # What the pass reads of a memory it compares.
 _COMPARED = ("pk", "agent_id", "subject_id", "content", "version")
 
@@ -59,7 +64,8 @@ def candidates_of(
     found: dict[int, float | None] = {}
     if vector is not None:
         embedded = bank.filter(embedding__isnull=False)
-        for pk, similarity in nearest(embedded, vector, NEIGHBOURS):
+        exact = embedded[: EXACT_BANK + 1].count() <= EXACT_BANK
+        for pk, similarity in nearest(embedded, vector, NEIGHBOURS, exact=exact):
             found[pk] = similarity
     if lexical:
         for pk, _share in lexical_candidates(
@@ -114,14 +120,33 @@ def neighbours_of_each(agent: Agent, batch: list[Memory]) -> dict[int, list[Cand
     `agent_batches`) that has a vector, among the embedded ones of its bank, itself left out,
     nearest first; a memory without a vector has no entry.
 
-    PostgreSQL finds them all in one statement through the HNSW index; SQLite scans the
-    bank's vectors once per memory (it has no index).
+    PostgreSQL finds them in a statement or three: through the HNSW index for the memories
+    of large banks, measuring every vector of the bank for those of small ones (EXACT_BANK),
+    the shared bank's apart (its NULL subject matches by no `=`). SQLite scans the bank's
+    vectors once per memory (it has no index).
     """
     neighbours = comparable(agent).filter(embedding__isnull=False)
     ids = [memory.pk for memory in batch]
     if connection.vendor == "postgresql":
+        sizes = _bank_sizes(neighbours, {memory.subject_id for memory in batch})
+        small = [memory for memory in batch if sizes.get(memory.subject_id, 0) <= EXACT_BANK]
+        small_ids = {memory.pk for memory in small}
+        large = [pk for pk in ids if pk not in small_ids]
         found = nearest_to_each(
-            neighbours, ids, NEIGHBOURS, breadth=PASS_BREADTH, alike=["subject_id"]
+            neighbours, large, NEIGHBOURS, breadth=PASS_BREADTH, alike=["subject_id"]
+        )
+        found |= nearest_to_each(
+            neighbours,
+            [memory.pk for memory in small if memory.subject_id is not None],
+            NEIGHBOURS,
+            breadth=None,
+            alike=["subject_id"],
+        )
+        found |= nearest_to_each(
+            neighbours.filter(subject__isnull=True),
+            [memory.pk for memory in small if memory.subject_id is None],
+            NEIGHBOURS,
+            breadth=None,
         )
     else:
         vectors = dict(
@@ -142,6 +167,19 @@ def neighbours_of_each(agent: Agent, batch: list[Memory]) -> dict[int, list[Cand
         pk: [Candidate(other, similarity) for other, similarity in near]
         for pk, near in found.items()
     }
+
+
+def _bank_sizes(embedded: QuerySet[Memory], subject_ids: set[int | None]) -> dict[int | None, int]:
+    """How many memories of `embedded` each bank of `subject_ids` holds (None: the shared one)."""
+    banks = Q(subject__in=[subject_id for subject_id in subject_ids if subject_id is not None])
+    if None in subject_ids:
+        banks |= Q(subject__isnull=True)
+    return dict(
+        embedded.filter(banks)
+        .values("subject_id")
+        .annotate(count=Count("pk"))
+        .values_list("subject_id", "count")
+    )
 
 
 def suggestions_of(

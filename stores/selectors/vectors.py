@@ -312,14 +312,21 @@ def _cosines(
 
 
 def nearest(
-    memories: QuerySet[Memory], query_vector: list[float], depth: int
+    memories: QuerySet[Memory], query_vector: list[float], depth: int, *, exact: bool = False
 ) -> list[tuple[int, float]]:
-    """(id, cosine similarity) of the `depth` memories nearest the vector, nearest first."""
+    """(id, cosine similarity) of the `depth` memories nearest the vector, nearest first.
+
+    PostgreSQL searches its HNSW index, unless `exact`: then it measures every memory of
+    `memories` (a small set: see `_measure_every_row`). SQLite always measures every one.
+    """
     if connection.vendor == "postgresql":
         with transaction.atomic(), connection.cursor() as cursor:
-            _set_search_breadth(
-                cursor, max(settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"], depth)
-            )
+            if exact:
+                _measure_every_row(cursor)
+            else:
+                _set_search_breadth(
+                    cursor, max(settings.MEMORYADMIN["SEARCH"]["HNSW_EF_SEARCH"], depth)
+                )
             rows = list(
                 memories.annotate(distance=CosineDistance("embedding", query_vector))
                 .order_by("distance")
@@ -347,18 +354,34 @@ def _set_search_breadth(cursor: Any, breadth: int) -> None:
     )
 
 
+def _measure_every_row(cursor: Any) -> None:
+    """This transaction's nearest-first scans measure every row their filter passes.
+
+    An HNSW scan under a filter that passes few of the rows near the query (another agent's
+    memories, rows deleted and not vacuumed yet) stops after hnsw.max_scan_tuples (20,000) of
+    them, with the filter's own nearest not reached: among 30,000 others alike it found no
+    neighbour in a bank of two. HNSW gives plain index scans only, so with those off the
+    planner reads the filter's rows through a btree index's bitmap and sorts them by distance.
+    """
+    cursor.execute("SET LOCAL enable_indexscan = off")
+
+
 def nearest_to_each(
     memories: QuerySet[Memory],
     ids: Sequence[int],
     depth: int,
     *,
-    breadth: int,
+    breadth: int | None,
     alike: Sequence[str] = (),
 ) -> dict[int, list[tuple[int, float]]]:
     """{id: [(id, cosine similarity)]}: for each embedded memory of `ids` (and only those),
     the `depth` of `memories` nearest its vector, itself left out, with the same values of
     the `alike` columns (a bank: "subject_id"), nearest first, by HNSW scans of `breadth`
     (ef_search). PostgreSQL only.
+
+    With `breadth` None every row is measured (`_measure_every_row`), and the `alike` columns
+    are compared by `=`, so that their btree index finds the rows: a NULL matches none, and
+    the memories whose column is NULL are asked for with `memories` filtered to NULL instead.
 
     One statement for all of `ids`: a lateral join runs one HNSW index scan per memory in
     the database, so a pass over a whole agent sends a statement per batch of memories, not
@@ -371,8 +394,11 @@ def nearest_to_each(
     table = connection.ops.quote_name(Memory._meta.db_table)
     compiler = query.get_compiler(connection=connection)
     where, where_params = query.where.as_sql(compiler, connection) if query.where else ("", [])
+    if not ids:
+        return {}
+    equal = "IS NOT DISTINCT FROM" if breadth is not None else "="
     same = "".join(
-        f" AND {table}.{connection.ops.quote_name(column)} IS NOT DISTINCT FROM "
+        f" AND {table}.{connection.ops.quote_name(column)} {equal} "
         f"origin.{connection.ops.quote_name(column)}"
         for column in alike
     )
@@ -393,12 +419,15 @@ def nearest_to_each(
     """
     found: dict[int, list[tuple[int, float]]] = {}
     with transaction.atomic(), connection.cursor() as cursor:
-        _set_search_breadth(cursor, breadth)
-        # The planner counts one row for the bank's condition, and so prices an exact scan
-        # and sort of the agent's vectors per memory (113 ms each at 10,000) under the index
-        # scan (under 1 ms): only the index gives the order without a sort.
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_sort = off")
+        if breadth is None:
+            _measure_every_row(cursor)
+        else:
+            _set_search_breadth(cursor, breadth)
+            # The planner counts one row for the bank's condition, and so prices an exact scan
+            # and sort of the agent's vectors per memory (113 ms each at 10,000) under the
+            # index scan (under 1 ms): only the index gives the order without a sort.
+            cursor.execute("SET LOCAL enable_seqscan = off")
+            cursor.execute("SET LOCAL enable_sort = off")
         cursor.execute(sql, [list(ids), *where_params, depth])
         for origin, record_id, distance in cursor.fetchall():
             near = found.setdefault(origin, [])
