@@ -22,7 +22,8 @@
    on its verb ("prefers dark mode") → "The user prefers dark mode". Only a short note of
    one line: a key of at most three words, a value of at most six.
 7. **Restrictions and addresses**: "gluten-free" → "avoids gluten"; "X rather than Y", "X
-   instead of Y" → "X not Y"; "42 Elm St" → "42 Elm Street".
+   instead of Y" → "X not Y", "would rather X than Y" → "prefers to X not Y"; "42 Elm St" →
+   "42 Elm Street".
 8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
    brings a date ("on", "due", "appointment"), so "1/2 cup" and "24/7" stay; "'18" → 2018.
@@ -545,6 +546,8 @@ def _free_of(match: re.Match[str]) -> str:
 
 # "X rather than Y", "X instead of Y": Y is what is not, as "not Y" says.
 _RATHER_THAN = re.compile(r"(?i)\b(?:rather than|instead of)\b")
+# "would rather X than Y": X is preferred, and Y is what is not, as "prefers to X not Y" says.
+_WOULD_RATHER = re.compile(r"(?i)\bwould rather\b(?P<chosen>[^.;!?]*?)\bthan\b")
 
 # --- dates -----------------------------------------------------------------------------
 
@@ -721,7 +724,7 @@ def _terse(text: str) -> str:
         return f"The user's {TERSE_KEYS.get(key, written)} is {value}."
     verb = _VERB_NOTE.fullmatch(text)
     if verb:
-        return f"The user {verb.group(1)} {verb.group(2)}"
+        return f"The user {verb.group(1).casefold()} {verb.group(2)}"
     return text
 
 
@@ -772,6 +775,7 @@ def normalise(text: str) -> str:
     text = _FREE_OF.sub(_free_of, text)
     text = _STREET.sub(lambda m: f"{m.group(1)} {_STREET_KINDS[m.group(2)]}", text)
     text = _ABBREVIATION.sub(lambda m: ABBREVIATIONS[m.group(1)], text)
+    text = _WOULD_RATHER.sub(lambda m: f"prefers to{m.group('chosen')}not", text)
     text = _RATHER_THAN.sub("not", text)
     text = _SHORT_YEAR.sub(lambda m: _short_year_of(int(m.group(1))), text)
     text = _ISO_DATE.sub(_iso_date, text)

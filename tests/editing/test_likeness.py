@@ -34,6 +34,7 @@ DUPLICATES = [
     ("The user resides in Oslo.", "The user lives in Oslo."),
     ("The user ran a marathon.", "The user runs marathons."),
     ("The user has a cat.", "The user has a cat named Tom."),
+    ("I'd rather get an email than a phone call.", "Prefers to get emails, not phone calls."),
 ]
 CONFLICTS = [
     ("The user lives in Paris.", "The user lives in Lyon.", "'Paris' → 'Lyon'"),

@@ -188,6 +188,7 @@ def test_normalising_twice_changes_nothing_more(phrases):
         ("pref: dark mode", "The user prefers dark mode."),
         ("allergy: shellfish", "The user is allergic to shellfish."),
         ("prefers window seats", "The user prefers window seats"),
+        ("Prefers light mode.", "The user prefers light mode."),
         ("user dislikes cilantro", "The user dislikes cilantro"),
     ],
 )
@@ -283,6 +284,7 @@ def test_a_fraction_a_version_or_a_verb_is_no_date(written):
         ("Lives at 42 Elm St, Portland.", "Lives at 42 Elm Street, Portland."),
         ("The user eats gluten-free.", "The user eats avoids gluten."),
         ("Uses JavaScript instead of TypeScript.", "Uses JavaScript not TypeScript."),
+        ("She would rather walk than drive.", "She prefers to walk not drive."),
         ("Drives a '18 Civic, loves the '90s.", "Drives a 2018 Civic, loves the 1990s."),
     ],
 )
