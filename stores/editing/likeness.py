@@ -20,7 +20,9 @@ vetoes:
    a dog" / "the user has a dog named Rex"). Where the words differ throughout, a pair the
    embeddings find alike past `Thresholds.same` is a duplicate when nothing tells the two
    apart: no value of one kind given differently, no negation on one side only, one
-   subject, no time words on one side only, and not one sentence with one part swapped.
+   subject, no time words on one side only, and not one sentence with one part swapped
+   (past `Thresholds.reworded` a phrase swapped inside for one of another length is a
+   rewording: "is training for" / "is preparing to run").
 3. **Conflict** when, about one subject, they differ in one place and what differs there is
    a value on both sides, of one kind (or, in any order, values of one kind are all that
    tell them apart, one saying at most as much again: "kids: 2" / "The user has three
@@ -683,7 +685,7 @@ def _compare_read(
             return None
         if _one_part_swapped(first, second) or _ends_apart(first, second):
             return None  # "The user's laptop runs Linux" / "The user's server runs Linux"
-        return _same_meaning(first, second, similarity)
+        return _same_meaning(first, second, similarity, trusted)
     shared = first.canon & second.canon
     only_first = [word for word in first.words if word.canon not in shared]
     only_second = [word for word in second.words if word.canon not in shared]
@@ -739,7 +741,7 @@ def _compare_read(
     if found is None and similarity is not None and similarity >= trusted.value:
         found = _value_reworded(first, second, shared, similarity, trusted)
     if found is None and similarity is not None and similarity >= trusted.same:
-        found = _same_meaning(first, second, similarity)
+        found = _same_meaning(first, second, similarity, trusted)
     return found
 
 
@@ -842,19 +844,25 @@ def _one_part_swapped(first: Reading, second: Reading) -> bool:
     return len(spans) == 1 and spans[0][0] < spans[0][1] and spans[0][2] < spans[0][3]
 
 
-def swapped(first: Reading, second: Reading) -> bool:
+def swapped(first: Reading, second: Reading, *, meant_alike: bool = False) -> bool:
     """Whether the texts are one sentence with one part swapped for another: its last words,
     where a sentence puts what it says of its subject ("likes tea" / "likes coffee"), its
     opening ("The kitchen light ..." / "The bedroom light ..."), or a phrase ("water the
     plants" / "call the bank"). Such a pair says two things of one shape, never the same
-    thing twice, however alike their embeddings."""
+    thing twice, however alike their embeddings.
+
+    `meant_alike` (their embeddings past the threshold of a rewording) makes a phrase swapped
+    inside for one of another length a rewording ("is training for the Chicago Marathon" /
+    "is preparing to run the Chicago Marathon"): another thing said in its place takes the
+    shape of what it replaces ("water the plants" / "call the bank")."""
     if not _one_part_swapped(first, second):
         return False
     i1, i2, j1, j2 = _spans(first, second)[0]
     # A word swapped inside ("learns" / "studies") is a rewording; a phrase swapped, or what
     # opens or ends the sentence (its subject, its value), is another thing said.
-    edge = i1 == 0 or (i2 == len(first.words) and j2 == len(second.words))
-    return edge or max(i2 - i1, j2 - j1) > 1
+    if i1 == 0 or (i2 == len(first.words) and j2 == len(second.words)):
+        return True
+    return max(i2 - i1, j2 - j1) > 1 and not (meant_alike and i2 - i1 != j2 - j1)
 
 
 def _valued(reading: Reading) -> bool:
@@ -862,11 +870,14 @@ def _valued(reading: Reading) -> bool:
     return any(word.value not in (None, ValueKind.NAME, ValueKind.COLOUR) for word in reading.words)
 
 
-def _same_meaning(first: Reading, second: Reading, similarity: float) -> Likeness | None:
+def _same_meaning(
+    first: Reading, second: Reading, similarity: float, trusted: Thresholds
+) -> Likeness | None:
     """A duplicate where the words differ throughout but the embeddings say the same and no
     structure tells the two apart (the caller has ruled out a negation on one side, another
     subject and time words on one side)."""
-    if differing_values(first, second) or swapped(first, second):
+    meant_alike = similarity >= trusted.reworded
+    if differing_values(first, second) or swapped(first, second, meant_alike=meant_alike):
         return None
     if _valued(first) != _valued(second):
         return None  # a number or date one side only gives: a specific beside a general

@@ -336,6 +336,26 @@ def test_texts_reworded_throughout_are_duplicates_when_their_meaning_is_one(firs
 @pytest.mark.parametrize(
     ("first", "second"),
     [
+        (
+            "The user is saving for a trip to Japan.",
+            "The user is putting money aside for a trip to Japan.",
+        ),
+        (
+            "The user is training for the Berlin half marathon.",
+            "The user is getting ready to run the Berlin half marathon.",
+        ),
+    ],
+)
+def test_a_phrase_reworded_inside_at_another_length_is_a_duplicate_once_meant_alike(first, second):
+    found = compare(first, second, 0.95, thresholds=TRUSTED)
+    assert found is not None and found.kind is Kind.DUPLICATE and not found.sure
+    # Below the rewording's threshold one part swapped is another thing said.
+    assert compare(first, second, 0.9, thresholds=TRUSTED) is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
         # One sentence, one part swapped: its subject, its last words, or a phrase.
         ("The user's laptop runs Linux.", "The user's server runs Linux."),
         ("The kitchen light is smart.", "The bedroom light is smart."),
