@@ -6,7 +6,8 @@
    memory written in the first person is about the user, as one written in the third.
 2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
    twenty", "twice", "six and a half percent", "type one" → "45", "27", "12", "120", "2
-   times", "6.5%", "type 1" (ordinals and a lone "one" used as a pronoun stay).
+   times", "6.5%", "type 1"; ordinals, "fifteenth", "twenty-first" → "15th", "21st" (a lone
+   "one" used as a pronoun, and "first", "second", "third" alone, stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon" → "19:00",
    "19:30", "20:30", "12:00".
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
@@ -159,8 +160,6 @@ _TENS_WORDS = {
 }
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
 _NUMBER_WORD = "|".join([*_UNITS_WORDS, *_TENS_WORDS, *_SCALES, "a dozen", "dozen", "and"])
-# A run of number words joined by spaces or hyphens ("forty-five", "one hundred and two").
-_NUMBER_RUN = re.compile(rf"(?i)\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*\b")
 
 
 def _number_of(words: list[str]) -> int | None:
@@ -191,6 +190,67 @@ def _number_of(words: list[str]) -> int | None:
     return total + current if seen else None
 
 
+# Ordinal words by the number word a run of number words would end on instead
+# ("twenty-first" ends on "one"). "first", "second" and "third" alone stay words: "first
+# time", "a second", "a third of".
+_ORDINAL_ENDINGS = {
+    "fifth": "five",
+    "eighth": "eight",
+    "ninth": "nine",
+    "twelfth": "twelve",
+    **{f"{word}th": word for word in ("four", "six", "seven", "ten", "eleven")},
+    **{f"{word}th": word for word in _UNITS_WORDS if word.endswith("teen")},
+    **{f"{word[:-1]}ieth": word for word in _TENS_WORDS},
+    **{f"{word}th": word for word in _SCALES},
+}
+_AFTER_TENS = {"first": "one", "second": "two", "third": "three"}
+# A run of number words joined by spaces or hyphens ("forty-five", "one hundred and two"),
+# maybe ending on an ordinal ("twenty-first"), or an ordinal alone ("fifteenth"). One
+# pattern, so that a run is matched once from its first word: a pattern of ordinals alone,
+# tried again from each word of a long run of numbers, took 200 ms on 2,000 characters.
+_ORDINAL = "|".join([*_ORDINAL_ENDINGS, *_AFTER_TENS])
+_NUMBER_RUN = re.compile(
+    rf"(?i)\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*(?:[\s-]+(?P<ordinal>{_ORDINAL}))?\b"
+    rf"|\b(?:{'|'.join(_ORDINAL_ENDINGS)})\b"
+)
+
+
+def _digits(match: re.Match[str]) -> str:
+    """Number words as digits ("forty-five" → "45"), an ordinal with its suffix
+    ("twenty-first" → "21st", "fifteenth" → "15th")."""
+    text, ordinal = match.group(), match["ordinal"]
+    if ordinal and not _ordinal_meant(match):
+        cut = match.start("ordinal") - match.start()
+        numbers = text[:cut].rstrip(" \t\n-")
+        return _digits_of(numbers) + text[len(numbers) :]
+    words = [word for word in re.split(r"[\s-]+", text.casefold()) if word not in {"a", ""}]
+    if words[-1] not in _ORDINAL_ENDINGS and not ordinal:
+        return _digits_of(text)
+    words[-1] = _ORDINAL_ENDINGS.get(words[-1]) or _AFTER_TENS[words[-1]]
+    number = _number_of(words)
+    if number is None:
+        return text  # "one fifth": a fraction, not an ordinal
+    teens = number % 100 in (11, 12, 13)
+    suffix = "th" if teens else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def _ordinal_meant(match: re.Match[str]) -> bool:
+    """Whether a run of numbers ending on "first", "second" or "third" is one ordinal: "the
+    twenty-first", "the twenty-second of May", but "one third" (a fraction) and "a twenty
+    second delay" (seconds) are numbers and a word."""
+    word = match["ordinal"].casefold()
+    if word not in _AFTER_TENS:
+        return True
+    if not re.fullmatch(rf"(?i)(?:{'|'.join(_TENS_WORDS)})[\s-]+\w+", match.group()):
+        return False
+    if word != "second":
+        return True
+    before = match.string[: match.start()].casefold()
+    months = tuple(f"{month.casefold()} " for month in _MONTH_NAMES)
+    return before.endswith(("the ", *months)) or match.string.startswith(" of ", match.end())
+
+
 # "One" after a word that numbers a kind is the number ("type one diabetes", "level one").
 _NUMBERED_ONE = re.compile(
     r"(?i)\b(type|level|grade|stage|phase|class|category|size|step|version|number|tier)"
@@ -205,10 +265,6 @@ _PERCENT = re.compile(r"(?i)(\d)\s?(?:percent|per cent|pct)\b")
 # as often "formerly" as "one time".
 _TIMES_WORDS = {"twice": "2 times", "thrice": "3 times"}
 _TIMES_WORD = re.compile(r"(?i)\b(twice|thrice)\b")
-
-
-def _digits(match: re.Match[str]) -> str:
-    return _digits_of(match.group())
 
 
 def _digits_of(text: str) -> str:
@@ -565,38 +621,10 @@ _MONTH_NAMES = [
     *("July", "August", "September", "October", "November", "December"),
 ]
 _MONTH = "|".join(_MONTH_NAMES)
-_ORDINAL_WORDS = {
-    word: number
-    for number, word in enumerate(
-        [
-            "first",
-            "second",
-            "third",
-            "fourth",
-            "fifth",
-            "sixth",
-            "seventh",
-            "eighth",
-            "ninth",
-            "tenth",
-            "eleventh",
-            "twelfth",
-            "thirteenth",
-            "fourteenth",
-            "fifteenth",
-            "sixteenth",
-            "seventeenth",
-            "eighteenth",
-            "nineteenth",
-        ],
-        start=1,
-    )
-} | {"twentieth": 20, "thirtieth": 30}
-_ORDINAL_WORD = (
-    r"(?:twenty|thirty|20|30)[\s-](?:first|second|third|fourth|fifth|sixth|seventh|eighth|ninth)|"
-    + "|".join(_ORDINAL_WORDS)
-)
-_DAY = rf"(?P<day>\d{{1,2}}(?:st|nd|rd|th)?|{_ORDINAL_WORD})"
+# The ordinal words a day may still be written in once `_digits` has read the others as
+# digits ("the fifteenth" → "15th").
+_DAY_WORDS = {"first": 1, "second": 2, "third": 3}
+_DAY = rf"(?P<day>\d{{1,2}}(?:st|nd|rd|th)?|{'|'.join(_DAY_WORDS)})"
 _YEAR = r"(?:,?\s(?P<year>(?:19|20)\d\d)\b)?"
 # "3 March", "the 3rd of March 2015", "March 3rd, 2015", "2015-03-03", "3/14/2015", and
 # "3/14" after a word that brings a date ("on", "due", "appointment"), so "1/2 cup" and
@@ -614,13 +642,8 @@ _SLASH_DATE = re.compile(
 
 
 def _day_number(written: str) -> int:
-    word = written.casefold().replace("-", " ")
-    if word.isalnum() and word[:1].isdigit():
-        return int(word.rstrip("stndrh"))
-    tens, _, unit = word.partition(" ")
-    if unit:
-        return {"twenty": 20, "thirty": 30, "20": 20, "30": 30}[tens] + _ORDINAL_WORDS[unit]
-    return _ORDINAL_WORDS[word]
+    word = written.casefold()
+    return int(word.rstrip("stndrh")) if word[:1].isdigit() else _DAY_WORDS[word]
 
 
 def _date(month: int, day: int, year: str | None, written: str) -> str:

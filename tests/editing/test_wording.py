@@ -46,6 +46,25 @@ def test_numbers_written_as_words_are_digits(written, read):
 @pytest.mark.parametrize(
     ("written", "read"),
     [
+        ("Rent is due on the fifteenth.", "Rent is due on the 15th."),
+        ("A twenty-first birthday.", "A 21st birthday."),
+        ("The ninety-ninth time.", "The 99th time."),
+        ("Lives on Twenty-Third Street.", "The user lives on 23rd Street."),
+        ("The twenty-second of May.", "May 22."),
+        # A fraction, seconds, and an ordinal alone that is as often another word.
+        ("One fifth of the budget.", "One fifth of the budget."),
+        ("A twenty second delay.", "A 20 second delay."),
+        ("One third of it.", "One third of it."),
+        ("The first time.", "The first time."),
+    ],
+)
+def test_ordinals_written_as_words_are_digits(written, read):
+    assert normalise(written) == read
+
+
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
         ("Standup is at 7 pm.", "Standup is at 19:00."),
         ("Standup is at 9:30 a.m. daily.", "Standup is at 09:30 a day."),
         ("Standup is at half past eight in the evening.", "Standup is at 20:30."),
