@@ -8,12 +8,14 @@
    twenty", "twice", "six and a half percent", "type one" → "45", "27", "12", "120", "2
    times", "6.5%", "type 1"; ordinals, "fifteenth", "twenty-first" → "15th", "21st" (a lone
    "one" used as a pronoun, and "first", "second", "third" alone, stay).
-3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon" → "19:00",
-   "19:30", "20:30", "12:00".
+3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon", "7:42" →
+   "19:00", "19:30", "20:30", "12:00", "07:42".
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
    years"; "70 kilograms" → "70 kg"), "/mo", "monthly",
-   "per month" → "a month" (also day, week, year); "15 dollars", "USD 15" → "$15".
+   "per month", "every day" → "a month", "a day" (also week, year); "15 dollars", "USD 15",
+   "1,200 USD" → "$15", "$1,200"; a phone number as dialled within its country ("+1 415 555
+   0192", "(415) 555-0192" → "4155550192"); a version by its number ("v20" → "20").
 5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
    "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
    (case kept, so "US" is a country and "us" stays a pronoun).
@@ -41,6 +43,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+
+import phonenumbers
 
 # --- person ----------------------------------------------------------------------------
 
@@ -342,6 +346,10 @@ def _noon(match: re.Match[str]) -> str:
     return "00:00" if match.group().casefold() == "midnight" else "12:00"
 
 
+# A clock written with a one-digit hour ("the 7:42 train") as the two-digit one above gives.
+_ONE_DIGIT_HOUR = re.compile(r"(?<![\d:.,])(\d):([0-5]\d)(?![\d:])")
+
+
 # --- units -----------------------------------------------------------------------------
 
 # Each unit's word forms → (the measure's one unit, how many of that unit one is).
@@ -405,17 +413,19 @@ _CURRENCY_WORDS = {
     "gbp": "£",
     "quid": "£",
 }
-_MONEY_AFTER = re.compile(r"(?i)\b(\d+(?:\.\d{1,2})?)\s?(dollars?|usd|euros?|eur|gbp|quid)\b")
-_MONEY_BEFORE = re.compile(r"(?i)\b(usd|eur|gbp)\s?(\d+(?:\.\d{1,2})?)\b")
+# An amount with or without its thousands commas ("120,000 USD", "USD 1,200.50").
+_AMOUNT = r"(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
+_MONEY_AFTER = re.compile(rf"(?i)(?<![\d,.]){_AMOUNT}\s?(dollars?|usd|euros?|eur|gbp|quid)\b")
+_MONEY_BEFORE = re.compile(rf"(?i)\b(usd|eur|gbp)\s?{_AMOUNT}(?![\d,])")
 _PER = (
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(mo|mth|month)\b"), " a month"),
-    (re.compile(r"(?i)\bmonthly\b"), "a month"),
-    (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+)(day)\b"), " a day"),
-    (re.compile(r"(?i)\bdaily\b"), "a day"),
+    (re.compile(r"(?i)\b(?:an?\s)?monthly\b"), "a month"),
+    (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(day)\b"), " a day"),
+    (re.compile(r"(?i)\b(?:an?\s)?daily\b"), "a day"),
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(wk|week)\b"), " a week"),
-    (re.compile(r"(?i)\bweekly\b"), "a week"),
+    (re.compile(r"(?i)\b(?:an?\s)?weekly\b"), "a week"),
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(yr|year)\b"), " a year"),
-    (re.compile(r"(?i)\b(?:yearly|annually)\b"), "a year"),
+    (re.compile(r"(?i)\b(?:(?:an?\s)?yearly|annually)\b"), "a year"),
     (re.compile(r"(?i)\b(\d+)\s?(?:yo|y/o|yrs? old)\b"), r"\1 years old"),
     (re.compile(r"(?i)\baged (\d+)\b"), r"\1 years old"),
 )
@@ -465,6 +475,51 @@ def _money_after(match: re.Match[str]) -> str:
 def _money_before(match: re.Match[str]) -> str:
     return f"{_CURRENCY_WORDS[match.group(1).casefold()]}{match.group(2)}"
 
+
+# --- phone numbers and versions --------------------------------------------------------
+
+# Digits grouped as a phone number is written: "+1 415 555 0192", "(415) 555-0192", "07700
+# 900123", "415 555 0192", "1-800-555-0100". Read as the number dialled within its country,
+# so each way of writing one number is one word: the country code after "+" dropped
+# (phonenumbers knows how long it is), or a trunk prefix ("0" in most of Europe, "1" before
+# ten digits in North America).
+_PHONE = re.compile(
+    r"(?<![\w+.,/:-])(\+\s?)?\(?\d{1,5}\)?(?:[ -]?\(?\d{1,6}\)?){1,5}(?![\w,/:-]|\.\d)"
+)
+_PHONE_DIGITS = range(7, 16)
+_YEAR_LIKE = re.compile(r"(?:19|20)\d\d")
+_NORTH_AMERICAN = re.compile(r"\d{3} \d{3} \d{4}")
+
+
+def _phone(match: re.Match[str]) -> str:
+    written = match.group()
+    digits = re.sub(r"\D", "", written)
+    groups = re.findall(r"\d+", written)
+    years = [group for group in groups if _YEAR_LIKE.fullmatch(group)]
+    if len(digits) not in _PHONE_DIGITS or len(groups) < 2 or len(years) == len(groups):
+        return written  # one run of digits, or years in a row ("in 2024 2025")
+    if years and len(groups) == 3:
+        return written  # a date: "2015-06-12", "12 06 2015"
+    if not (
+        match.group(1)
+        or written.startswith(("(", "0"))
+        or "-" in written
+        or _NORTH_AMERICAN.fullmatch(written)
+    ):
+        return written  # numbers side by side ("10000 5000 metres"), not a number to dial
+    if match.group(1):
+        try:
+            number = phonenumbers.parse(written, None)
+        except phonenumbers.NumberParseException:
+            return written
+        return str(number.national_number)
+    if digits.startswith("0"):
+        return digits[1:]
+    return digits[1:] if len(digits) == 11 and digits.startswith("1") else digits
+
+
+# "v20", "v3.12": a version by its number alone, as "Node 20" writes it.
+_VERSION = re.compile(r"(?<![\w.])[vV](\d+(?:\.\d+)*)\b")
 
 # --- abbreviations ---------------------------------------------------------------------
 
@@ -787,6 +842,7 @@ def normalise(text: str) -> str:
     text = _CLOCK.sub(_o_clock, text)
     text = _DAYPART.sub(_daypart, text)
     text = _NOON.sub(_noon, text)
+    text = _ONE_DIGIT_HOUR.sub(r"0\1:\2", text)
     text = _THOUSANDS_K.sub(_thousands_k, text)
     text = _BLOOD.sub(_blood, text)
     text = _MONEY_AFTER.sub(_money_after, text)
@@ -795,9 +851,13 @@ def normalise(text: str) -> str:
         text = _rewrite(text, _PER)
     text = _FEET_INCHES.sub(_feet_inches, text)
     text = _QUANTITY.sub(_quantity, text)
+    # After every rewrite above that gives digits ("forty-five", "10k"), so that a number
+    # they leave beside another is read as a phone number at once, not in a second reading.
+    text = _PHONE.sub(_phone, text)
     text = _FREE_OF.sub(_free_of, text)
     text = _STREET.sub(lambda m: f"{m.group(1)} {_STREET_KINDS[m.group(2)]}", text)
     text = _ABBREVIATION.sub(lambda m: ABBREVIATIONS[m.group(1)], text)
+    text = _VERSION.sub(r"\1", text)
     text = _WOULD_RATHER.sub(lambda m: f"prefers to{m.group('chosen')}not", text)
     text = _RATHER_THAN.sub("not", text)
     text = _SHORT_YEAR.sub(lambda m: _short_year_of(int(m.group(1))), text)

@@ -35,10 +35,12 @@ DUPLICATES = [
     ("The user ran a marathon.", "The user runs marathons."),
     ("The user has a cat.", "The user has a cat named Tom."),
     ("I'd rather get an email than a phone call.", "Prefers to get emails, not phone calls."),
+    ("Takes vitamin D every day.", "User takes a daily vitamin D supplement."),
+    ("Globex's ARR is $120k.", "Globex's ARR is 120,000 USD."),
 ]
 CONFLICTS = [
     ("The user lives in Paris.", "The user lives in Lyon.", "'Paris' → 'Lyon'"),
-    ("Standup is at 9:30.", "Standup is at 10:15.", "'9:30' → '10:15'"),
+    ("Standup is at 9:30.", "Standup is at 10:15.", "'09:30' → '10:15'"),
     ("The user is 30 years old.", "The user is 31 years old.", "'30' → '31'"),
     ("The user eats fish.", "The user doesn't eat fish.", "negates"),
     ("The user likes jazz.", "The user dislikes jazz.", "negates"),

@@ -311,6 +311,31 @@ def test_heights_durations_halves_and_restrictions_read_one_way(first, second):
     assert normalise(first) == normalise(second)
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Phone: +1 415 555 0192", "Phone: (415) 555-0192"),
+        ("Call 1-800-555-0100.", "Call 800 555 0100."),
+        ("Raj is on 07700 900123.", "Raj is on +44 7700 900123."),
+        ("Globex pays 1,200 USD a month.", "Globex pays $1,200 a month."),
+        ("Catches the 7:42 train.", "Catches the 07:42 train."),
+        ("The API runs on Node v20.", "The API runs on Node 20."),
+    ],
+)
+def test_phone_numbers_amounts_clocks_and_versions_read_one_way(first, second):
+    assert normalise(first) == normalise(second)
+
+
+@pytest.mark.parametrize(
+    "written",
+    # Numbers side by side, a date and years: nothing to dial.
+    ["Walked 10000 5000 metres.", "Married 2015-06-12.", "Lived there 2019 2020 2021."],
+)
+def test_digits_that_are_no_phone_number_stay(written):
+    assert normalise(written) == normalise(written.replace("2015-06-12", "June 12 2015"))
+    assert not any(len(word) >= 7 and word.isdigit() for word in normalise(written).split())
+
+
 @pytest.mark.parametrize("written", ["Hands-free calls.", "A hassle-free move."])
 def test_words_that_only_look_like_a_restriction_stay(written):
     assert normalise(written) == written
