@@ -4,9 +4,10 @@
                                           [--no-record] [--judge URL]
 
 Loads the labelled pairs (by default tests/fixtures/suggestions/labelled.json, made by
-make_labelled.py beside it, and unseen.json beside it, written by two authors who never saw
-the rule; or any files of the same shape, --pairs once for each: `{"pairs": [{"label":
-"duplicate" | "conflict" | "fine", "first": ..., "second": ..., "half": ...}]}`) into a fresh
+make_labelled.py beside it, unseen.json beside it, written by two authors who never saw the
+rule, and blind.json, by three more; or any files of the same shape, --pairs once for each:
+`{"pairs": [{"label": "duplicate" | "conflict" | "fine", "first": ..., "second": ...,
+"half": ...}]}`) into a fresh
 SQLite database and into a throwaway PostgreSQL + pgvector (bin/postgres, on port
 MEMORYADMIN_BENCH_PG_PORT, else MEMORYADMIN_TEST_PG_PORT, else 55432), each pair in an agent
 of its own (the set's pairs are about different people: "lives in Paris" in one pair and
@@ -37,7 +38,7 @@ from pathlib import Path
 from common import ROOT, command_line, log, machine, measured_on_both_databases, record_section
 
 FIXTURES = ROOT / "tests" / "fixtures" / "suggestions"
-PAIRS = [FIXTURES / "labelled.json", FIXTURES / "unseen.json"]
+PAIRS = [FIXTURES / "labelled.json", FIXTURES / "unseen.json", FIXTURES / "blind.json"]
 UNRELATED = FIXTURES / "unrelated.json"
 # The half of a pair with none (a set not split).
 ALL = "all"
@@ -211,9 +212,20 @@ ways people write: 150 about a person's life (first person, an assistant's notes
 notes) and 120 of a coding, personal and support agent's memories; split once per family
 and label (seed 46). Its held-out half, like the first's, is read, never tuned on.
 
+**A third set** (`blind.json`, the rows named "blind"): 270 pairs written the same way by
+three more authors, told to vary the wording hard and to make conflicts that are not one
+word swapped: terse notes beside sentences, an account manager's and a project assistant's
+notes, and a person's everyday life in chatty and plain words; split once per family and
+label (seed 47). Its first reading, before any rule changed for it, is below the table.
+
 {header}
 |---|{"---:|" * len(runs)}
 {chr(10).join(rows)}
+
+The third set's first reading, with the rule as it stood when the set was written (pair by
+pair, as the pass reads them): tuning half, duplicates found 26/45, conflicts 24/45, fine
+pairs suggested 9/45; held-out half, 26/45, 20/45 and 10/45. The rule had been tuned on
+the other two sets only: that is how far their tuning carried to wording it never saw.
 {SECTION_END}
 """
 
