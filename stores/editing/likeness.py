@@ -45,8 +45,10 @@ vetoes:
    name opens the text, before anything shared, or inside the text rather than last (it is
    the subject: "Alice lives in Paris" / "Bob lives in Paris", "Project Atlas uses Django" /
    "Project Hermes uses Django"); when a value changed beside other words ("tea in the
-   morning" / "wine in the evening"); when their time words differ ("used to" / "now", "last
-   year" / "this year"); when they differ in more than one place; and when they share too
+   morning" / "wine in the evening"); when the numbers that differ measure different things
+   ("two kids" / "three grandchildren", "35 min" / "the 25 bus"); when their time words
+   differ ("used to" / "now", "last year" / "this year", "growing up"); when they differ in
+   more than one place; and when they share too
    little (a number or date needs one shared content word beside it, anything else two).
 
 Work is bounded by the texts' lengths: each text is read once, then compared as sets and one
@@ -62,7 +64,7 @@ from difflib import SequenceMatcher
 from enum import StrEnum
 from functools import cached_property
 
-from stores.editing.wording import normalise
+from stores.editing.wording import UNITS, normalise
 from stores.editing.words import ENGLISH_STOPWORDS
 
 # An email address, a word, a number with its separators (3:30, 2024-05-01, 4.5, 1,200) or
@@ -222,7 +224,8 @@ AVERSIONS = ("hate", "hating", "detest", "dislik", "loath")
 _NEGATED_RESTRICTION_REACH = 1
 # Time words that set a statement at another time than now: in the past, or planned.
 _ANOTHER_TIME = re.compile(
-    r"\b(?:used to|previously|formerly|former|in the past|back in|as a child"
+    r"\b(?:used to|previously|formerly|former|in the past|back in|growing up"
+    r"|as a (?:child|kid|teenager|teen)|when the user was (?:young|younger|little|small|a kid)"
     r"|(?:before|until|till) (?:19|20)\d\d|last (?:year|month|week)|years ago"
     r"|plans? to|planning to|intends? to|next (?:year|month|week|quarter))\b"
 )
@@ -237,7 +240,8 @@ _ENTITY_NOUNS_TEXT = """
     mother father sister brother sibl sibling aunt uncl cousin son daughter wif husband spous
     grandmother grandfather grandma grandpa grandson granddaughter niec nephew friend boyfriend
     girlfriend partner boss colleagu coworker manager neighbor neighbour roommat parent
-    child baby cat dog bird fish hamster rabbit hors parrot pet team marri manag
+    child baby cat dog bird fish hamster rabbit hors parrot pet team marri manag grandchild
+    grandchildren grandkid
     """
 ENTITY_NOUNS = frozenset(_ENTITY_NOUNS_TEXT.split())
 # The word a memory's owner reads as once `stores.editing.wording` has written "I", "they",
@@ -367,6 +371,10 @@ def cut(word: str) -> str:
 
 # Words joined by hyphens ending on a number: a region, a model, a release.
 _IDENTIFIER = re.compile(r"[a-z]+(?:-[a-z]+)*-\d+(?:\.\d+)*[a-z]?")
+
+
+# The units a quantity is read in, as `read` gives their words.
+_UNIT_WORDS = frozenset(cut(unit) for unit in UNITS)
 
 
 def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
@@ -782,6 +790,8 @@ def _value_reworded(
     now = [word for word in second.words if word.value in kinds and word.canon not in shared]
     if not was or not now:
         return None  # "Dana is Sam's manager" / "Sam manages Priya": Sam is said on both sides
+    if _other_things_counted(first, second, was, now):
+        return None  # "has two kids" / "has three grandchildren"
     if _two_roles(was) or _two_roles(now):
         return None  # who and when changed together: another meeting, not a moved one
     named = ", ".join(str(kind) for kind in kinds)
@@ -973,6 +983,8 @@ def _value_changed(
     kinds = {word.value for word in was} & {word.value for word in now}
     if not kinds or _two_roles(was) or _two_roles(now):
         return None
+    if _other_things_counted(first, second, was, now):
+        return None  # "has two kids" / "has three grandchildren"
     # The memory's owner said or left out is no other word: every memory is about them.
     loose_first = [word for word in only_first if not word.value and word.canon != _OWNER]
     loose_second = [word for word in only_second if not word.value and word.canon != _OWNER]
@@ -993,6 +1005,40 @@ def _value_changed(
         f"about one subject, the {named} differs: {_quote(was)!r} → {_quote(now)!r}",
         sure=False,
     )
+
+
+def _counted(reading: Reading, numbers: list[Word]) -> set[str]:
+    """What each of `numbers` counts or measures: the word right after it ("2 kids", "35
+    min"), when that is a plain word and not another value."""
+    words = reading.words
+    counted = set()
+    for number in numbers:
+        at = words.index(number)
+        if at + 1 < len(words) and not words[at + 1].lead and words[at + 1].value is None:
+            counted.add(words[at + 1].canon)
+    return counted
+
+
+def _other_things_counted(
+    first: Reading, second: Reading, was: list[Word], now: list[Word]
+) -> bool:
+    """Whether the numbers the texts give differently measure different things, neither
+    text naming the other's: two measures ("180 cm" / "twelve and a half stone"), a measure
+    and a thing ("35 min" / "the 25 bus"), or two kinds of people or animals ("two kids" /
+    "three grandchildren"). Other nouns may be one thing in two words ("8 people" / "12
+    guests")."""
+    counted_first = _counted(first, [word for word in was if word.value is ValueKind.NUMBER])
+    counted_second = _counted(second, [word for word in now if word.value is ValueKind.NUMBER])
+    if not (
+        counted_first
+        and counted_second
+        and counted_first.isdisjoint(second.canon)
+        and counted_second.isdisjoint(first.canon)
+    ):
+        return False
+    measured = (counted_first | counted_second) & _UNIT_WORDS
+    beings = counted_first & ENTITY_NOUNS and counted_second & ENTITY_NOUNS
+    return bool(measured or beings)
 
 
 def _only_values_apart(

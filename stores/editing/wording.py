@@ -371,6 +371,7 @@ _UNIT_FORMS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("g", "gram", "grams", "gramme", "grammes"), ("kg", 0.001)),
     **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("kg", 1.0)),
     **dict.fromkeys(("lb", "lbs"), ("kg", 0.45359237)),
+    **dict.fromkeys(("stone", "stones"), ("kg", 6.35029318)),
     **dict.fromkeys(
         ("ml", "millilitre", "millilitres", "milliliter", "milliliters"), ("litres", 0.001)
     ),
@@ -384,6 +385,8 @@ _UNIT_FORMS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("yr", "yrs", "year", "years"), ("years", 1.0)),
 }
 # A unit right after a number ("1.88 m", "5,000 metres", "2hrs").
+# The one unit of each measure a quantity is written in once read: "metres", "kg", ...
+UNITS = frozenset(unit for unit, _ in _UNIT_FORMS.values())
 _QUANTITY = re.compile(
     r"(?i)(?<![\w.,:/-])(\d{1,3}(?:,\d{3})+|\d+(?:[.,]\d+)?)(?:\s|-)?("
     + "|".join(sorted(map(re.escape, _UNIT_FORMS), key=len, reverse=True))

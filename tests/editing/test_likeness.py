@@ -225,6 +225,12 @@ def test_meaning_counts_only_past_its_threshold():
         ("The user drinks tea in the morning.", "The user drinks wine in the evening."),
         # A name both give, once opening a sentence: who manages whom, not a name changed.
         ("Dana is Sam's manager.", "Sam manages Priya."),
+        # A childhood is another time.
+        ("I had a rabbit called Flopsy growing up.", "The user has no pets now."),
+        # Numbers of different things: people of two kinds, two measures, a measure and a bus.
+        ("The user has two daughters.", "The user has four grandchildren."),
+        ("The user is 170 cm tall.", "The user weighs eleven stone."),
+        ("The user's commute takes 40 min.", "The user takes the 73 bus to work."),
     ],
 )
 def test_fine_together_even_when_alike(first, second):

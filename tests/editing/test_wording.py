@@ -88,6 +88,7 @@ def test_times_of_day_are_one_clock(written, read):
         ("Commutes 2 hours a day.", "Commutes 120 minutes a day."),
         ("Drinks 2 L of water.", "Drinks 2 litres of water."),
         ("Weighs 70 kg.", "Weighs 70 kilograms."),
+        ("Weighs 11 stone.", "Weighs 69.9 kg."),
         ("Takes 50mg of sertraline.", "Takes 50 milligrams of sertraline."),
     ],
 )
