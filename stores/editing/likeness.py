@@ -235,6 +235,10 @@ _PRESENT = re.compile(
     r"|this (?:year|month|week))\b"
 )
 
+# Words that say a thing is so now, and so may not have been: said by one text only, the two
+# are not one fact said twice.
+_NOW = re.compile(r"\b(?:now|nowadays|these days|any ?more|no longer)\b")
+
 # People, relatives and animals: a text about one is not about another.
 _ENTITY_NOUNS_TEXT = """
     mother father sister brother sibl sibling aunt uncl cousin son daughter wif husband spous
@@ -886,6 +890,8 @@ def _same_meaning(
     """A duplicate where the words differ throughout but the embeddings say the same and no
     structure tells the two apart (the caller has ruled out a negation on one side, another
     subject and time words on one side)."""
+    if bool(_NOW.search(first.normalised)) != bool(_NOW.search(second.normalised)):
+        return None  # "... only meets on Thursdays now": what changed is no duplicate
     meant_alike = similarity >= trusted.reworded
     if differing_values(first, second) or swapped(first, second, meant_alike=meant_alike):
         return None
@@ -1089,8 +1095,14 @@ def _someone_else(reading: Reading, only: list[Word], others: list[Word]) -> boo
     named = {word.canon for word in only if word.canon in ENTITY_NOUNS}
     if not named or any(word.canon in _KINDS_OF_OTHERS for word in others):
         return False  # the other speaks of a kind of them: "no siblings" / "her brother"
-    if named & _opening(reading):
-        return True
+    opening = _opening(reading)
+    if named & opening:
+        # "The user's son Noah" beside "Noah is allergic ...": the other names that relative.
+        alone = {word.canon for word in only}
+        return not any(
+            word.value is ValueKind.NAME and word.canon in opening and word.canon not in alone
+            for word in reading.words
+        )
     return not named <= _KINDS_OF_OTHERS and any(
         word.canon in ENTITY_NOUNS and word.canon not in _KINDS_OF_OTHERS for word in others
     )

@@ -341,6 +341,26 @@ def test_texts_reworded_throughout_are_duplicates_when_their_meaning_is_one(firs
     assert compare(first, second, 0.87, thresholds=TRUSTED) is None  # below SAME: nothing
 
 
+def test_a_relative_named_on_both_sides_is_one_subject():
+    found = compare(
+        "The user's daughter Mia is allergic to eggs.",
+        "Mia is allergic to eggs, so we carry antihistamines.",
+        0.93,
+        thresholds=TRUSTED,
+    )
+    assert found is not None and found.kind is Kind.DUPLICATE
+
+
+def test_what_one_says_is_so_now_is_never_its_duplicate():
+    found = compare(
+        "The user's daughter Ada has ballet on Tuesday evenings.",
+        "Ada's ballet class only meets on Fridays now, five till six, so Tuesdays are free.",
+        0.93,
+        thresholds=TRUSTED,
+    )
+    assert found is None or found.kind is Kind.CONFLICT
+
+
 @pytest.mark.parametrize(
     ("first", "second"),
     [
