@@ -26,7 +26,8 @@ vetoes:
 3. **Conflict** when, about one subject, they differ in one place and what differs there is
    a value on both sides, of one kind (or, in any order, values of one kind are all that
    tell them apart, one saying at most as much again: "kids: 2" / "The user has three
-   children"); a number or date may differ anywhere, a name only last, where a sentence puts
+   children"; or numbers of one thing, whatever else is said: "two children" / "three kids,
+   all under ten, so ..."); a number or date may differ anywhere, a name only last, where a sentence puts
    its value, or as the value of an owned attribute ("The user's best friend is Kemi"). Or
    when one negates what the other says ("eats meat" / "does not eat meat", "likes" /
    "dislikes", "enabled" / "disabled"). A single last word swapped for another after the
@@ -994,16 +995,19 @@ def _value_changed(
     # The memory's owner said or left out is no other word: every memory is about them.
     loose_first = [word for word in only_first if not word.value and word.canon != _OWNER]
     loose_second = [word for word in only_second if not word.value and word.canon != _OWNER]
-    if not meant and not _only_values_apart(shared, was + now, loose_first, loose_second):
-        return None
-    if (
-        loose_first
-        and loose_second
-        and not (reworded and max(len(loose_first), len(loose_second)) <= 2)
-    ):
-        return None
-    if len(loose_first) + len(loose_second) > MAX_CHANGED_WORDS:
-        return None
+    # Numbers of one thing ("two children" / "three kids, all under ten, so ...") tell the
+    # fact apart whatever else either text says.
+    if not _numbers_counted(first, was) & _numbers_counted(second, now):
+        if not meant and not _only_values_apart(shared, was + now, loose_first, loose_second):
+            return None
+        if (
+            loose_first
+            and loose_second
+            and not (reworded and max(len(loose_first), len(loose_second)) <= 2)
+        ):
+            return None
+        if len(loose_first) + len(loose_second) > MAX_CHANGED_WORDS:
+            return None
     named = ", ".join(sorted(str(kind) for kind in kinds))
     return Likeness(
         Kind.CONFLICT,
@@ -1013,12 +1017,14 @@ def _value_changed(
     )
 
 
-def _counted(reading: Reading, numbers: list[Word]) -> set[str]:
-    """What each of `numbers` counts or measures: the word right after it ("2 kids", "35
-    min"), when that is a plain word and not another value."""
+def _numbers_counted(reading: Reading, values: list[Word]) -> set[str]:
+    """What each number of `values` counts or measures: the word right after it ("2 kids",
+    "35 min"), when that is a plain word and not another value."""
     words = reading.words
     counted = set()
-    for number in numbers:
+    for number in values:
+        if number.value is not ValueKind.NUMBER:
+            continue
         at = words.index(number)
         if at + 1 < len(words) and not words[at + 1].lead and words[at + 1].value is None:
             counted.add(words[at + 1].canon)
@@ -1033,8 +1039,7 @@ def _other_things_counted(
     and a thing ("35 min" / "the 25 bus"), or two kinds of people or animals ("two kids" /
     "three grandchildren"). Other nouns may be one thing in two words ("8 people" / "12
     guests")."""
-    counted_first = _counted(first, [word for word in was if word.value is ValueKind.NUMBER])
-    counted_second = _counted(second, [word for word in now if word.value is ValueKind.NUMBER])
+    counted_first, counted_second = _numbers_counted(first, was), _numbers_counted(second, now)
     if not (
         counted_first
         and counted_second

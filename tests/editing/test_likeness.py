@@ -522,6 +522,9 @@ def test_values_alone_differing_in_another_order_conflict_without_the_embeddings
         # "now" beside no time word: the same fact, changed.
         ("The user lives in Oslo.", "The user lives in Rome now.", None),
         ("Is on the Free plan.", "Currently pays for the Team plan.", 0.87),
+        # A number of one thing, whatever else either text says.
+        ("The user has two dogs.", "We've got three dogs, all rescues, so walks take ages.", None),
+        ("The user is 180 cm tall.", "I'm 1.65 m tall, so I need a stool for top shelves.", None),
     ],
 )
 def test_conflicts_told_by_a_restriction_a_kind_or_now(first, second, similarity):
