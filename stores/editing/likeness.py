@@ -27,10 +27,10 @@ vetoes:
    a value on both sides, of one kind (or, in any order, values of one kind are all that
    tell them apart, one saying at most as much again: "kids: 2" / "The user has three
    children"; or numbers of one thing, whatever else is said: "two children" / "three kids,
-   all under ten, so ..."); a number or date may differ anywhere, a name only last, where a sentence puts
-   its value, or as the value of an owned attribute ("The user's best friend is Kemi"). Or
-   when one negates what the other says ("eats meat" / "does not eat meat", "likes" /
-   "dislikes", "enabled" / "disabled"). A single last word swapped for another after the
+   all under ten, so ..."); a number or date may differ anywhere, a name only last, where a
+   sentence puts its value, or as the value of an owned attribute ("The user's best friend is
+   Kemi"). Or when one negates what the other says ("eats meat" / "does not eat meat",
+   "likes" / "dislikes", "enabled" / "disabled"). A single last word swapped for another after the
    same preposition, under a verb that holds one value ("works as a teacher" / "works as a
    nurse"), is a conflict too. Past the thresholds of meaning, a negation in other words
    ("never eats breakfast" / "has porridge every morning") and a value of one kind given
