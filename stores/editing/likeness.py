@@ -11,7 +11,8 @@ vetoes:
    ("not", "never", "n't", "dislikes") is counted, not kept; one right before a restriction
    lifts it ("no food allergies" may have anything), and an aversion ("hates", "dislikes")
    restricts as "avoids" does. Values are told by their form: a number (with its unit), a
-   date or time ("at 8" is the other's "20:00" where it may be), an email address, a colour,
+   date or time ("at 8" is the other's "20:00" where it may be; a year, "mid-July"; a year
+   differing tells two dates apart whatever month they share), an email address, a colour,
    a name (a capitalised word, or words ending on a number such as "eu-west-1"; an
    abbreviation matches the capitals of the name it shortens).
 2. **Duplicate** when the two carry the same content words (exact, or differing in case,
@@ -382,6 +383,9 @@ _IDENTIFIER = re.compile(r"[a-z]+(?:-[a-z]+)*-\d+(?:\.\d+)*[a-z]?")
 _UNIT_WORDS = frozenset(cut(unit) for unit in UNITS)
 
 
+_YEAR = re.compile(r"(?:19|20)\d\d")
+
+
 def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
     lower = written.casefold()
     if "@" in written:
@@ -389,15 +393,17 @@ def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
     # A letter is never a digit: most words are all letters, and need no look at each. A
     # number comes with at most a unit or an ordinal ("50mg", "10k", "5th", "3:45"); a word
     # that merely holds a digit ("2-factor", "k8s-cluster") is not one.
+    if _YEAR.fullmatch(written):
+        return ValueKind.DATE  # "2018": a year is a date, not a count
     if (
         not written.isalpha()
         and any(character.isdigit() for character in written)
         and sum(character.isalpha() for character in written) <= 3
     ):
         return ValueKind.NUMBER
-    for form in (lower, lower.removesuffix("s")):
+    for form in (lower, lower.removesuffix("s"), lower.rpartition("-")[2]):
         if form in VALUE_WORDS:
-            return VALUE_WORDS[form]
+            return VALUE_WORDS[form]  # "mid-July" is a date as "July" is
     if _IDENTIFIER.fullmatch(lower):
         return ValueKind.NAME  # "eu-west-1", "gpt-4", "ubuntu-22.04": a thing's name
     if written[:1].isupper() and not opens_sentence and lower not in STOPWORDS:
@@ -819,6 +825,14 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
         if kind is ValueKind.NAME:
             # "MBP" beside "MacBook Pro": one name, once shortened to its capitals.
             was, now = was - initials(second), now - initials(first)
+        if kind is ValueKind.DATE:
+            # "March 2026" / "March 2031": a date's year told alone, its month shared.
+            was_years, now_years = (
+                set(filter(_YEAR.fullmatch, was)),
+                set(filter(_YEAR.fullmatch, now)),
+            )
+            if was_years and now_years and was_years.isdisjoint(now_years):
+                was, now = was_years, now_years
         if was and now and was.isdisjoint(now):
             kinds.append(kind)
     return kinds

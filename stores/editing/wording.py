@@ -29,7 +29,8 @@
    "42 Elm Street".
 8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
-   brings a date ("on", "due", "appointment"), so "1/2 cup" and "24/7" stay; "'18" → 2018.
+   brings a date ("on", "due", "appointment"), so "1/2 cup" and "24/7" stay; "'18" → 2018;
+   "03/2026" → "March 2026".
 9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set).
 10. **The opening**: a memory that opens on "They", "She", "Customer" or "Client", or on its
@@ -699,6 +700,15 @@ _SLASH_DATE = re.compile(
 )
 
 
+# A month and its year ("exp 03/2026", "since 9/2019"), as a card's or passport's expiry is.
+_MONTH_YEAR = re.compile(r"(?<![\w/.])(\d{1,2})/((?:19|20)\d\d)(?![\w/]|\.\d)")
+
+
+def _month_year(match: re.Match[str]) -> str:
+    month = int(match.group(1))
+    return f"{_MONTH_NAMES[month - 1]} {match.group(2)}" if 1 <= month <= 12 else match.group()
+
+
 def _day_number(written: str) -> int:
     word = written.casefold()
     return int(word.rstrip("stndrh")) if word[:1].isdigit() else _DAY_WORDS[word]
@@ -866,6 +876,7 @@ def normalise(text: str) -> str:
     text = _SHORT_YEAR.sub(lambda m: _short_year_of(int(m.group(1))), text)
     text = _ISO_DATE.sub(_iso_date, text)
     text = _SLASH_DATE.sub(_slash_date, text)
+    text = _MONTH_YEAR.sub(_month_year, text)
     text = _DAY_MONTH.sub(_spelled_date, text)
     text = _MONTH_DAY.sub(_spelled_date, text)
     text = _rewrite(text, _CONVERSE)

@@ -416,6 +416,18 @@ def test_fine_together_however_alike_their_meaning(first, second):
         ),
         ("User's best friend is Kemi.", "User's best friend is Laura.", "'Kemi' → 'Laura'"),
         ("User graduated in 2012.", "User finished university in 2015.", "'2012' → '2015'"),
+        # A year is a date, told apart from the month beside it; so is "mid-June".
+        (
+            "The user's passport expires in March 2026.",
+            "The user's passport is valid until March 2031.",
+            "the date differs: '2026' → '2031'",
+        ),
+        (
+            "The v2 release is due on May 3.",
+            "Management moved the v2 release to mid-June.",
+            "'May' → 'mid-June'",
+        ),
+        ("User drives a 2015 Golf diesel.", "User's Golf is a 2019 petrol.", "'2015' → '2019'"),
     ],
 )
 def test_a_value_given_differently_in_reworded_text_is_a_conflict(first, second, evidence):

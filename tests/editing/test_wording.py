@@ -273,6 +273,7 @@ def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, rea
         ("Due 14.10.2024.", "Due October 14th 2024."),
         ("Rent due on the twenty-first of May.", "Rent due on May 21."),
         ("Born 3/14/85.", "Born March 14, 1985."),
+        ("Passport expires 03/2026.", "Passport expires March 2026."),
     ],
 )
 def test_a_date_reads_the_same_however_it_is_written(first, second):
