@@ -198,7 +198,7 @@ _SCALES_TEXT = (
     ("dark", "light"),
     ("left-handed lefty", "right-handed righty"),
     ("junior", "senior"),
-    ("celsius centigrad", "fahrenheit"),
+    ("celsiu centigrad", "fahrenheit"),
     ("metric", "imperial"),
     ("introvert", "extrovert extravert"),
     ("formal", "casual"),

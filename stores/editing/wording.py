@@ -12,10 +12,11 @@
    "19:00", "19:30", "20:30", "12:00", "07:42".
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
-   years"; "70 kilograms" → "70 kg"), "/mo", "monthly",
-   "per month", "every day" → "a month", "a day" (also week, year); "15 dollars", "USD 15",
-   "1,200 USD" → "$15", "$1,200"; a phone number as dialled within its country ("+1 415 555
-   0192", "(415) 555-0192" → "4155550192"); a version by its number ("v20" → "20").
+   years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "21°C" → "21 celsius"), "/mo",
+   "monthly", "per month", "every day" → "a month", "a day" (also week, year); "15 dollars",
+   "USD 15", "1,200 USD" → "$15", "$1,200"; a phone number as dialled within its country
+   ("+1 415 555 0192", "(415) 555-0192" → "4155550192"); a version by its number ("v20" →
+   "20").
 5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
    "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
    (case kept, so "US" is a country and "us" stays a pronoun).
@@ -393,6 +394,9 @@ _QUANTITY = re.compile(
     + "|".join(sorted(map(re.escape, _UNIT_FORMS), key=len, reverse=True))
     + r")\b"
 )
+# A temperature's scale by its symbol ("21°C", "temps in °F") as its name reads.
+_DEGREES = re.compile(r"(?i)\s?(?:°|\u00ba|degrees?\s)\s?([CF])\b")
+_DEGREE_SCALES = {"c": " celsius", "f": " fahrenheit"}
 # A height in feet and inches ("5'4\"", "5 ft 4 in", "5 feet 4 inches"): one length.
 _FEET_INCHES = re.compile(
     r"(?i)(?<![\w.])(\d)\s?(?:'|\u2019|ft|feet|foot)\s?(\d{1,2})\s?(?:\"|\u201d|''|in\b|inch(?:es)?\b)?"
@@ -863,6 +867,7 @@ def normalise(text: str) -> str:
     if _ANY_PER.search(text):
         text = _rewrite(text, _PER)
     text = _FEET_INCHES.sub(_feet_inches, text)
+    text = _DEGREES.sub(lambda m: _DEGREE_SCALES[m.group(1).casefold()], text)
     text = _QUANTITY.sub(_quantity, text)
     # After every rewrite above that gives digits ("forty-five", "10k"), so that a number
     # they leave beside another is read as a phone number at once, not in a second reading.

@@ -248,6 +248,7 @@ def test_fine_together_even_when_alike(first, second):
         ("The user's editor uses the dark theme.", "The user's editor uses light mode."),
         ("I'm left-handed.", "The user is right-handed."),
         ("The user is an introvert.", "The user is an extrovert."),
+        ("The user wants temperatures in Celsius.", "The user wants temperatures in °F."),
     ],
 )
 def test_two_ends_of_one_scale_conflict(first, second):

@@ -89,6 +89,7 @@ def test_times_of_day_are_one_clock(written, read):
         ("Drinks 2 L of water.", "Drinks 2 litres of water."),
         ("Weighs 70 kg.", "Weighs 70 kilograms."),
         ("Weighs 11 stone.", "Weighs 69.9 kg."),
+        ("It was 21°C.", "It was 21 degrees C."),
         ("Takes 50mg of sertraline.", "Takes 50 milligrams of sertraline."),
     ],
 )
