@@ -11,8 +11,9 @@ vetoes:
    ("not", "never", "n't", "dislikes") is counted, not kept; one right before a restriction
    lifts it ("no food allergies" may have anything), and an aversion ("hates", "dislikes")
    restricts as "avoids" does. Values are told by their form: a number (with its unit), a
-   date or time ("at 8" is the other's "20:00" where it may be; a year, "mid-July"; a year
-   differing tells two dates apart whatever month they share), an email address, a colour,
+   date or time ("at 8" is the other's "20:00" where it may be; a year, "mid-July"; one part
+   given differently, its year, month, weekday or part of the day, tells two dates apart
+   whatever others they share), an email address, a colour,
    a name (a capitalised word, or words ending on a number such as "eu-west-1"; an
    abbreviation matches the capitals of the name it shortens).
 2. **Duplicate** when the two carry the same content words (exact, or differing in case,
@@ -123,7 +124,6 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("use", "used", "utiliz", "utilis", "rely", "reli"),
     ("colour", "color"),
     ("mod", "them"),
-    ("meet", "meeting"),
     ("phon", "telephon", "mobil", "cell"),
     ("email", "mail"),
     ("doctor", "physician"),
@@ -243,7 +243,7 @@ _NOW = re.compile(r"\b(?:now|nowadays|these days|any ?more|no longer)\b")
 
 # People, relatives and animals: a text about one is not about another.
 _ENTITY_NOUNS_TEXT = """
-    mother father sister brother sibl sibling aunt uncl cousin son daughter wif husband spous
+    mother father sister brother sibl aunt uncl cousin son daughter wif husband spous
     grandmother grandfather grandma grandpa grandson granddaughter niec nephew friend boyfriend
     girlfriend partner boss colleagu coworker manager neighbor neighbour roommat parent
     child baby cat dog bird fish hamster rabbit hors parrot pet team marri manag grandchild
@@ -254,7 +254,7 @@ ENTITY_NOUNS = frozenset(_ENTITY_NOUNS_TEXT.split())
 # "Customer" and the like as "the user".
 _OWNER = "user"
 # Those that name a kind the others belong to: "no pets" speaks of the parrot too.
-_KINDS_OF_OTHERS = frozenset({"pet", "sibl", "sibling", "parent", "child"})
+_KINDS_OF_OTHERS = frozenset({"pet", "sibl", "parent", "child"})
 
 # Verbs under which a new value adds to the old rather than replacing it.
 _GATHERING_TEXT = """
@@ -368,10 +368,15 @@ def cut(word: str) -> str:
         return word[:-3] + "y"
     if len(word) >= 7 and word.endswith("ic"):
         return word[:-2]  # "diabetic" / "diabetes", "athletic" / "athlete"
+    plural = False
     for ending in ("ing", "ed", "ly", "es", "s"):
         if word.endswith(ending) and not word.endswith("ss") and len(word) - len(ending) >= 3:
             word = word[: -len(ending)]
+            plural = ending in ("es", "s")
             break
+    # A plural of a word with its own ending ("mornings", "meetings"): as its singular cuts.
+    if plural and word.endswith("ing") and len(word) >= 6:
+        word = word[:-3]
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
@@ -384,6 +389,19 @@ _UNIT_WORDS = frozenset(cut(unit) for unit in UNITS)
 
 
 _YEAR = re.compile(r"(?:19|20)\d\d")
+# The parts a date is told by, as `read` gives their words, one or many ("Mondays"); a
+# year is told by its form.
+_DATE_PARTS = {
+    SYNONYMS.get(cut(form), cut(form)): part
+    for part, words in (
+        ("month", _MONTHS),
+        ("weekday", _DAYS),
+        ("daypart", "morning afternoon evening night"),
+        ("season", _SEASONS),
+    )
+    for word in words.split()
+    for form in (word, f"{word}s")
+}
 
 
 def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
@@ -825,17 +843,26 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
         if kind is ValueKind.NAME:
             # "MBP" beside "MacBook Pro": one name, once shortened to its capitals.
             was, now = was - initials(second), now - initials(first)
-        if kind is ValueKind.DATE:
-            # "March 2026" / "March 2031": a date's year told alone, its month shared.
-            was_years, now_years = (
-                set(filter(_YEAR.fullmatch, was)),
-                set(filter(_YEAR.fullmatch, now)),
-            )
-            if was_years and now_years and was_years.isdisjoint(now_years):
-                was, now = was_years, now_years
-        if was and now and was.isdisjoint(now):
+        if (was and now and was.isdisjoint(now)) or (
+            kind is ValueKind.DATE and _date_parts_apart(was, now)
+        ):
             kinds.append(kind)
     return kinds
+
+
+def _date_part(canon: str) -> str | None:
+    return "year" if _YEAR.fullmatch(canon) else _DATE_PARTS.get(canon)
+
+
+def _date_parts_apart(was: set[str], now: set[str]) -> bool:
+    """Whether two dates give one of their parts differently, whatever others they share:
+    "March 2026" / "March 2031", "Monday evenings" / "Monday mornings"."""
+    for part in {_date_part(canon) for canon in was} - {None}:
+        was_part = {canon for canon in was if _date_part(canon) == part}
+        now_part = {canon for canon in now if _date_part(canon) == part}
+        if now_part and was_part.isdisjoint(now_part):
+            return True
+    return False
 
 
 def initials(reading: Reading) -> frozenset[str]:

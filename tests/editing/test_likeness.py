@@ -17,7 +17,9 @@ from stores.editing.likeness import (
     Kind,
     Likeness,
     Thresholds,
+    ValueKind,
     compare,
+    cut,
     differing_values,
     initials,
     may_be_alike,
@@ -405,6 +407,22 @@ def test_a_phrase_reworded_inside_at_another_length_is_a_duplicate_once_meant_al
 def test_fine_together_however_alike_their_meaning(first, second):
     assert compare(first, second, 0.97, thresholds=TRUSTED) is None
     assert compare(second, first, 0.97, thresholds=TRUSTED) is None
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("The passport expires in March 2026.", "The passport expires in March 2031."),
+        ("Swims on Monday evenings.", "Swims on Monday mornings."),
+    ],
+)
+def test_a_date_given_differently_in_one_part_differs_whatever_parts_it_shares(first, second):
+    assert differing_values(read(first), read(second)) == [ValueKind.DATE]
+
+
+@pytest.mark.parametrize("word", ["mornings", "meetings", "buildings", "evenings"])
+def test_a_plural_cuts_as_its_singular(word):
+    assert cut(word) == cut(word.removesuffix("s"))
 
 
 @pytest.mark.parametrize(
