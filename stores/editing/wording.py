@@ -6,8 +6,9 @@
    memory written in the first person is about the user, as one written in the third.
 2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
    twenty", "twice", "six and a half percent", "type one" → "45", "27", "12", "120", "2
-   times", "6.5%", "type 1"; ordinals, "fifteenth", "twenty-first" → "15th", "21st" (a lone
-   "one" used as a pronoun, and "first", "second", "third" alone, stay).
+   times", "6.5%", "type 1"; "2x daily" → "2 times a day"; ordinals, "fifteenth",
+   "twenty-first" → "15th", "21st" (a lone "one" used as a pronoun, and "first", "second",
+   "third" alone, stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon", "7:42" →
    "19:00", "19:30", "20:30", "12:00", "07:42".
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
@@ -271,6 +272,8 @@ _PERCENT = re.compile(r"(?i)(\d)\s?(?:percent|per cent|pct)\b")
 # as often "formerly" as "one time".
 _TIMES_WORDS = {"twice": "2 times", "thrice": "3 times"}
 _TIMES_WORD = re.compile(r"(?i)\b(twice|thrice)\b")
+# "2x a day", "3x/week": how many times, once the period reads "a day", "a week".
+_TIMES_X = re.compile(r"(?i)\b(\d+)\s?x(?=\s(?:a|an)\s(?:day|week|month|year)\b)")
 
 
 def _digits_of(text: str) -> str:
@@ -866,6 +869,7 @@ def normalise(text: str) -> str:
     text = _MONEY_BEFORE.sub(_money_before, text)
     if _ANY_PER.search(text):
         text = _rewrite(text, _PER)
+    text = _TIMES_X.sub(r"\1 times", text)
     text = _FEET_INCHES.sub(_feet_inches, text)
     text = _DEGREES.sub(lambda m: _DEGREE_SCALES[m.group(1).casefold()], text)
     text = _QUANTITY.sub(_quantity, text)

@@ -322,6 +322,8 @@ def test_heights_durations_halves_and_restrictions_read_one_way(first, second):
         ("Raj is on 07700 900123.", "Raj is on +44 7700 900123."),
         ("Globex pays 1,200 USD a month.", "Globex pays $1,200 a month."),
         ("Catches the 7:42 train.", "Catches the 07:42 train."),
+        ("Takes metformin 2x daily.", "Takes metformin twice a day."),
+        ("Lifts 3x/week.", "Lifts 3 times per week."),
         ("The API runs on Node v20.", "The API runs on Node 20."),
     ],
 )
