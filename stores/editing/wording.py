@@ -798,15 +798,11 @@ TERSE_VERB_KEYS = {
     "allergic to": "is allergic to",
     "avoids": "avoids",
 }
-# Verbs of taste a note opens on with no subject ("prefers window seats"): other verbs
-# open instructions as often ("Runs the backup at noon" is about a job, not the user).
-_NOTE_VERBS = "prefers|likes|dislikes|loves|hates|uses|wants|needs|avoids"
 _TERSE_NOTE = re.compile(
     r"\s*(?:(?:the )?user(?:'s)?\s+)?([A-Za-z][A-Za-z']*(?: [A-Za-z][A-Za-z']*){0,2})"
     r"\s*(?::|=|\s[-\u2013\u2014]\s)\s*([^\s:=.!?;][^\n:=!?;]{0,80}?)\s*\.?\s*",
     re.IGNORECASE,
 )
-_VERB_NOTE = re.compile(rf"\s*(?:user\s+)?({_NOTE_VERBS})\s+(\S.*)", re.DOTALL | re.IGNORECASE)
 _SHORT_VALUE_WORDS = 6
 
 
@@ -820,9 +816,6 @@ def _terse(text: str) -> str:
         # An acronym keeps its capitals, so it is written out as any other ("CI: ...").
         written = note.group(1) if note.group(1).isupper() else key
         return f"The user's {TERSE_KEYS.get(key, written)} is {value}."
-    verb = _VERB_NOTE.fullmatch(text)
-    if verb:
-        return f"The user {verb.group(1).casefold()} {verb.group(2)}"
     return text
 
 

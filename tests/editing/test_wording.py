@@ -210,7 +210,7 @@ def test_normalising_twice_changes_nothing_more(phrases):
         ("allergy: shellfish", "The user is allergic to shellfish."),
         ("prefers window seats", "The user prefers window seats"),
         ("Prefers light mode.", "The user prefers light mode."),
-        ("user dislikes cilantro", "The user dislikes cilantro"),
+        ("dislikes cilantro", "The user dislikes cilantro"),
     ],
 )
 def test_a_terse_note_reads_as_the_statement_it_abbreviates(written, read):
