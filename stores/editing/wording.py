@@ -216,9 +216,14 @@ _AFTER_TENS = {"first": "one", "second": "two", "third": "three"}
 # pattern, so that a run is matched once from its first word: a pattern of ordinals alone,
 # tried again from each word of a long run of numbers, took 200 ms on 2,000 characters.
 _ORDINAL = "|".join([*_ORDINAL_ENDINGS, *_AFTER_TENS])
+# The letters a number word starts with: a word starting otherwise is passed at one look,
+# not tried against each word (a quarter of the pattern's time over ordinary memories).
+_NUMBER_INITIALS = "".join(
+    sorted({word[0] for word in re.findall(r"[a-z]+", f"{_NUMBER_WORD}|{_ORDINAL}")})
+)
 _NUMBER_RUN = re.compile(
-    rf"(?i)\b(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*(?:[\s-]+(?P<ordinal>{_ORDINAL}))?\b"
-    rf"|\b(?:{'|'.join(_ORDINAL_ENDINGS)})\b"
+    rf"(?i)\b(?=[{_NUMBER_INITIALS}])(?:(?:{_NUMBER_WORD})(?:[\s-]+(?:{_NUMBER_WORD}))*"
+    rf"(?:[\s-]+(?P<ordinal>{_ORDINAL}))?\b|(?:{'|'.join(_ORDINAL_ENDINGS)})\b)"
 )
 
 
