@@ -51,8 +51,8 @@ vetoes:
    morning" / "wine in the evening"); when the numbers that differ measure different things
    ("two kids" / "three grandchildren", "35 min" / "the 25 bus"); when their time words
    differ ("used to" / "now", "last year" / "this year", "growing up"); when they differ in
-   more than one place; and when they share too
-   little (a number or date needs one shared content word beside it, anything else two).
+   more than one place; and when they share too little (a number or date needs one shared
+   content word beside it, anything else two).
 
 Work is bounded by the texts' lengths: each text is read once, then compared as sets and one
 token alignment (difflib, over content words only).
@@ -386,8 +386,6 @@ _IDENTIFIER = re.compile(r"[a-z]+(?:-[a-z]+)*-\d+(?:\.\d+)*[a-z]?")
 
 # The units a quantity is read in, as `read` gives their words.
 _UNIT_WORDS = frozenset(cut(unit) for unit in UNITS)
-
-
 _YEAR = re.compile(r"(?:19|20)\d\d")
 # The parts a date is told by, as `read` gives their words, one or many ("Mondays"); a
 # year is told by its form.
@@ -408,11 +406,11 @@ def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
     lower = written.casefold()
     if "@" in written:
         return ValueKind.EMAIL
+    if _YEAR.fullmatch(written):
+        return ValueKind.DATE  # "2018": a year is a date, not a count
     # A letter is never a digit: most words are all letters, and need no look at each. A
     # number comes with at most a unit or an ordinal ("50mg", "10k", "5th", "3:45"); a word
     # that merely holds a digit ("2-factor", "k8s-cluster") is not one.
-    if _YEAR.fullmatch(written):
-        return ValueKind.DATE  # "2018": a year is a date, not a count
     if (
         not written.isalpha()
         and any(character.isdigit() for character in written)

@@ -232,8 +232,8 @@ def _digits(match: re.Match[str]) -> str:
     ("twenty-first" → "21st", "fifteenth" → "15th")."""
     text, ordinal = match.group(), match["ordinal"]
     if ordinal and not _ordinal_meant(match):
-        cut = match.start("ordinal") - match.start()
-        numbers = text[:cut].rstrip(" \t\n-")
+        ordinal_at = match.start("ordinal") - match.start()
+        numbers = text[:ordinal_at].rstrip(" \t\n-")
         return _digits_of(numbers) + text[len(numbers) :]
     words = [word for word in re.split(r"[\s-]+", text.casefold()) if word not in {"a", ""}]
     if words[-1] not in _ORDINAL_ENDINGS and not ordinal:
@@ -394,9 +394,9 @@ _UNIT_FORMS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("month", "months"), ("months", 1.0)),
     **dict.fromkeys(("yr", "yrs", "year", "years"), ("years", 1.0)),
 }
-# A unit right after a number ("1.88 m", "5,000 metres", "2hrs").
 # The one unit of each measure a quantity is written in once read: "metres", "kg", ...
 UNITS = frozenset(unit for unit, _ in _UNIT_FORMS.values())
+# A unit right after a number ("1.88 m", "5,000 metres", "2hrs").
 _QUANTITY = re.compile(
     r"(?i)(?<![\w.,:/-])(\d{1,3}(?:,\d{3})+|\d+(?:[.,]\d+)?)(?:\s|-)?("
     + "|".join(sorted(map(re.escape, _UNIT_FORMS), key=len, reverse=True))
