@@ -66,8 +66,9 @@ from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from enum import StrEnum
 from functools import cached_property
+from itertools import pairwise
 
-from stores.editing.wording import UNITS, normalise
+from stores.editing.wording import FULL_YEAR, UNITS, normalise
 from stores.editing.words import ENGLISH_STOPWORDS
 
 # An email address, a word, a number with its separators (3:30, 2024-05-01, 4.5, 1,200) or
@@ -386,7 +387,6 @@ _IDENTIFIER = re.compile(r"[a-z]+(?:-[a-z]+)*-\d+(?:\.\d+)*[a-z]?")
 
 # The units a quantity is read in, as `read` gives their words.
 _UNIT_WORDS = frozenset(cut(unit) for unit in UNITS)
-_YEAR = re.compile(r"(?:19|20)\d\d")
 # The parts a date is told by, as `read` gives their words, one or many ("Mondays"); a
 # year is told by its form.
 _DATE_PARTS = {
@@ -406,7 +406,7 @@ def value_of(written: str, *, opens_sentence: bool) -> ValueKind | None:
     lower = written.casefold()
     if "@" in written:
         return ValueKind.EMAIL
-    if _YEAR.fullmatch(written):
+    if FULL_YEAR.fullmatch(written):
         return ValueKind.DATE  # "2018": a year is a date, not a count
     # A letter is never a digit: most words are all letters, and need no look at each. A
     # number comes with at most a unit or an ordinal ("50mg", "10k", "5th", "3:45"); a word
@@ -817,7 +817,8 @@ def _value_reworded(
     now = [word for word in second.words if word.value in kinds and word.canon not in shared]
     if not was or not now:
         return None  # "Dana is Sam's manager" / "Sam manages Priya": Sam is said on both sides
-    if _other_things_counted(first, second, was, now):
+    counted_first, counted_second = _numbers_counted(first, was), _numbers_counted(second, now)
+    if _other_things_counted(first, second, counted_first, counted_second):
         return None  # "has two kids" / "has three grandchildren"
     if _two_roles(was) or _two_roles(now):
         return None  # who and when changed together: another meeting, not a moved one
@@ -849,7 +850,7 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
 
 
 def _date_part(canon: str) -> str | None:
-    return "year" if _YEAR.fullmatch(canon) else _DATE_PARTS.get(canon)
+    return "year" if FULL_YEAR.fullmatch(canon) else _DATE_PARTS.get(canon)
 
 
 def _date_parts_apart(was: set[str], now: set[str]) -> bool:
@@ -1029,14 +1030,15 @@ def _value_changed(
     kinds = {word.value for word in was} & {word.value for word in now}
     if not kinds or _two_roles(was) or _two_roles(now):
         return None
-    if _other_things_counted(first, second, was, now):
+    counted_first, counted_second = _numbers_counted(first, was), _numbers_counted(second, now)
+    if _other_things_counted(first, second, counted_first, counted_second):
         return None  # "has two kids" / "has three grandchildren"
     # The memory's owner said or left out is no other word: every memory is about them.
     loose_first = [word for word in only_first if not word.value and word.canon != _OWNER]
     loose_second = [word for word in only_second if not word.value and word.canon != _OWNER]
     # Numbers of one thing ("two children" / "three kids, all under ten, so ...") tell the
     # fact apart whatever else either text says.
-    if not _numbers_counted(first, was) & _numbers_counted(second, now):
+    if not counted_first & counted_second:
         if not meant and not _only_values_apart(shared, was + now, loose_first, loose_second):
             return None
         if (
@@ -1057,28 +1059,25 @@ def _value_changed(
 
 
 def _numbers_counted(reading: Reading, values: list[Word]) -> set[str]:
-    """What each number of `values` counts or measures: the word right after it ("2 kids",
-    "35 min"), when that is a plain word and not another value."""
-    words = reading.words
-    counted = set()
-    for number in values:
-        if number.value is not ValueKind.NUMBER:
-            continue
-        at = words.index(number)
-        if at + 1 < len(words) and not words[at + 1].lead and words[at + 1].value is None:
-            counted.add(words[at + 1].canon)
-    return counted
+    """What each number of `values` (words of `reading`) counts or measures: the word right
+    after it ("2 kids", "35 min"), when that is a plain word and not another value."""
+    # By identity: two equal words ("2" and "2") may stand in two places of one text.
+    numbers = {id(word) for word in values if word.value is ValueKind.NUMBER}
+    return {
+        after.canon
+        for word, after in pairwise(reading.words)
+        if id(word) in numbers and not after.lead and after.value is None
+    }
 
 
 def _other_things_counted(
-    first: Reading, second: Reading, was: list[Word], now: list[Word]
+    first: Reading, second: Reading, counted_first: set[str], counted_second: set[str]
 ) -> bool:
-    """Whether the numbers the texts give differently measure different things, neither
-    text naming the other's: two measures ("180 cm" / "twelve and a half stone"), a measure
-    and a thing ("35 min" / "the 25 bus"), or two kinds of people or animals ("two kids" /
-    "three grandchildren"). Other nouns may be one thing in two words ("8 people" / "12
-    guests")."""
-    counted_first, counted_second = _numbers_counted(first, was), _numbers_counted(second, now)
+    """Whether the numbers the texts give differently measure different things (what each
+    counts: `_numbers_counted`), neither text naming the other's: two measures ("180 cm" /
+    "twelve and a half stone"), a measure and a thing ("35 min" / "the 25 bus"), or two
+    kinds of people or animals ("two kids" / "three grandchildren"). Other nouns may be one
+    thing in two words ("8 people" / "12 guests")."""
     if not (
         counted_first
         and counted_second

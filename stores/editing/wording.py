@@ -492,6 +492,9 @@ def _money_before(match: re.Match[str]) -> str:
     return f"{_CURRENCY_WORDS[match.group(1).casefold()]}{match.group(2)}"
 
 
+# A year as people write one in full: "2018", "1985".
+FULL_YEAR = re.compile(r"(?:19|20)\d\d")
+
 # --- phone numbers and versions --------------------------------------------------------
 
 # Digits grouped as a phone number is written: "+1 415 555 0192", "(415) 555-0192", "07700
@@ -503,7 +506,6 @@ _PHONE = re.compile(
     r"(?<![\w+.,/:-])(\+\s?)?\(?\d{1,5}\)?(?:[ -]?\(?\d{1,6}\)?){1,5}(?![\w,/:-]|\.\d)"
 )
 _PHONE_DIGITS = range(7, 16)
-_YEAR_LIKE = re.compile(r"(?:19|20)\d\d")
 _NORTH_AMERICAN = re.compile(r"\d{3} \d{3} \d{4}")
 
 
@@ -511,7 +513,7 @@ def _phone(match: re.Match[str]) -> str:
     written = match.group()
     digits = re.sub(r"\D", "", written)
     groups = re.findall(r"\d+", written)
-    years = [group for group in groups if _YEAR_LIKE.fullmatch(group)]
+    years = [group for group in groups if FULL_YEAR.fullmatch(group)]
     if len(digits) not in _PHONE_DIGITS or len(groups) < 2 or len(years) == len(groups):
         return written  # one run of digits, or years in a row ("in 2024 2025")
     if years and len(groups) == 3:
