@@ -618,6 +618,74 @@ def compare(
     return _compare_read(first, second, similarity, trusted, opposites)
 
 
+def kept_apart(first: Reading, second: Reading) -> bool:
+    """Whether the two texts' structure says they cannot be one fact, whatever they mean:
+    they speak of different times ("used to" / "now"), or of different people, named where
+    each opens ("Tara Nair's favourite colour" / "Dana Nair's favourite colour") or a
+    relative one names and the other does not. A meaning read from embeddings alone never
+    tells these apart: their vectors sit as close as a paraphrase's."""
+    if not first.words or not second.words:
+        return False
+    if first.when[0] != second.when[0]:
+        return True  # "now" beside no time word is the same fact changed: not kept apart
+    first, second, _ = _opposites(first, second)
+    shared = first.canon & second.canon
+    only_first = [word for word in first.words if word.canon not in shared]
+    only_second = [word for word in second.words if word.canon not in shared]
+    return (
+        _named_openings(first, second)
+        or _someone_else(first, only_first, only_second)
+        or _someone_else(second, only_second, only_first)
+        or _names_apart(first, second)
+    )
+
+
+def by_meaning(
+    kind: Kind, sureness: float, similarity: float, first: Reading, second: Reading
+) -> Likeness:
+    """The verdict a reading of the pair's meaning gave (the pair model of
+    stores.embeddings.pairs, `sureness` its probability) where the words decided nothing,
+    worded with what the words show for it."""
+    if kind is Kind.DUPLICATE:
+        said = "say the same thing in other words"
+    else:
+        evidence = [f"the {value} differs" for value in differing_values(first, second)]
+        if first.negative != second.negative:
+            negated = first if first.negative else second
+            evidence.append(f"{_quote(negated.words[:8])!r} is said not to hold")
+        said = "cannot both hold" + (f" ({', '.join(evidence)})" if evidence else "")
+    return Likeness(
+        kind,
+        round(sureness, 2),
+        f"{said}, read by their meaning: {similarity:.2f} alike, the pair model "
+        f"{sureness:.0%} sure",
+        sure=False,
+    )
+
+
+def _names_apart(first: Reading, second: Reading) -> bool:
+    """Whether each text opens on a person's name the other never says."""
+    named_first, named_second = _name_opening(first), _name_opening(second)
+    return bool(named_first - second.reachable) and bool(named_second - first.reachable)
+
+
+def _name_opening(reading: Reading) -> frozenset[str]:
+    """The capitalised words a text opens with when they are a name: two or more ("Tara
+    Nair works ..."), or one that owns what follows ("Ravi's laptop"). One capitalised word
+    alone may be any word opening a sentence ("Coriander tastes ...")."""
+    run: list[Word] = []
+    for word in reading.words:
+        if run and word.lead:
+            break
+        if not word.written[:1].isupper() or word.canon == _OWNER:
+            break
+        run.append(word)
+    owns = len(run) < len(reading.words) and reading.words[len(run)].lead == "s"
+    if len(run) > 1 or (run and owns):
+        return frozenset(word.canon for word in run)
+    return frozenset()
+
+
 # An hour said without its half of the day ("at 8", "at 9:30"), and a clock ("20:00").
 _BARE_HOUR = re.compile(r"(\d{1,2})(?::(\d\d))?")
 _CLOCK_TIME = re.compile(r"\d\d:\d\d")

@@ -18,10 +18,12 @@ from stores.editing.likeness import (
     Likeness,
     Thresholds,
     ValueKind,
+    by_meaning,
     compare,
     cut,
     differing_values,
     initials,
+    kept_apart,
     may_be_alike,
     read,
     swapped,
@@ -605,3 +607,58 @@ def test_a_plan_and_the_present_are_fine_together(first, second):
 def test_an_acronym_as_a_notes_key_is_written_out():
     note, sentence = "CI: GitHub Actions", "They use GitHub Actions for continuous integration."
     assert all(found and found.kind is Kind.DUPLICATE for found in both_ways(note, sentence, None))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        # Two people, named where each text opens, however alike the rest.
+        ("Tara Nair's favourite colour is blue.", "Dana Nair's favourite colour is red."),
+        ("Lena Ueda has a dog called Juno.", "Lena Lund has a dog called Juno."),
+        # A relative one names and the other does not.
+        ("The user's son is allergic to peanuts.", "The user is not allergic to peanuts."),
+        # Another time on one side.
+        ("The user used to live in Oslo.", "The user lives in Rome."),
+        ("Before 2020 the user worked at a bank.", "The user works at a school."),
+    ],
+)
+def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
+    assert kept_apart(read(first), read(second)) and kept_apart(read(second), read(first))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("T-shirt size M", "The user wears medium in tops."),
+        ("The user never eats breakfast.", "The user has porridge every morning."),
+        # "now" beside no time word says the same fact changed.
+        ("The user lives in Rome now.", "The user lives in Oslo."),
+        # One capitalised word may be any word opening a sentence.
+        ("Coriander tastes like soap to me.", "Hates coriander."),
+        # A name that is the value, not the subject.
+        ("Aisha owns the mobile release.", "Mobile release owner: Kenji."),
+    ],
+)
+def test_structure_leaves_to_meaning_what_it_cannot_tell(first, second):
+    assert not kept_apart(read(first), read(second))
+
+
+def test_a_verdict_read_by_meaning_is_unsure_and_names_the_words_evidence():
+    first, second = read("Black line length is 100."), read("Our formatter caps lines at 88 chars.")
+
+    found = by_meaning(Kind.CONFLICT, 0.83, 0.86, first, second)
+
+    assert found == Likeness(
+        Kind.CONFLICT,
+        0.83,
+        "cannot both hold (the number differs), read by their meaning: 0.86 alike, the pair "
+        "model 83% sure",
+        sure=False,
+    )
+
+
+def test_a_duplicate_read_by_meaning_says_so():
+    found = by_meaning(Kind.DUPLICATE, 0.9, 0.91, read("T-shirt size M"), read("Wears medium tops"))
+
+    assert found.reason.startswith("say the same thing in other words, read by their meaning")
+    assert not found.sure
