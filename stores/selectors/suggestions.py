@@ -101,6 +101,14 @@ def vector_of(memory_id: int) -> list[float] | None:
     return None if vector is None else [float(value) for value in vector]
 
 
+def vectors_of(ids: Collection[int]) -> dict[int, np.ndarray]:
+    """The embedded memories' vectors, by id (one not embedded is not in it)."""
+    found = Memory.objects.filter(pk__in=ids, embedding__isnull=False)
+    return {
+        pk: np.asarray(vector, dtype=float) for pk, vector in found.values_list("pk", "embedding")
+    }
+
+
 def agent_batches(agent: Agent) -> Iterator[list[Memory]]:
     """Every comparable memory of `agent` in id order, CHUNK at a time, with its text, not its
     vector: the whole pass holds one batch of texts at once, whatever the agent's size."""

@@ -2,8 +2,10 @@
 
 The pass (`suggest_for_memory` after a write, `suggest_for_agent` over a whole agent) reads
 memories and writes only suggestions: it never writes a record, so it can never overwrite an
-edit. Which pair is a duplicate or a conflict is the pure rule of `stores.editing.likeness`,
-and, when one is set, a model's (`stores.services.judge`, which falls back to the rule).
+edit. Which pair is a duplicate or a conflict is the pure rule of `stores.editing.likeness`;
+a pair it leaves alone that its structure does not keep apart, the pair model reads from the
+two embeddings (`stores.embeddings.pairs`); and, when one is set, a model judge rules on the
+pairs both are unsure of (`stores.services.judge`, which falls back to their verdicts).
 A suggestion pins each record at the version and text it was found at; a record that moves
 since makes the suggestion stale, and accepting it then is refused as a conflict.
 
@@ -18,13 +20,17 @@ the agent's webhooks.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+import numpy as np
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -34,11 +40,15 @@ from stores.editing.likeness import (
     Likeness,
     Reading,
     Thresholds,
+    by_meaning,
     compare,
+    kept_apart,
     may_be_alike,
     read,
 )
 from stores.embeddings.base import get_backend
+from stores.embeddings.pairs import PairModel, PairModelError
+from stores.embeddings.pairs import load as load_pair_model
 from stores.engine import aftercommit, validation
 from stores.engine.actors import Actor
 from stores.engine.results import WriteResult, returns_result, would_be
@@ -202,6 +212,30 @@ def thresholds() -> Thresholds:
     )
 
 
+def pair_model() -> PairModel | None:
+    """The pair model set for the configured embedding model (SUGGEST_SIMILARITY's
+    PAIR_MODEL: its own entry, else "*"), None when none is."""
+    table = settings.MEMORYADMIN["SUGGEST_SIMILARITY"]
+    name = get_backend().model_name
+    path = table.get(name, table["*"]).get("PAIR_MODEL", "")
+    return _pair_model_at(path, name) if path else None
+
+
+@functools.lru_cache(maxsize=4)
+def _pair_model_at(path: str, embedding_model: str) -> PairModel:
+    try:
+        model = load_pair_model(Path(path))
+    except PairModelError as error:
+        raise ImproperlyConfigured(f"SUGGEST_SIMILARITY's PAIR_MODEL: {error}") from error
+    if model.embedding_model != embedding_model:
+        raise ImproperlyConfigured(
+            f"SUGGEST_SIMILARITY's PAIR_MODEL {path} was fitted for {model.embedding_model}, "
+            f"not {embedding_model}: its weights read no other model's vectors (fit one with "
+            "manage.py fit_pair_model)"
+        )
+    return model
+
+
 def _findings(
     agent: Agent,
     pairs: Iterable[tuple[Memory, Memory, float | None]],
@@ -209,15 +243,17 @@ def _findings(
     judge: Judge | None,
 ) -> list[Found]:
     """What the pass finds among `pairs` (with their embeddings' similarity when known): the
-    rule's verdicts and, with a model judge (stores.services.judge), its verdicts on the
-    pairs the rule is unsure of, the rule's standing where it gives none."""
-    finds: list[Found] = []
-    heard: dict[tuple[int, int], tuple[Memory, Memory, Pair]] = {}
+    rule's verdicts, the pair model's (`pair_model`) on the alike pairs the rule leaves alone
+    and does not keep apart, and, with a model judge (stores.services.judge), its verdicts on
+    the pairs both are unsure of, the others' standing where it gives none."""
     trusted = thresholds()
+    model = pair_model()
     # A pair this alike goes to the full rule whatever its words: its meaning may decide.
     near = min(
         trusted.negation, trusted.value, trusted.same, judge.min_similarity if judge else 1.0
     )
+    verdicts: list[tuple[Memory, Memory, Likeness | None, float | None]] = []
+    meant: list[tuple[int, Memory, Memory, float]] = []  # for the pair model, where in verdicts
     for memory, other, similarity in pairs:
         # The older first, so a reason reads as what changed: "'Paris' → 'Lyon'".
         first, second = sorted((memory, other), key=lambda m: m.pk)
@@ -228,6 +264,23 @@ def _findings(
         likeness = compare(
             first.content, second.content, similarity, (read_first, read_second), trusted
         )
+        if (
+            likeness is None
+            and model is not None
+            and similarity is not None
+            and similarity >= trusted.negation
+            and not kept_apart(read_first, read_second)
+        ):
+            meant.append((len(verdicts), first, second, similarity))
+        verdicts.append((first, second, likeness, similarity))
+    if model is not None and meant:
+        for (index, first, second, similarity), likeness in zip(
+            meant, _read_by_model(model, meant, readings), strict=True
+        ):
+            verdicts[index] = (first, second, likeness, similarity)
+    finds: list[Found] = []
+    heard: dict[tuple[int, int], tuple[Memory, Memory, Pair]] = {}
+    for first, second, likeness, similarity in verdicts:
         if judge is not None:
             pair = Pair(first.content, second.content, likeness, similarity)
             if judge.wants(pair):
@@ -242,13 +295,40 @@ def _findings(
         for fingerprint in known.values_list("fingerprint", flat=True):
             heard.pop(asked[fingerprint])
         held = list(heard.values())
-        verdicts = judge.decide([pair for _, _, pair in held])
+        judged = judge.decide([pair for _, _, pair in held])
         finds += [
             _found(first, second, likeness)
-            for (first, second, _), likeness in zip(held, verdicts, strict=True)
+            for (first, second, _), likeness in zip(held, judged, strict=True)
             if likeness is not None
         ]
     return finds
+
+
+def _read_by_model(
+    model: PairModel, pairs: list[tuple[int, Memory, Memory, float]], readings: dict[int, Reading]
+) -> list[Likeness | None]:
+    """The pair model's verdict on each pair, from the two memories' vectors (one query); a
+    memory whose vector went meanwhile leaves its pairs unread."""
+    vectors = found.vectors_of({memory.pk for _, *both, _ in pairs for memory in both})
+    verdicts: list[Likeness | None] = [None] * len(pairs)
+    known = [
+        number
+        for number, (_, first, second, _) in enumerate(pairs)
+        if first.pk in vectors and second.pk in vectors
+    ]
+    if not known:
+        return verdicts
+    kinds = model.verdicts(
+        np.asarray([vectors[pairs[number][1].pk] for number in known]),
+        np.asarray([vectors[pairs[number][2].pk] for number in known]),
+    )
+    for number, kind in zip(known, kinds, strict=True):
+        if kind is not None:
+            _, first, second, similarity = pairs[number]
+            verdicts[number] = by_meaning(
+                *kind, similarity, _reading(readings, first), _reading(readings, second)
+            )
+    return verdicts
 
 
 def _found(first: Memory, second: Memory, likeness: Likeness) -> Found:

