@@ -18,7 +18,6 @@ from stores.selectors.filters import MemoryFilters
 from stores.selectors.search import recall
 from stores.services.embeddings import reembed_sweep
 from tests.factories import AgentFactory
-from tests.selectors.test_search import local_model  # noqa: F401 (a fixture)
 
 SMALL_STORES = Path(__file__).parent.parent / "fixtures" / "recall" / "small_stores.json"
 
@@ -34,7 +33,7 @@ class Half:
 
 
 @pytest.fixture
-def halves(local_model, make) -> dict[str, Half]:  # noqa: F811 (the fixture, requested)
+def halves(local_model, make) -> dict[str, Half]:
     halves = {"tuning": Half(), "held out": Half()}
     answered = nothing = 0
     stores = json.loads(SMALL_STORES.read_text("utf-8"))["stores"]
@@ -77,7 +76,7 @@ def test_both_halves_of_the_small_stores_rank_an_answer_first(halves):
 
 
 @pytest.fixture
-def four(local_model, agent, make):  # noqa: F811 (the fixture, requested)
+def four(local_model, agent, make):
     memories = [
         make.memory(agent, text)
         for text in (
@@ -98,7 +97,7 @@ def test_a_hot_drink_preference_finds_the_tea_among_four(agent, four):
     assert [hit.memory.pk for hit in page.hits][:1] == [four[0].pk]
 
 
-def test_which_food_makes_them_ill_lists_the_allergy_alone_among_a_dozen(local_model, agent, make):  # noqa: F811
+def test_which_food_makes_them_ill_lists_the_allergy_alone_among_a_dozen(local_model, agent, make):
     """Regression: the allergy came first, with two strays beside it."""
     stores = json.loads(SMALL_STORES.read_text("utf-8"))["stores"]
     dozen = [make.memory(agent, text) for text in stores[0]["memories"]]
