@@ -626,8 +626,9 @@ def kept_apart(first: Reading, second: Reading) -> bool:
     tells these apart: their vectors sit as close as a paraphrase's."""
     if not first.words or not second.words:
         return False
+    # Another time only: "now" beside no time word is one fact changed, a conflict.
     if first.when[0] != second.when[0]:
-        return True  # "now" beside no time word is the same fact changed: not kept apart
+        return True
     first, second, _ = _opposites(first, second)
     shared = first.canon & second.canon
     only_first = [word for word in first.words if word.canon not in shared]

@@ -12,6 +12,7 @@ Point SUGGEST_SIMILARITY's PAIR_MODEL for this embedding model at the file writt
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +65,7 @@ class Command(BaseCommand):
             "sets": [path.name for path in options["pairs"]],
             "half": options["half"] or "all",
         }
-        dump(type(model)(**(vars(model) | {"about": about})), options["out"])
+        dump(replace(model, about=about), options["out"])
         self.stdout.write(
             f"fitted for {backend.model_name} on {len(pairs)} pairs "
             f"({', '.join(f'{n} {label}' for label, n in about['pairs'].items())}); "
