@@ -6,9 +6,10 @@ from typing import Any
 
 import factory
 from django.contrib.auth import get_user_model
+from django.db import connection
 
 from stores.engine.actors import Actor
-from stores.models import Agent, Subject, VersionedRecord
+from stores.models import Agent, Memory, Subject, VersionedRecord
 from stores.services import record_create
 from stores.services.agents import token_create
 
@@ -98,3 +99,24 @@ class RecordMaker:
     ):
         values.setdefault("schedule", "0 7 * * *")
         return self("task", agent, name=name, directive=directive, **values)
+
+
+def crowd_with_copies(memory: Memory, agent, copies: int) -> None:
+    """`copies` memories of `agent` with `memory`'s text and vector, in one statement: as
+    far as the index can tell, each is as near to `memory` as `memory` itself."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            INSERT INTO stores_memory (agent_id, store, category, tags, content, importance,
+                importance_floor, pinned, last_seen_at, reinforcement_count, metadata,
+                version, created_at, updated_at, text_hash, embedding_model, embedding_hash,
+                embedding)
+            SELECT %s, store, category, tags, content, importance, importance_floor, pinned,
+                last_seen_at, reinforcement_count, metadata, version, created_at, updated_at,
+                text_hash, embedding_model, embedding_hash, embedding
+            FROM stores_memory, generate_series(1, %s)
+            WHERE id = %s
+            """,
+            [agent.pk, copies, memory.pk],
+        )
+        cursor.execute("ANALYZE stores_memory")

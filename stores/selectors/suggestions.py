@@ -20,7 +20,7 @@ from stores.editing import cut_preview
 from stores.models import Agent, Memory, SuggestedRecord, Suggestion
 from stores.selectors.filters import still_true
 from stores.selectors.lexical import lexical_candidates, query_terms
-from stores.selectors.vectors import nearest, nearest_to_each
+from stores.selectors.vectors import EXACT_AT_MOST, nearest, nearest_to_each
 
 # How many neighbours of each memory are compared with it, by each side.
 NEIGHBOURS = 8
@@ -30,11 +30,6 @@ CHUNK = 500
 # searches wider for its deeper pages; the pass wants a memory's few nearest, a scan for each
 # memory of the agent (at 10,000 memories 0.6 ms a memory at 40, 1.2 at 100, 5 at 300).
 PASS_BREADTH = 40
-# A bank of at most this many embedded memories is searched exactly on PostgreSQL, every
-# vector measured: the index misses a small bank's neighbours among many others' alike
-# (`vectors._measure_every_row`), and at this size measuring them all takes what the index
-# takes (0.45 ms a memory beside 30,000 other memories; the index took 9 there, 0.6 alone).
-EXACT_BANK = 1000
 # What the pass reads of a memory it compares.
 _COMPARED = ("pk", "agent_id", "subject_id", "content", "version")
 
@@ -64,8 +59,7 @@ def candidates_of(
     found: dict[int, float | None] = {}
     if vector is not None:
         embedded = bank.filter(embedding__isnull=False)
-        exact = embedded[: EXACT_BANK + 1].count() <= EXACT_BANK
-        for pk, similarity in nearest(embedded, vector, NEIGHBOURS, exact=exact):
+        for pk, similarity in nearest(embedded, vector, NEIGHBOURS):
             found[pk] = similarity
     if lexical:
         for pk, _share in lexical_candidates(
@@ -129,7 +123,7 @@ def neighbours_of_each(agent: Agent, batch: list[Memory]) -> dict[int, list[Cand
     nearest first; a memory without a vector has no entry.
 
     PostgreSQL finds them in a statement or three: through the HNSW index for the memories
-    of large banks, measuring every vector of the bank for those of small ones (EXACT_BANK),
+    of large banks, measuring every vector of the bank for those of small ones (EXACT_AT_MOST),
     the shared bank's apart (its NULL subject matches by no `=`). SQLite scans the bank's
     vectors once per memory (it has no index).
     """
@@ -137,7 +131,7 @@ def neighbours_of_each(agent: Agent, batch: list[Memory]) -> dict[int, list[Cand
     ids = [memory.pk for memory in batch]
     if connection.vendor == "postgresql":
         sizes = _bank_sizes(neighbours, {memory.subject_id for memory in batch})
-        small = [memory for memory in batch if sizes.get(memory.subject_id, 0) <= EXACT_BANK]
+        small = [memory for memory in batch if sizes.get(memory.subject_id, 0) <= EXACT_AT_MOST]
         small_ids = {memory.pk for memory in small}
         large = [pk for pk in ids if pk not in small_ids]
         found = nearest_to_each(

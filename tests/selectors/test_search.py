@@ -16,7 +16,7 @@ from stores.selectors.search import min_score, search_memories, similar_memories
 from stores.selectors.search import recall as recall_page
 from stores.services import memory_invalidate, record_edit, record_forget
 from stores.services.embeddings import reembed_sweep
-from tests.factories import SubjectFactory
+from tests.factories import SubjectFactory, crowd_with_copies
 
 MAINTAINER = Actor.maintainer("tests")
 
@@ -436,3 +436,15 @@ def test_a_small_store_finds_the_answer_that_stands_out(local_model, agent, make
     page = recall_page(agent=agent, filters=MemoryFilters(query="where does her brother live"))
 
     assert [hit.memory.content for hit in page.hits][:1] == [TEA_STORE[2]]
+
+
+def test_a_small_agents_memory_is_found_by_meaning_among_many_alike_of_other_agents(
+    postgres_only, agent, other_agent, recall
+):
+    # Past hnsw.max_scan_tuples (20,000): an index scan gives up before reaching the agent's.
+    crowd_with_copies(recall[0], other_agent, 25_000)
+
+    hits = search_memories(agent=agent, filters=MemoryFilters(query="allergic to peanuts"))
+
+    assert hits[0].record.pk == recall[0].pk
+    assert hits[0].vector_rank == 1

@@ -4,35 +4,12 @@ index that other agents' memories share."""
 from __future__ import annotations
 
 import pytest
-from django.db import connection
 
-from stores.models import Memory
 from stores.selectors import suggestions as found
-from tests.factories import SubjectFactory
+from tests.factories import SubjectFactory, crowd_with_copies
 
 NEVER = "The user never eats breakfast."
 PORRIDGE = "The user has porridge every morning."
-
-
-def crowd_with_copies(memory: Memory, agent, copies: int) -> None:
-    """`copies` memories of `agent` with `memory`'s text and vector, in one statement: as
-    far as the index can tell, each is as near to `memory` as `memory` itself."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            """
-            INSERT INTO stores_memory (agent_id, store, category, tags, content, importance,
-                importance_floor, pinned, last_seen_at, reinforcement_count, metadata,
-                version, created_at, updated_at, text_hash, embedding_model, embedding_hash,
-                embedding)
-            SELECT %s, store, category, tags, content, importance, importance_floor, pinned,
-                last_seen_at, reinforcement_count, metadata, version, created_at, updated_at,
-                text_hash, embedding_model, embedding_hash, embedding
-            FROM stores_memory, generate_series(1, %s)
-            WHERE id = %s
-            """,
-            [agent.pk, copies, memory.pk],
-        )
-        cursor.execute("ANALYZE stores_memory")
 
 
 @pytest.fixture
