@@ -326,7 +326,8 @@ def nearest(
     it measures every one (`_measure_every_row`). SQLite always measures every one.
     """
     if connection.vendor == "postgresql":
-        exact = memories[: EXACT_AT_MOST + 1].count() <= EXACT_AT_MOST
+        # Unordered: counting needs no sort of what it counts.
+        exact = memories.order_by()[: EXACT_AT_MOST + 1].count() <= EXACT_AT_MOST
         with transaction.atomic(), connection.cursor() as cursor:
             if exact:
                 _measure_every_row(cursor)
