@@ -630,9 +630,7 @@ def kept_apart(first: Reading, second: Reading) -> bool:
     if first.when[0] != second.when[0]:
         return True
     first, second, _ = _opposites(first, second)
-    shared = first.canon & second.canon
-    only_first = [word for word in first.words if word.canon not in shared]
-    only_second = [word for word in second.words if word.canon not in shared]
+    _, only_first, only_second = _shared_and_only(first, second)
     return (
         _named_openings(first, second)
         or _someone_else(first, only_first, only_second)
@@ -662,6 +660,16 @@ def by_meaning(
         f"{sureness:.0%} sure",
         sure=False,
     )
+
+
+def _shared_and_only(
+    first: Reading, second: Reading
+) -> tuple[frozenset[str], list[Word], list[Word]]:
+    """The words both texts hold, and each text's words the other does not."""
+    shared = first.canon & second.canon
+    only_first = [word for word in first.words if word.canon not in shared]
+    only_second = [word for word in second.words if word.canon not in shared]
+    return shared, only_first, only_second
 
 
 def _names_apart(first: Reading, second: Reading) -> bool:
@@ -790,9 +798,7 @@ def _compare_read(
         if _one_part_swapped(first, second) or _ends_apart(first, second):
             return None  # "The user's laptop runs Linux" / "The user's server runs Linux"
         return _same_meaning(first, second, similarity, trusted)
-    shared = first.canon & second.canon
-    only_first = [word for word in first.words if word.canon not in shared]
-    only_second = [word for word in second.words if word.canon not in shared]
+    shared, only_first, only_second = _shared_and_only(first, second)
     share = _shared_share(first, second)
     timed = first.when[0] != second.when[0]  # one speaks of another time than now
     if _someone_else(first, only_first, only_second) or _someone_else(
