@@ -20,7 +20,11 @@ of each set (its `half`: "tuning" and "held-out"), per label, how many pairs the
 how many of those it called by their label, and how many suggestions paired memories the set
 calls fine, per 15 memories. Then it loads tests/fixtures/suggestions/unrelated.json (1,000
 memories about different people) into one agent and counts the pass's suggestions there:
-every one is wrong. Each database runs in a process of its own. Writes the figures to
+every one is wrong. Then each store of tests/fixtures/suggestions/stores/ (240 memories one
+agent keeps about one user or project, all true together, and 30 memories planted after
+them, each a duplicate or a conflict of one of the 240) into an agent of its own: a
+suggestion pairing a planted memory with its own is found, any other is wrong. Each
+database runs in a process of its own. Writes the figures to
 docs/BENCHMARKS.md (its own section) unless --no-record, --pairs, --half or --judge is given;
 --half measures that half alone and prints the pairs it got wrong (tune on "tuning" only).
 
@@ -48,6 +52,7 @@ PAIRS = [
     FIXTURES / "authored_second.json",
 ]
 UNRELATED = FIXTURES / "unrelated.json"
+STORES = sorted((FIXTURES / "stores").glob("*.json"))
 # The half of a pair with none (a set not split).
 ALL = "all"
 SECTION_START = "<!-- bench/suggestions.py: start -->"
@@ -96,6 +101,18 @@ def measure(pairs_paths: list[Path], half: str) -> dict:
     unrelated = json.loads(UNRELATED.read_text("utf-8"))["memories"]
     for text in unrelated:
         written(crowd, text)
+    stores = []
+    for path in STORES:
+        store = json.loads(path.read_text("utf-8"))
+        if half and store["half"] != half:
+            continue
+        agent = Agent.objects.create(name=f"store-{path.stem}")
+        ids = [written(agent, text) for text in store["memories"]]
+        planted = {
+            frozenset((ids[addition["target"]], written(agent, addition["text"]))): addition
+            for addition in store["additions"]
+        }
+        stores.append((agent, path.stem, store["half"], len(ids) + len(planted), planted))
     began = time.perf_counter()
     reembed_sweep(surfaces=["memory"])
     embed_seconds = time.perf_counter() - began
@@ -131,6 +148,25 @@ def measure(pairs_paths: list[Path], half: str) -> dict:
     pass_seconds = time.perf_counter() - began
     suggest_for_agent(crowd)
     crowd_wrong = [suggestion.reason for suggestion in Suggestion.objects.filter(agent=crowd)]
+    in_stores: dict[str, dict] = {}
+    for agent, name, store_half, memories, planted in stores:
+        figures = in_stores.setdefault(
+            store_half,
+            {"memories": 0, "planted": Counter(), "found": Counter(), "right": 0, "wrong": 0},
+        )
+        figures["memories"] += memories
+        figures["planted"] += Counter(addition["label"] for addition in planted.values())
+        suggest_for_agent(agent)
+        for suggestion in Suggestion.objects.filter(agent=agent).prefetch_related("records"):
+            addition = planted.get(
+                frozenset(record.memory_id for record in suggestion.records.all())
+            )
+            if addition is None:
+                figures["wrong"] += 1
+                missed.append(f"store {name} → {suggestion.kind}: {suggestion.reason}")
+            else:
+                figures["found"][addition["label"]] += 1
+                figures["right"] += suggestion.kind == addition["label"]
     if half:  # the pairs got wrong are shown only of the half asked for
         for line in missed + [f"unrelated → {reason}" for reason in crowd_wrong[:20]]:
             log(f"  {connection.vendor}: {line}")
@@ -138,6 +174,7 @@ def measure(pairs_paths: list[Path], half: str) -> dict:
         "vendor": connection.vendor,
         "model": settings.MEMORYADMIN["EMBEDDINGS"]["BACKEND"].rsplit(".", 1)[-1],
         "halves": halves,
+        "stores": in_stores,
         "memories": 2 * len(pairs),
         "unrelated": len(unrelated),
         "unrelated_wrong": len(crowd_wrong),
@@ -175,6 +212,19 @@ def figures(run: dict) -> dict[str, str]:
             f"{half}: wrong suggestions per 15 memories": f"{numbers['wrong']} on "
             f"{labelled.get('fine', 0)} fine pairs, "
             f"{numbers['wrong'] * 15 / max(memories, 1):.2f}",
+        }
+    for half, numbers in sorted(run["stores"].items(), key=lambda item: item[0] != "tuning"):
+        planted, found = numbers["planted"], numbers["found"]
+        rows |= {
+            f"one agent's store, {half}: planted duplicates found": f"{found['duplicate']}/"
+            f"{planted['duplicate']}",
+            f"one agent's store, {half}: planted conflicts found": f"{found['conflict']}/"
+            f"{planted['conflict']}",
+            f"one agent's store, {half}: right kind, of those found": f"{numbers['right']}/"
+            f"{sum(found.values())}",
+            f"one agent's store, {half}: wrong suggestions per 15 memories": f"{numbers['wrong']}"
+            f" on {numbers['memories']} memories, "
+            f"{numbers['wrong'] * 15 / numbers['memories']:.2f}",
         }
     rows["suggestions among 1,000 unrelated memories"] = (
         f"{run['unrelated_wrong'] * 1000 / run['unrelated']:.0f}"
@@ -235,11 +285,21 @@ four more such authors: social life typed as people type to a chat assistant, a 
 agent's notes, a support agent's notes on customers, and numbers, dates and units; split the
 same way (seed 50).
 
-**The pair model** (`stores/embeddings/pairs.py`, off by default, on for this measure)
-reads the pairs the rule leaves alone from their two embeddings. It was fitted (`manage.py
+**The pair model** (`stores/embeddings/pairs.py`, on by default) reads the pairs the rule
+leaves alone from their two embeddings. It was fitted (`manage.py
 fit_pair_model`, README) on the tuning halves of all five sets, and on nothing else: the
 tuning rows are the pairs it learned from and say how well it fits, not how well it
 carries; the held-out rows are the measure.
+
+**Six stores of one agent each** (`stores/`, the rows named "one agent's store"): each 240
+memories an agent keeps about one user or project, written by a helper told to make them
+all true together and dense (many on one topic, times, other people, general and specific,
+negative facts beside positive ones), and 30 more planted after them, each a duplicate or a
+conflict of one of the 240: an assistant's notes on a user in Lisbon, a coding agent's on a
+Go and TypeScript service, an assistant's on a family in Toronto (the tuning half); a
+retired man's own casual notes, a support agent's on a dental group's account, a study
+assistant's on a student in Berlin (held out). A pair in a store counts only where it
+stands out from each memory's neighbours (settings STANDOUT), chosen on the tuning stores.
 
 {header}
 |---|{"---:|" * len(runs)}
@@ -283,10 +343,6 @@ def main() -> None:
         env={
             # The pass is measured alone, not again after each write of the load.
             "MEMORYADMIN_SUGGEST_AFTER_WRITE": "false",
-            # The pair model is off by default; this measures it (README, "Read by meaning").
-            "MEMORYADMIN_SUGGEST_PAIR_MODEL": str(
-                ROOT / "stores" / "embeddings" / "pair_models" / "multilingual-e5-small-q4.json"
-            ),
             "MEMORYADMIN_JUDGE_URL": options.judge,
         },
     )

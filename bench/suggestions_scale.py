@@ -99,10 +99,6 @@ def measure(count: int) -> dict:
             "MEMORYADMIN_LOG_LEVEL": "WARNING",
             "MEMORYADMIN_DATABASE_URL": url,
             "MEMORYADMIN_SUGGEST_AFTER_WRITE": "false",
-            # The pair model is off by default; its cost is measured with it on.
-            "MEMORYADMIN_SUGGEST_PAIR_MODEL": str(
-                ROOT / "stores" / "embeddings" / "pair_models" / "multilingual-e5-small-q4.json"
-            ),
         }
         try:
             log(f"seeding {count:,} memories ...")
@@ -164,8 +160,8 @@ Zipf-distributed 5,000-word vocabulary and 384-d vectors around 200 cluster cent
 it in upper case ({result["expected_duplicates"]:,} duplicates to find), loaded by COPY with
 the HNSW index built after. Each pass is `manage.py suggest --agent {AGENT}` in a process of
 its own; peak memory is that process's maximum resident set size, Django included. The pair
-model (off by default) is on: it reads the pairs the rule leaves alone, and finds more than
-the planted copies: random words mean nothing, and vectors drawn around one centre sit as
+model (on by default) reads the pairs the rule leaves alone, and finds more than the
+planted copies: random words mean nothing, and vectors drawn around one centre sit as
 close as a paraphrase's, so it reads many such pairs as one meaning or two that cannot both
 hold. That is work it does in a real agent too, and what is timed here.
 
@@ -180,14 +176,15 @@ How it scales: the pass reads the agent a batch of memories at a time, in id ord
 paging). For each batch one statement finds every memory's eight nearest neighbours in its
 bank (a lateral join: one HNSW index scan per memory, inside the database), one reads the
 texts of the memories they pair with, one the vectors of those the pair model reads (the
-alike pairs the rule leaves alone), and one transaction writes the batch's suggestions and
-their feed changes. A pair is judged from its later memory only, and the rule's cheap test
-on word sets and counts (do the two share a word; do more words differ than one place and a
-loose word) turns away the pairs the full rule would refuse, before its alignment. Between
-batches the pass keeps one hash per distinct set of words (memories holding the same words
-are paired too), so its memory grows by a few megabytes per 100,000 memories, not by their
-texts. The second pass writes nothing: each pair it judges
-again has its fingerprint recorded already.
+alike pairs the rule leaves alone), one the neighbours of the earlier memories of the pairs
+read from meaning alone (each must stand out from both memories' neighbours), and one
+transaction writes the batch's suggestions and their feed changes. A pair is judged from its
+later memory only, and the rule's cheap test on word sets and counts (do the two share a
+word; do more words differ than one place and a loose word) turns away the pairs the full
+rule would refuse, before its alignment. Between batches the pass keeps one hash per
+distinct set of words (memories holding the same words are paired too), so its memory grows
+by a few megabytes per 100,000 memories, not by their texts. The second pass writes nothing:
+each pair it judges again has its fingerprint recorded already.
 {SECTION_END}
 """
 

