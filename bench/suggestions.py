@@ -5,8 +5,9 @@
 
 Loads the labelled pairs (by default tests/fixtures/suggestions/labelled.json, made by
 make_labelled.py beside it, unseen.json beside it, written by two authors who never saw the
-rule, blind.json, by three more, and authored.json and authored_second.json, by four more
-each who never saw the rule or the pair model; or any files of the same shape, --pairs once
+rule, blind.json, by three more, and authored.json, authored_second.json, authored_third.json
+and authored_fourth.json, by four more each who never saw the rule or the pair model; or
+any files of the same shape, --pairs once
 for each:
 `{"pairs": [{"label": "duplicate" | "conflict" | "fine", "first": ..., "second": ...,
 "half": ...}]}`) into a fresh
@@ -50,6 +51,8 @@ PAIRS = [
     FIXTURES / "blind.json",
     FIXTURES / "authored.json",
     FIXTURES / "authored_second.json",
+    FIXTURES / "authored_third.json",
+    FIXTURES / "authored_fourth.json",
 ]
 UNRELATED = FIXTURES / "unrelated.json"
 STORES = sorted((FIXTURES / "stores").glob("*.json"))
@@ -283,11 +286,14 @@ user wants to be helped (tone, format, hours, standing instructions); split once
 and label (seed 49). **A fifth** (`authored_second.json`, "authored_second"): 480 more by
 four more such authors: social life typed as people type to a chat assistant, a coding
 agent's notes, a support agent's notes on customers, and numbers, dates and units; split the
-same way (seed 50).
+same way (seed 50). **A sixth and a seventh** (`authored_third.json`, `authored_fourth.json`):
+480 each by four more such authors: travel and places, work and career, home and household,
+tastes and media (seed 51); a carer's notes on a patient, a sales agent's on deals, an on-call
+agent's on infrastructure, a family assistant's on children's school (seed 52).
 
 **The pair model** (`stores/embeddings/pairs.py`, on by default) reads the pairs the rule
 leaves alone from their two embeddings. It was fitted (`manage.py
-fit_pair_model`, README) on the tuning halves of all five sets, and on nothing else: the
+fit_pair_model`, README) on the tuning halves of all seven sets, and on nothing else: the
 tuning rows are the pairs it learned from and say how well it fits, not how well it
 carries; the held-out rows are the measure.
 
@@ -314,8 +320,13 @@ tuning halves only: tuning half 60/80, 53/80 (the right kind for 91 of the 113 f
 25/80; held-out half 60/80, 51/80 (79 of 111), 21/80. The fifth set, by the rule alone:
 tuning half 41/80, 38/80, 12/80; held-out half 39/80, 40/80, 17/80; by the rule and a pair
 model fitted on the first four sets' tuning halves only: tuning half 63/80, 62/80 (103 of
-125), 31/80; held-out half 67/80, 69/80 (106 of 136), 33/80. That is how far each carried
-to wording it never saw.
+125), 31/80; held-out half 67/80, 69/80 (106 of 136), 33/80. The sixth set by the rule alone:
+tuning half 47/80, 33/80, 21/80; held-out half 34/80, 40/80, 18/80; by the rule and the pair
+model fitted on the first five sets' tuning halves: tuning half 63/80, 61/80 (98 of 124),
+30/80; held-out half 61/80, 58/80 (90 of 119), 29/80. The seventh by the rule alone: tuning
+half 54/80, 53/80, 39/80; held-out half 49/80, 52/80, 31/80; with that pair model: tuning
+half 72/80, 69/80 (116 of 141), 50/80; held-out half 66/80, 65/80 (108 of 131), 46/80. That
+is how far each carried to wording it never saw.
 {SECTION_END}
 """
 
