@@ -175,8 +175,8 @@ MEMORYADMIN: dict[str, Any] = {
     # (stores/embeddings/pairs.py), fitted for one embedding model by `manage.py
     # fit_pair_model`; it reads pairs at least NEGATION alike that their structure does not
     # keep apart. e5-small's (stores/embeddings/pair_models/) is on by default: on the
-    # held-out halves of the five labelled sets it raised the duplicates found from 0.49-0.80
-    # to 0.85-0.95 and the conflicts from 0.43-0.80 to 0.67-0.93 (README, "Read by meaning").
+    # held-out halves of the seven labelled sets it raised the duplicates found from 0.42-0.80
+    # to 0.74-0.95 and the conflicts from 0.43-0.80 to 0.67-0.91 (README, "Read by meaning").
     # STANDOUT: in a store, a verdict read from meaning alone (the thresholds' above, and the
     # pair model's) stands only where the pair is this much more alike than either memory is,
     # on average, to its other nearest neighbours (stores/services/suggestions.py,
@@ -185,7 +185,7 @@ MEMORYADMIN: dict[str, Any] = {
     # (tests/fixtures/suggestions/stores/), the rule alone suggested 4 to 12 wrong pairs per
     # 15 memories and the pair model 19 to 34. Chosen on the three tuning stores with the
     # pair model (bench/suggestions.py): 0.02 / 0.025 / 0.03 / 0.035 left at most 1.06 /
-    # 0.78 / 0.61 / 0.44 wrong per 15 memories and found 26 / 26 / 23 / 23 of their 30
+    # 0.72 / 0.56 / 0.39 wrong per 15 memories and found 26 / 26 / 23 / 23 of their 30
     # planted duplicates and 12 / 12 / 9 / 7 of their 30 planted conflicts; 0.03 keeps the
     # goal of one wrong per 15 with room. The mean of each memory's 8 nearest, the larger of
     # the pair's two, left fewer wrong for as many found than the mean of its 3 nearest or
