@@ -22,8 +22,8 @@ how many of those it called by their label, and how many suggestions paired memo
 calls fine, per 15 memories. Then it loads tests/fixtures/suggestions/unrelated.json (1,000
 memories about different people) into one agent and counts the pass's suggestions there:
 every one is wrong. Then each store of tests/fixtures/suggestions/stores/ (240 memories one
-agent keeps about one user or project, all true together, and 30 memories planted after
-them, each a duplicate or a conflict of one of the 240) into an agent of its own: a
+agent keeps about one user or project, all true together, and in five of them 30 planted
+after them, each a duplicate or a conflict of one of the 240) into an agent of its own: a
 suggestion pairing a planted memory with its own is found, any other is wrong. Each
 database runs in a process of its own. Writes the figures to
 docs/BENCHMARKS.md (its own section) unless --no-record, --pairs, --half or --judge is given;
@@ -298,14 +298,15 @@ tuning rows are the pairs it learned from and say how well it fits, not how well
 carries; the held-out rows are the measure.
 
 **Six stores of one agent each** (`stores/`, the rows named "one agent's store"): each 240
-memories an agent keeps about one user or project, written by a helper told to make them
-all true together and dense (many on one topic, times, other people, general and specific,
-negative facts beside positive ones), and 30 more planted after them, each a duplicate or a
-conflict of one of the 240: an assistant's notes on a user in Lisbon, a coding agent's on a
-Go and TypeScript service, an assistant's on a family in Toronto (the tuning half); a
-retired man's own casual notes, a support agent's on a dental group's account, a study
-assistant's on a student in Berlin (held out). A pair in a store counts only where it
-stands out from each memory's neighbours (settings STANDOUT), chosen on the tuning stores.
+memories an agent keeps about one user or project, written by a helper told to make them all
+true together and dense (many on one topic, times, other people, general and specific,
+negative facts beside positive ones), and in all but the first 30 more planted after them,
+each a duplicate or a conflict of one of the 240: an assistant's notes on a user in Lisbon,
+a coding agent's on a Go and TypeScript service, an assistant's on a family in Toronto (the
+tuning half); a retired man's own casual notes, a support agent's on a dental group's
+account, a study assistant's on a student in Berlin (held out). A pair in a store counts
+only where it stands out from each memory's neighbours (settings STANDOUT), chosen on the
+tuning stores.
 
 {header}
 |---|{"---:|" * len(runs)}

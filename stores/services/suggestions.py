@@ -4,8 +4,10 @@ The pass (`suggest_for_memory` after a write, `suggest_for_agent` over a whole a
 memories and writes only suggestions: it never writes a record, so it can never overwrite an
 edit. Which pair is a duplicate or a conflict is the pure rule of `stores.editing.likeness`;
 a pair it leaves alone that its structure does not keep apart, the pair model reads from the
-two embeddings (`stores.embeddings.pairs`); and, when one is set, a model judge rules on the
-pairs both are unsure of (`stores.services.judge`, which falls back to their verdicts).
+two embeddings (`stores.embeddings.pairs`); a verdict read from meaning alone stands only
+where the pair stands out from the memories' other neighbours; and, when one is set, a
+model judge rules on the pairs all are unsure of (`stores.services.judge`, which falls back
+to their verdicts).
 A suggestion pins each record at the version and text it was found at; a record that moves
 since makes the suggestion stale, and accepting it then is refused as a conflict.
 
