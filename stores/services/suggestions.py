@@ -371,29 +371,30 @@ def _standing_out(
     memory with no other neighbour (a store of two) has no crowd to stand out from. The
     neighbours of memories `neighbourhoods` lacks are found in one query."""
     unsure = [
-        (first, second)
-        for first, second, likeness, similarity in verdicts
+        (index, first, second, similarity)
+        for index, (first, second, likeness, similarity) in enumerate(verdicts)
         if likeness is not None and not likeness.sure and similarity is not None
     ]
     unknown = {
-        memory.pk: memory for pair in unsure for memory in pair if memory.pk not in neighbourhoods
+        memory.pk: memory
+        for _, *pair, _ in unsure
+        for memory in pair
+        if memory.pk not in neighbourhoods
     }
     if unknown:
         neighbourhoods = neighbourhoods | found.neighbours_of_each(agent, list(unknown.values()))
-    kept: list[Verdict] = []
-    for first, second, likeness, similarity in verdicts:
-        if likeness is not None and not likeness.sure and similarity is not None:
-            crowds = [
-                crowd
-                for crowd in (
-                    _crowd(neighbourhoods, first.pk, second.pk),
-                    _crowd(neighbourhoods, second.pk, first.pk),
-                )
-                if crowd is not None
-            ]
-            if crowds and similarity - max(crowds) < margin:
-                likeness = None
-        kept.append((first, second, likeness, similarity))
+    kept = list(verdicts)
+    for index, first, second, similarity in unsure:
+        crowds = [
+            crowd
+            for crowd in (
+                _crowd(neighbourhoods, first.pk, second.pk),
+                _crowd(neighbourhoods, second.pk, first.pk),
+            )
+            if crowd is not None
+        ]
+        if crowds and similarity - max(crowds) < margin:
+            kept[index] = (first, second, None, similarity)
     return kept
 
 

