@@ -627,16 +627,28 @@ def kept_apart(first: Reading, second: Reading) -> bool:
     if not first.words or not second.words:
         return False
     # Another time only: "now" beside no time word is one fact changed, a conflict.
-    if first.when[0] != second.when[0]:
+    if first.when[0] != second.when[0] and not _one_year(first, second):
         return True
     first, second, _ = _opposites(first, second)
     _, only_first, only_second = _shared_and_only(first, second)
     return (
-        _named_openings(first, second)
+        (_opens_on_another(first, second) and _opens_on_another(second, first))
         or _someone_else(first, only_first, only_second)
         or _someone_else(second, only_second, only_first)
         or _names_apart(first, second)
     )
+
+
+def _one_year(first: Reading, second: Reading) -> bool:
+    """Whether the two name one year and neither says "now": "bought in 2016" and "bought
+    back in 2016" tell one time, the time word only saying it is past."""
+    if first.when[1] or second.when[1]:
+        return False
+    years = [
+        {word.canon for word in reading.words if FULL_YEAR.fullmatch(word.canon)}
+        for reading in (first, second)
+    ]
+    return bool(years[0] & years[1])
 
 
 def by_meaning(
@@ -1033,16 +1045,20 @@ def _same_subject(first: Reading, second: Reading) -> bool:
 def _named_openings(first: Reading, second: Reading) -> bool:
     """Whether what a text opens with and the other never says is a name or a person,
     relative or animal: "Alice" / "Bob", "the user's sister" / "the user's brother"."""
-    for reading, other in ((first, second), (second, first)):
-        apart = _opening(reading) - other.reachable
-        opening = [word for word in reading.words if word.canon in _opening(reading)]
-        # Two capitalised words opening a sentence are a name ("Ivo Dorsey works ...").
-        if apart and len(opening) > 1 and all(word.written[:1].isupper() for word in opening):
-            return True
-        for word in reading.words:
-            if word.canon in apart and (word.value is ValueKind.NAME or word.canon in ENTITY_NOUNS):
-                return True
-    return False
+    return _opens_on_another(first, second) or _opens_on_another(second, first)
+
+
+def _opens_on_another(reading: Reading, other: Reading) -> bool:
+    """Whether `reading` opens on a name, person, relative or animal `other` never says."""
+    apart = _opening(reading) - other.reachable
+    opening = [word for word in reading.words if word.canon in _opening(reading)]
+    # Two capitalised words opening a sentence are a name ("Ivo Dorsey works ...").
+    if apart and len(opening) > 1 and all(word.written[:1].isupper() for word in opening):
+        return True
+    return any(
+        word.canon in apart and (word.value is ValueKind.NAME or word.canon in ENTITY_NOUNS)
+        for word in reading.words
+    )
 
 
 def _ends_apart(first: Reading, second: Reading) -> bool:

@@ -10,14 +10,17 @@
    "twenty-first" → "15th", "21st" (a lone "one" used as a pronoun, and "first", "second",
    "third" alone, stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon", "7:42" →
-   "19:00", "19:30", "20:30", "12:00", "07:42".
+   "19:00", "19:30", "20:30", "12:00", "07:42"; a range whose half of the day is said once,
+   "6-7pm" → "18:00-19:00".
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
    years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "21°C" → "21 celsius"), "/mo",
    "monthly", "per month", "every day" → "a month", "a day" (also week, year); "15 dollars",
    "USD 15", "1,200 USD" → "$15", "$1,200"; a phone number as dialled within its country
-   ("+1 415 555 0192", "(415) 555-0192" → "4155550192"); a version by its number ("v20" →
-   "20").
+   ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
+   "2079460011"), and a card's or an account's digits in one run ("No. 884 112 907" →
+   "number 884112907"); a version by its number ("v20" → "20"); "$40/hr", "40 bucks an
+   hour" → "$40 an hour".
 5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
    "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
    (case kept, so "US" is a country and "us" stays a pronoun).
@@ -31,7 +34,8 @@
    "42 Elm Street".
 8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
-   brings a date ("on", "due", "appointment"), so "1/2 cup" and "24/7" stay; "'18" → 2018;
+   brings a date ("on", "due", "appointment", "Friday"), so "1/2 cup" and "24/7" stay; "'18"
+   → 2018;
    "03/2026" → "March 2026".
 9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set).
@@ -310,6 +314,11 @@ _DAYPART = re.compile(
     r"(?:in the (morning|afternoon|evening)|at night)\b"
 )
 _NOON = re.compile(r"(?i)\b(noon|midday|midnight)\b")
+# A range of hours whose half of the day is said once, after its end ("6-7pm").
+_HOUR_RANGE = re.compile(
+    r"(?i)(?<![\d:.])\b(\d{1,2})((?:[:.]\d{2})?)(\s?(?:-|\u2013|\u2014|to)\s?)"
+    r"(\d{1,2})((?:[:.]\d{2})?)\s*(a\.m\.|p\.m\.|am|pm)(?![\w])"
+)
 _AFTERNOON_WORDS = {"afternoon", "evening", "night"}
 
 
@@ -350,6 +359,15 @@ def _daypart(match: re.Match[str]) -> str:
     if when == "morning" and hour == 12:
         hour = 0
     return _clock(hour, minute, when in _AFTERNOON_WORDS and hour != 12) or match.group()
+
+
+def _hour_range(match: re.Match[str]) -> str:
+    """Both ends of the range in the half of the day said once: "6-7pm" → "6pm-7pm". Not
+    when the start is the later hour, as in "11-1pm", which crosses noon."""
+    start, start_minutes, between, end, end_minutes, marker = match.groups()
+    if int(start) % 12 > int(end) % 12:
+        return match.group()
+    return f"{start}{start_minutes}{marker}{between}{end}{end_minutes}{marker}"
 
 
 def _noon(match: re.Match[str]) -> str:
@@ -428,14 +446,20 @@ _CURRENCY_WORDS = {
     "eur": "€",
     "gbp": "£",
     "quid": "£",
+    "buck": "$",
+    "bucks": "$",
 }
 # An amount with or without its thousands commas ("120,000 USD", "USD 1,200.50").
 _AMOUNT = r"(\d{1,3}(?:,\d{3})+(?:\.\d{1,2})?|\d+(?:\.\d{1,2})?)"
-_MONEY_AFTER = re.compile(rf"(?i)(?<![\d,.]){_AMOUNT}\s?(dollars?|usd|euros?|eur|gbp|quid)\b")
+_MONEY_AFTER = re.compile(
+    rf"(?i)(?<![\d,.]){_AMOUNT}\s?(dollars?|usd|euros?|eur|gbp|quid|bucks?)\b"
+)
 _MONEY_BEFORE = re.compile(rf"(?i)\b(usd|eur|gbp)\s?{_AMOUNT}(?![\d,])")
 _PER = (
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(mo|mth|month)\b"), " a month"),
     (re.compile(r"(?i)\b(?:an?\s)?monthly\b"), "a month"),
+    (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(hr|hour)\b"), " an hour"),
+    (re.compile(r"(?i)\b(?:an?\s)?hourly\b"), "an hour"),
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(day)\b"), " a day"),
     (re.compile(r"(?i)\b(?:an?\s)?daily\b"), "a day"),
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(wk|week)\b"), " a week"),
@@ -507,6 +531,13 @@ _PHONE = re.compile(
 )
 _PHONE_DIGITS = range(7, 16)
 _NORTH_AMERICAN = re.compile(r"\d{3} \d{3} \d{4}")
+# A national number written in one run, its trunk "0" first ("02079460011").
+_TRUNK_RUN = re.compile(r"0[1-9]\d{8,9}")
+# A number written in groups of digits as a card, an account or a membership number is
+# ("884 112 907", "4111 1111 1111 1111"): one number, however it is grouped.
+_DIGIT_GROUPS = re.compile(r"[1-9]\d{2,3}(?: \d{2,4}){2,}")
+# "No. 4417", "#4417": the number sign, which is no "no".
+_NUMBER_SIGN = re.compile(r"(?:\b[Nn]o\.|#)\s?(?=\d)")
 
 
 def _phone(match: re.Match[str]) -> str:
@@ -514,6 +545,10 @@ def _phone(match: re.Match[str]) -> str:
     digits = re.sub(r"\D", "", written)
     groups = re.findall(r"\d+", written)
     years = [group for group in groups if FULL_YEAR.fullmatch(group)]
+    if _TRUNK_RUN.fullmatch(written):
+        return digits[1:]
+    if _DIGIT_GROUPS.fullmatch(written) and not years:
+        return digits
     if len(digits) not in _PHONE_DIGITS or len(groups) < 2 or len(years) == len(groups):
         return written  # one run of digits, or years in a row ("in 2024 2025")
     if years and len(groups) == 3:
@@ -700,14 +735,17 @@ _DAY_WORDS = {"first": 1, "second": 2, "third": 3}
 _DAY = rf"(?P<day>\d{{1,2}}(?:st|nd|rd|th)?|{'|'.join(_DAY_WORDS)})"
 _YEAR = r"(?:,?\s(?P<year>(?:19|20)\d\d)\b)?"
 # "3 March", "the 3rd of March 2015", "March 3rd, 2015", "2015-03-03", "3/14/2015", and
-# "3/14" after a word that brings a date ("on", "due", "appointment"), so "1/2 cup" and
-# "24/7" stay as written.
+# "3/14" after a word that brings a date ("on", "due", "appointment", a day of the week), so
+# "1/2 cup" and "24/7" stay as written.
 _DAY_MONTH = re.compile(rf"(?i)\b(?:the\s)?{_DAY}(?:\sof)?\s(?P<month>{_MONTH})\b{_YEAR}")
 _MONTH_DAY = re.compile(rf"(?i)\b(?P<month>{_MONTH})\s(?:the\s)?{_DAY}\b(?![:.]?\d){_YEAR}")
 _ISO_DATE = re.compile(r"(?<![\w/.-])((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})(?![\w/-])")
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _SLASH_DATE = re.compile(
     r"(?<![\w/.])(?:(?<=\bon )|(?<=\bby )|(?<=\bdue )|(?<=\buntil )|(?<=\bbefore )"
-    r"|(?<=\bafter )|(?<=\bappointment )|(?<=\bdate )|(?<=\bis )|(?<=: ))"
+    r"|(?<=\bafter )|(?<=\bappointment )|(?<=\bdate )|(?<=\bis )|(?<=: )|"
+    + "|".join(f"(?<={day} )" for day in _WEEKDAYS)
+    + r")"
     r"(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)"
     r"|(?<![\w/.])(?:(\d{1,2})/(\d{1,2})/((?:19|20)?\d\d)|(\d\d)\.(\d\d)\.((?:19|20)\d\d))"
     r"(?![\w/]|\.\d)"
@@ -859,6 +897,7 @@ def normalise(text: str) -> str:
     text = _PERCENT.sub(r"\1%", text)
     text = _TIMES_WORD.sub(lambda m: _TIMES_WORDS[m.group(1).casefold()], text)
     text = _HALF.sub(_half_past, text)
+    text = _HOUR_RANGE.sub(_hour_range, text)
     text = _CLOCK.sub(_o_clock, text)
     text = _DAYPART.sub(_daypart, text)
     text = _NOON.sub(_noon, text)
@@ -875,6 +914,7 @@ def normalise(text: str) -> str:
     text = _QUANTITY.sub(_quantity, text)
     # After every rewrite above that gives digits ("forty-five", "10k"), so that a number
     # they leave beside another is read as a phone number at once, not in a second reading.
+    text = _NUMBER_SIGN.sub("number ", text)
     text = _PHONE.sub(_phone, text)
     text = _FREE_OF.sub(_free_of, text)
     text = _STREET.sub(lambda m: f"{m.group(1)} {_STREET_KINDS[m.group(2)]}", text)

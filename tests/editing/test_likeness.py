@@ -620,6 +620,8 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         # Another time on one side.
         ("The user used to live in Oslo.", "The user lives in Rome."),
         ("Before 2020 the user worked at a bank.", "The user works at a school."),
+        # One year, told as the start of now by one and the end of a past by the other.
+        ("Has coached the team since 2022.", "Before 2022 Ana coached the team."),
     ],
 )
 def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
@@ -637,6 +639,11 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         ("Coriander tastes like soap to me.", "Hates coriander."),
         # A name that is the value, not the subject.
         ("Aisha owns the mobile release.", "Mobile release owner: Kenji."),
+        # A name only one text opens with, about what the other opens with.
+        ("Priya Shah leads the billing team.", "The billing team is led by Priya."),
+        ("Mateo's piano teacher is Ms Grant.", "Piano: Mateo, with Ms Grant on Mondays"),
+        # One year told by both, one saying it is past.
+        ("The flat was bought in 2019.", "We bought the flat back in 2019."),
     ],
 )
 def test_structure_leaves_to_meaning_what_it_cannot_tell(first, second):

@@ -275,6 +275,7 @@ def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, rea
         ("Rent due on the twenty-first of May.", "Rent due on May 21."),
         ("Born 3/14/85.", "Born March 14, 1985."),
         ("Passport expires 03/2026.", "Passport expires March 2026."),
+        ("Vet: Tue 09/08, 10:00", "Vet: Tuesday 8 September, 10:00"),
     ],
 )
 def test_a_date_reads_the_same_however_it_is_written(first, second):
@@ -325,6 +326,11 @@ def test_heights_durations_halves_and_restrictions_read_one_way(first, second):
         ("Takes metformin 2x daily.", "Takes metformin twice a day."),
         ("Lifts 3x/week.", "Lifts 3 times per week."),
         ("The API runs on Node v20.", "The API runs on Node 20."),
+        ("The surgery is on 020 7946 0011.", "The surgery is on 02079460011."),
+        ("Frequent flyer no. 553 201 977", "Frequent flyer number 553201977"),
+        ("Library card #4417 2210 93", "Library card number 4417221093"),
+        ("Piano lesson 4-5pm.", "Piano lesson 16:00-17:00."),
+        ("The sitter charges $15/hr.", "The sitter charges 15 bucks per hour."),
     ],
 )
 def test_phone_numbers_amounts_clocks_and_versions_read_one_way(first, second):
@@ -344,3 +350,16 @@ def test_digits_that_are_no_phone_number_stay(written):
 @pytest.mark.parametrize("written", ["Hands-free calls.", "A hassle-free move."])
 def test_words_that_only_look_like_a_restriction_stay(written):
     assert normalise(written) == written
+
+
+def test_a_fraction_after_a_day_that_is_no_weekday_is_no_date():
+    assert "January" not in normalise("Naps every day 1/2 hour.")
+
+
+def test_a_range_that_crosses_noon_keeps_its_start_as_written():
+    assert normalise("Open 11-2pm.") == "Open 11-14:00."
+
+
+@pytest.mark.parametrize("written", ["No dairy at all.", "No. of kids: two"])
+def test_no_before_anything_but_a_number_is_still_no(written):
+    assert normalise(written).startswith(("No dairy", "No. of"))
