@@ -387,6 +387,14 @@ _IDENTIFIER = re.compile(r"[a-z]+(?:-[a-z]+)*-\d+(?:\.\d+)*[a-z]?")
 
 # The units a quantity is read in, as `read` gives their words.
 _UNIT_WORDS = frozenset(cut(unit) for unit in UNITS)
+# Words a number after them labels rather than counts or dates ("port 2022", "room 1984").
+_NUMBERING_WORDS = frozenset(
+    cut(word) for word in ("port", "room", "number", "extension", "ext", "flat", "unit", "pin")
+)
+# A person's title, written with its full stop.
+_TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof"})
+# "named" and "called", as `read` gives them.
+_NAMED = "nam"
 # The parts a date is told by, as `read` gives their words, one or many ("Mondays"); a
 # year is told by its form.
 _DATE_PARTS = {
@@ -451,7 +459,11 @@ def read(text: str) -> Reading:
         lower = written.casefold()
         starts = opens_sentence
         end = match.end()
-        opens_sentence = end < len(text) and text[end : end + 2].strip()[:1] in {".", "!", "?"}
+        opens_sentence = (
+            end < len(text)
+            and text[end : end + 2].strip()[:1] in {".", "!", "?"}
+            and lower not in _TITLES  # "Mr. Osei": the name after it opens no sentence
+        )
         if lower in NEGATORS:
             negations += 1
             previous_negator = True
@@ -480,6 +492,7 @@ def read(text: str) -> Reading:
             lifted = True
         words.append(Word(canon, written, value, " ".join(lead)))
         lead = []
+    words = _values_by_their_neighbours(words)
     normalised = " ".join(token.casefold() for token in _TOKEN.findall(text))
     restricted = not lifted and any(
         word.canon.startswith(RESTRICTIONS) or word.written.casefold().startswith(AVERSIONS)
@@ -487,6 +500,21 @@ def read(text: str) -> Reading:
     )
     when = (bool(_ANOTHER_TIME.search(normalised)), bool(_PRESENT.search(normalised)))
     return Reading(tuple(words), negations, normalised, restricted, when)
+
+
+def _values_by_their_neighbours(words: list[Word]) -> list[Word]:
+    """`words` with the values only their neighbours tell: a year's shape before a unit or
+    after a word that numbers things is a number ("2000 metres", "port 2022"), and a word
+    after "called" or "named" is a name however it is written ("a cat called mochi")."""
+    for at, word in enumerate(words):
+        before = words[at - 1].canon if at else ""
+        after = words[at + 1].canon if at + 1 < len(words) else ""
+        if word.value is ValueKind.DATE and FULL_YEAR.fullmatch(word.canon):
+            if after in _UNIT_WORDS or before in _NUMBERING_WORDS:
+                words[at] = replace(word, value=ValueKind.NUMBER)
+        elif word.value is None and before == _NAMED and word.written.isalpha():
+            words[at] = replace(word, value=ValueKind.NAME)
+    return words
 
 
 def _opposites(first: Reading, second: Reading) -> tuple[Reading, Reading, int]:

@@ -422,6 +422,29 @@ def test_a_date_given_differently_in_one_part_differs_whatever_parts_it_shares(f
     assert differing_values(read(first), read(second)) == [ValueKind.DATE]
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "kind"),
+    [
+        # A year's shape before a unit, or after a word that numbers things, is a number.
+        ("Rows 2 km before work.", "Rows 1500 metres before work.", ValueKind.NUMBER),
+        ("The VPN listens on port 2019.", "The VPN listens on port 443.", ValueKind.NUMBER),
+        # A word after "called" or "named" is a name, however it is written.
+        ("Their only dog is called biscuit.", "Their only dog is named Rolo.", ValueKind.NAME),
+    ],
+)
+def test_a_value_is_told_by_its_neighbours_where_its_form_says_another(first, second, kind):
+    assert kind in differing_values(read(first), read(second))
+
+
+def test_a_titles_full_stop_ends_no_sentence():
+    words = read("Their form tutor is Mr. Adeyemi.").words
+    assert [word.value for word in words][-1] is ValueKind.NAME
+
+
+def test_a_year_alone_is_still_a_date():
+    assert [word.value for word in read("Born in 2000.").words] == [None, ValueKind.DATE]
+
+
 @pytest.mark.parametrize("word", ["mornings", "meetings", "buildings", "evenings"])
 def test_a_plural_cuts_as_its_singular(word):
     assert cut(word) == cut(word.removesuffix("s"))
