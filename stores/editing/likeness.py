@@ -639,6 +639,7 @@ def compare(
         return None
     first, second, opposites = _opposites(first, second)
     first, second = _hours_as_clocks(first, second), _hours_as_clocks(second, first)
+    second = _measures_as_the_others(second, first)
     trusted = thresholds or Thresholds()
     apart = _scales_apart(first, second)
     if apart:  # two ends of one scale never say the same thing
@@ -735,6 +736,7 @@ def _name_opening(reading: Reading) -> frozenset[str]:
     return frozenset()
 
 
+_DECIMAL = re.compile(r"\d+(?:\.\d+)?")
 # An hour said without its half of the day ("at 8", "at 9:30"), and a clock ("20:00").
 _BARE_HOUR = re.compile(r"(\d{1,2})(?::(\d\d))?")
 _CLOCK_TIME = re.compile(r"\d\d:\d\d")
@@ -756,6 +758,39 @@ def _hours_as_clocks(reading: Reading, other: Reading) -> Reading:
         clock = next((c for c in clocks if int(c[:2]) % 12 == hour and c[3:] == minute), None)
         if clock is not None:
             words[at] = replace(word, canon=clock)
+    return replace(reading, words=tuple(words)) if words != list(reading.words) else reading
+
+
+# Two measures of one unit this close (relative to the larger) are one measure written in
+# two systems and rounded: "58 kg" / "128 lb" (58.1 kg), "12 km" / "7.5 miles" (12.1 km).
+_ROUNDING = 0.01
+
+
+def _measures_as_the_others(reading: Reading, other: Reading) -> Reading:
+    """`reading` with each quantity that is, but for rounding, one `other` gives in the
+    same unit read as the other's: "about 220 lb" and "100 kg" give one weight."""
+    measures = {
+        (after.canon, float(word.canon)): word.canon
+        for word, after in pairwise(other.words)
+        if after.canon in _UNIT_WORDS and _DECIMAL.fullmatch(word.canon)
+    }
+    if not measures:
+        return reading
+    words = list(reading.words)
+    for at, (word, after) in enumerate(pairwise(reading.words)):
+        if after.canon not in _UNIT_WORDS or not _DECIMAL.fullmatch(word.canon):
+            continue
+        amount = float(word.canon)
+        close = next(
+            (
+                canon
+                for (unit, theirs), canon in measures.items()
+                if unit == after.canon and abs(amount - theirs) <= _ROUNDING * max(amount, theirs)
+            ),
+            None,
+        )
+        if close is not None:
+            words[at] = replace(word, canon=close)
     return replace(reading, words=tuple(words)) if words != list(reading.words) else reading
 
 

@@ -11,11 +11,12 @@
    "third" alone, stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon", "7:42" →
    "19:00", "19:30", "20:30", "12:00", "07:42"; a range whose half of the day is said once,
-   "6-7pm" → "18:00-19:00".
+   "6-7pm" → "18:00-19:00", and a dash between two clocks as that hyphen.
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
-   years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "21°C" → "21 celsius"), "/mo",
-   "monthly", "per month", "every day" → "a month", "a day" (also week, year); "15 dollars",
+   years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "25 mcg" → "0.025 mg"; "half an
+   hour" → "30 minutes"; "21°C" → "21 celsius"), "/mo", "monthly", "per month", "every
+   day" → "a month", "a day" (also week, year); "15 dollars",
    "USD 15", "1,200 USD" → "$15", "$1,200"; a phone number as dialled within its country
    ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
    "2079460011"), and a card's or an account's digits in one run ("No. 884 112 907" →
@@ -274,6 +275,8 @@ _NUMBERED_ONE = re.compile(
 )
 # "6 and a half", "two-and-a-half" once its words are digits.
 _AND_A_HALF = re.compile(r"(?i)\b(\d+)(?:\s+|-)and(?:\s+|-)a(?:\s+|-)half\b")
+# Half of a unit said in words ("half an hour", "half a mile"): a quantity in digits.
+_HALF_A = re.compile(r"(?i)\bhalf an? (hour|mile|kilo|litre|liter|day)\b")
 _PERCENT = re.compile(r"(?i)(\d)\s?(?:percent|per cent|pct)\b")
 
 
@@ -376,6 +379,8 @@ def _noon(match: re.Match[str]) -> str:
 
 # A clock written with a one-digit hour ("the 7:42 train") as the two-digit one above gives.
 _ONE_DIGIT_HOUR = re.compile(r"(?<![\d:.,])(\d):([0-5]\d)(?![\d:])")
+# A dash between two clocks ("09:00 \u2013 17:30") as the hyphen of a range.
+_DASH_BETWEEN_CLOCKS = re.compile(r"(?<=\d:\d\d)\s?[\u2013\u2014]\s?(?=\d{1,2}:\d\d)")
 
 
 # --- units -----------------------------------------------------------------------------
@@ -395,6 +400,7 @@ _UNIT_FORMS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("mi", "mile", "miles"), ("metres", 1609.344)),
     **dict.fromkeys(("ft", "foot", "feet"), ("metres", 0.3048)),
     **dict.fromkeys(("in", "inch", "inches"), ("metres", 0.0254)),
+    **dict.fromkeys(("mcg", "\u00b5g", "\u03bcg", "microgram", "micrograms"), ("mg", 0.001)),
     **dict.fromkeys(("mg", "milligram", "milligrams"), ("mg", 1.0)),
     **dict.fromkeys(("g", "gram", "grams", "gramme", "grammes"), ("kg", 0.001)),
     **dict.fromkeys(("kg", "kgs", "kilo", "kilos", "kilogram", "kilograms"), ("kg", 1.0)),
@@ -894,6 +900,7 @@ def normalise(text: str) -> str:
     text = _NUMBERED_ONE.sub(lambda m: f"{m.group(1)} 1", text)
     text = _NUMBER_RUN.sub(_digits, text)
     text = _AND_A_HALF.sub(lambda m: f"{m.group(1)}.5", text)
+    text = _HALF_A.sub(lambda m: f"0.5 {m.group(1)}", text)
     text = _PERCENT.sub(r"\1%", text)
     text = _TIMES_WORD.sub(lambda m: _TIMES_WORDS[m.group(1).casefold()], text)
     text = _HALF.sub(_half_past, text)
@@ -902,6 +909,7 @@ def normalise(text: str) -> str:
     text = _DAYPART.sub(_daypart, text)
     text = _NOON.sub(_noon, text)
     text = _ONE_DIGIT_HOUR.sub(r"0\1:\2", text)
+    text = _DASH_BETWEEN_CLOCKS.sub("-", text)
     text = _THOUSANDS_K.sub(_thousands_k, text)
     text = _BLOOD.sub(_blood, text)
     text = _MONEY_AFTER.sub(_money_after, text)

@@ -436,6 +436,22 @@ def test_a_value_is_told_by_its_neighbours_where_its_form_says_another(first, se
     assert kind in differing_values(read(first), read(second))
 
 
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Their suitcase weighs about 23 kg.", "Their suitcase weighs roughly 51 lb."),
+        ("The gym is 8 km from home.", "The gym is five miles from home."),
+    ],
+)
+def test_one_measure_in_two_systems_is_one_value_however_rounded(first, second):
+    assert all(found.kind is Kind.DUPLICATE for found in both_ways(first, second, ALIKE))
+
+
+def test_two_measures_a_little_further_apart_than_rounding_differ():
+    found = compare("The user is 1.75 m tall.", "The user is 178 cm tall.")
+    assert found and found.kind is Kind.CONFLICT
+
+
 def test_a_titles_full_stop_ends_no_sentence():
     words = read("Their form tutor is Mr. Adeyemi.").words
     assert [word.value for word in words][-1] is ValueKind.NAME

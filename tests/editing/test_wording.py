@@ -91,6 +91,9 @@ def test_times_of_day_are_one_clock(written, read):
         ("Weighs 11 stone.", "Weighs 69.9 kg."),
         ("It was 21°C.", "It was 21 degrees C."),
         ("Takes 50mg of sertraline.", "Takes 50 milligrams of sertraline."),
+        ("Takes 25 mcg of vitamin D.", "Takes 25\u00b5g of vitamin D."),
+        ("Walks for half an hour.", "Walks for 30 minutes."),
+        ("Open 10:00 \u2013 16:30.", "Open 10:00-16:30."),
     ],
 )
 def test_a_quantity_reads_the_same_in_any_unit(first, second):
