@@ -32,7 +32,8 @@ vetoes:
    all under ten, so ..."); a number or date may differ anywhere, a name only last, where a
    sentence puts its value, or as the value of an owned attribute ("The user's best friend is
    Kemi"). Or when one negates what the other says ("eats meat" / "does not eat meat",
-   "likes" / "dislikes", "enabled" / "disabled"). A single last word swapped for another after the
+   "likes" / "dislikes", "enabled" / "disabled"; a text negates when one of its clauses does:
+   "won't eat olives; can't stand them"). A single last word swapped for another after the
    same preposition, under a verb that holds one value ("works as a teacher" / "works as a
    nurse"), is a conflict too. Past the thresholds of meaning, a negation in other words
    ("never eats breakfast" / "has porridge every morning") and a value of one kind given
@@ -93,6 +94,9 @@ _ARTICLES = frozenset({"a", "an", "the"})
 NEGATORS = frozenset(
     {"not", "no", "never", "nobody", "nothing", "neither", "nor", "none", "cannot"}
 )
+# What ends a clause: punctuation between two words, or a word joining two clauses.
+_CLAUSE_BREAK = re.compile(r"[,;:.!?()\u2013\u2014]")
+_CLAUSE_WORDS = frozenset({"and", "but", "or", "nor", "so", "because", "while", "whereas"})
 # "no longer" and "not anymore" negate once, whatever the second word says.
 _NEGATION_FILLER = frozenset({"longer", "anymore", "any", "known"})
 
@@ -445,7 +449,11 @@ def read(text: str) -> Reading:
     text = normalise(text[:MAX_COMPARED_CHARS])
     text = _NOT_CONTRACTION.sub(lambda m: f"{m.group(1) or ''} not", text)
     words: list[Word] = []
+    # Negations are counted clause by clause: two in one clause cancel ("not unlike"), one in
+    # each of two ("won't eat olives; can't stand them") still negates.
     negations = 0
+    negative_clause = False
+    clause_from = 0
     opens_sentence = True
     previous_negator = False
     lead: list[str] = []
@@ -457,6 +465,10 @@ def read(text: str) -> Reading:
     for match in _TOKEN.finditer(text):
         written = match.group()
         lower = written.casefold()
+        if lower in _CLAUSE_WORDS or _CLAUSE_BREAK.search(text, clause_from, match.start()):
+            negative_clause = negative_clause or negations % 2 == 1
+            negations = 0
+        clause_from = match.end()
         starts = opens_sentence
         end = match.end()
         opens_sentence = (
@@ -492,6 +504,7 @@ def read(text: str) -> Reading:
             lifted = True
         words.append(Word(canon, written, value, " ".join(lead)))
         lead = []
+    negations = int(negative_clause or negations % 2 == 1)
     words = _values_by_their_neighbours(words)
     normalised = " ".join(token.casefold() for token in _TOKEN.findall(text))
     restricted = not lifted and any(

@@ -452,6 +452,18 @@ def test_two_measures_a_little_further_apart_than_rounding_differ():
     assert found and found.kind is Kind.CONFLICT
 
 
+@pytest.mark.parametrize(
+    "written",
+    ["Won't eat mushrooms; can't stand them.", "Neither smokes nor drinks.", "Not X, not Y."],
+)
+def test_a_negation_in_each_of_two_clauses_still_negates(written):
+    assert read(written).negative
+
+
+def test_two_negations_in_one_clause_cancel():
+    assert not read("It is not that they do not care.").negative
+
+
 def test_a_titles_full_stop_ends_no_sentence():
     words = read("Their form tutor is Mr. Adeyemi.").words
     assert [word.value for word in words][-1] is ValueKind.NAME
