@@ -749,7 +749,6 @@ def _name_opening(reading: Reading) -> frozenset[str]:
     return frozenset()
 
 
-_DECIMAL = re.compile(r"\d+(?:\.\d+)?")
 # An hour said without its half of the day ("at 8", "at 9:30"), and a clock ("20:00").
 _BARE_HOUR = re.compile(r"(\d{1,2})(?::(\d\d))?")
 _CLOCK_TIME = re.compile(r"\d\d:\d\d")
@@ -777,6 +776,8 @@ def _hours_as_clocks(reading: Reading, other: Reading) -> Reading:
 # Two measures of one unit this close (relative to the larger) are one measure written in
 # two systems and rounded: "58 kg" / "128 lb" (58.1 kg), "12 km" / "7.5 miles" (12.1 km).
 _ROUNDING = 0.01
+# A quantity's amount as `read` gives it once its unit is read.
+_DECIMAL = re.compile(r"\d+(?:\.\d+)?")
 
 
 def _measures_as_the_others(reading: Reading, other: Reading) -> Reading:

@@ -16,12 +16,11 @@
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
    years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "25 mcg" → "0.025 mg"; "half an
    hour" → "30 minutes"; "21°C" → "21 celsius"), "/mo", "monthly", "per month", "every
-   day" → "a month", "a day" (also week, year); "15 dollars",
-   "USD 15", "1,200 USD" → "$15", "$1,200"; a phone number as dialled within its country
+   day" → "a month", "a day" (also hour, week, year); "15 dollars", "USD 15", "1,200 USD",
+   "15 bucks" → "$15", "$1,200"; a phone number as dialled within its country
    ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
    "2079460011"), and a card's or an account's digits in one run ("No. 884 112 907" →
-   "number 884112907"); a version by its number ("v20" → "20"); "$40/hr", "40 bucks an
-   hour" → "$40 an hour".
+   "number 884112907"); a version by its number ("v20" → "20").
 5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
    "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
    (case kept, so "US" is a country and "us" stays a pronoun).
@@ -35,9 +34,8 @@
    "42 Elm Street".
 8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
-   brings a date ("on", "due", "appointment", "Friday"), so "1/2 cup" and "24/7" stay; "'18"
-   → 2018;
-   "03/2026" → "March 2026".
+   brings a date ("on", "due", "appointment", "Friday"), so "1/2 cup" and "24/7" stay;
+   "'18" → 2018; "03/2026" → "March 2026".
 9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set).
 10. **The opening**: a memory that opens on "They", "She", "Customer" or "Client", or on its
@@ -751,8 +749,7 @@ _SLASH_DATE = re.compile(
     r"(?<![\w/.])(?:(?<=\bon )|(?<=\bby )|(?<=\bdue )|(?<=\buntil )|(?<=\bbefore )"
     r"|(?<=\bafter )|(?<=\bappointment )|(?<=\bdate )|(?<=\bis )|(?<=: )|"
     + "|".join(f"(?<={day} )" for day in _WEEKDAYS)
-    + r")"
-    r"(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)"
+    + r")(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)"
     r"|(?<![\w/.])(?:(\d{1,2})/(\d{1,2})/((?:19|20)?\d\d)|(\d\d)\.(\d\d)\.((?:19|20)\d\d))"
     r"(?![\w/]|\.\d)"
 )
