@@ -234,6 +234,8 @@ _ANOTHER_TIME = re.compile(
     r"\b(?:used to|previously|formerly|former|in the past|back in|growing up"
     r"|as a (?:child|kid|teenager|teen)|when the user was (?:young|younger|little|small|a kid)"
     r"|(?:before|until|till) (?:19|20)\d\d|last (?:year|month|week)|years ago"
+    r"|(?:until|till) last|at (?:the )?age (?:of )?\d+"
+    r"|before (?:i|he|she|they|we|it|the user) (?:was|were)"
     r"|plans? to|planning to|intends? to|next (?:year|month|week|quarter))\b"
 )
 # Time words that set it now, against another time.
@@ -1170,8 +1172,11 @@ def _opening(reading: Reading) -> frozenset[str]:
 
 
 def _two_roles(values: list[Word]) -> bool:
-    """A name beside a value of another kind: two roles of a sentence, not one value."""
+    """A name, or a year, beside a value of another kind: two roles of a sentence, not one
+    value ("the 2025 budget: $200k" / "spent $90k in 2024" tell two years' figures)."""
     kinds = {word.value for word in values}
+    if any(word.value is ValueKind.DATE and FULL_YEAR.fullmatch(word.canon) for word in values):
+        return bool(kinds - {ValueKind.DATE})
     return ValueKind.NAME in kinds and len(kinds) > 1
 
 

@@ -231,6 +231,14 @@ def test_meaning_counts_only_past_its_threshold():
         ("Dana is Sam's manager.", "Sam manages Priya."),
         # A childhood is another time.
         ("I had a rabbit called Flopsy growing up.", "The user has no pets now."),
+        # An age, a time ended ("until last ..."), and a change after it ("before it was
+        # ...") set another time too.
+        ("I'm 1.80 m tall now.", "The user was 1.52 m tall at age 11."),
+        ("Kai swims on Tuesdays.", "Kai swam on Thursdays until last spring."),
+        ("The user's dose is 20 mg.", "The user took 40 mg before it was lowered."),
+        # Two years' figures: a year changed beside the value.
+        ("Lumen's 2026 cloud budget: $80k", "Lumen spent $65k on cloud hosting in 2025."),
+        ("Team Kiwi wants 40 seats for the 2027 launch.", "Team Kiwi began with 12 seats in 2025."),
         # Numbers of different things: people of two kinds, two measures, a measure and a bus.
         ("The user has two daughters.", "The user has four grandchildren."),
         ("The user is 170 cm tall.", "The user weighs eleven stone."),
