@@ -337,7 +337,9 @@ class Reading:
     restricted: bool = False
     # Its time words, of another time than now ("used to", "before 2020", "plans to") and of
     # now ("now", "since"): a pair one of which speaks of another time can both be true,
-    # while "now" beside no time word says the same fact changed.
+    # while "now" beside no time word says the same fact changed. A text that tells another
+    # time beside now ("moved last month and lives there now", "quit years ago, none since")
+    # speaks of now: the other time is when it changed.
     when: tuple[bool, bool] = (False, False)
 
     @property
@@ -513,7 +515,8 @@ def read(text: str) -> Reading:
         word.canon.startswith(RESTRICTIONS) or word.written.casefold().startswith(AVERSIONS)
         for word in words
     )
-    when = (bool(_ANOTHER_TIME.search(normalised)), bool(_PRESENT.search(normalised)))
+    present = bool(_PRESENT.search(normalised))
+    when = (bool(_ANOTHER_TIME.search(normalised)) and not present, present)
     return Reading(tuple(words), negations, normalised, restricted, when)
 
 

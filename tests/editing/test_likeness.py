@@ -703,6 +703,12 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         ("Mateo's piano teacher is Ms Grant.", "Piano: Mateo, with Ms Grant on Mondays"),
         # One year told by both, one saying it is past.
         ("The flat was bought in 2019.", "We bought the flat back in 2019."),
+        # Another time told beside now: the change, and what holds since.
+        (
+            "Joan lives alone in her flat.",
+            "Joan moved into a care home last month, lives there now.",
+        ),
+        ("Ola drinks coffee every morning.", "Ola gave up coffee years ago, hasn't had one since."),
     ],
 )
 def test_structure_leaves_to_meaning_what_it_cannot_tell(first, second):
