@@ -116,6 +116,8 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("child", "children", "kid"),
     ("mother", "mom", "mum", "mam"),
     ("father", "dad"),
+    ("grandmother", "grandma", "gran", "granny", "nan", "nana"),
+    ("grandfather", "grandpa", "grandad", "granddad", "gramp"),
     ("car", "vehicl", "auto"),
     ("apartment", "flat"),
     ("start", "begin", "began", "commenc"),
@@ -233,8 +235,8 @@ _NEGATED_RESTRICTION_REACH = 1
 _ANOTHER_TIME = re.compile(
     r"\b(?:used to|previously|formerly|former|in the past|back in|growing up"
     r"|as a (?:child|kid|teenager|teen)|when the user was (?:young|younger|little|small|a kid)"
-    r"|(?:before|until|till) (?:19|20)\d\d|last (?:year|month|week)|years ago"
-    r"|(?:until|till) last|at (?:the )?age (?:of )?\d+"
+    r"|(?:before|until|till) (?:19|20)\d\d|years ago|(?:until|till) last"
+    r"|last (?:year|month|week|spring|summer|autumn|fall|winter)|at (?:the )?age (?:of )?\d+"
     r"|before (?:i|he|she|they|we|it|the user) (?:was|were)"
     r"|plans? to|planning to|intends? to|next (?:year|month|week|quarter))\b"
 )

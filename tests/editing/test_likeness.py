@@ -168,6 +168,9 @@ def both_ways(first: str, second: str, similarity: float | None) -> list[Likenes
         ("A table at Dishoom for Saturday at 8.", "A Dishoom reservation on Saturday, 8pm."),
         ("Standup at 9:30.", "Standup at 9:30am."),
         ("Main app is plain JS, no TypeScript.", "The main app uses JS instead of TypeScript."),
+        # A relative by a familiar name; a season last year told two ways.
+        ("My gran lives with me.", "The user's grandmother lives with the user."),
+        ("Ivo gave up judo last summer.", "Ivo stopped judo in the summer of last year."),
     ],
 )
 def test_duplicates_in_other_wordings(first, second):
