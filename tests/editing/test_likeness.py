@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from stores.editing.likeness import (
     MAX_COMPARED_CHARS,
     STOPWORDS,
+    UNSURE_CONFLICT,
     VALUE_WORDS,
     Kind,
     Likeness,
@@ -730,6 +731,20 @@ def test_a_verdict_read_by_meaning_is_unsure_and_names_the_words_evidence():
         "model 83% sure",
         sure=False,
     )
+
+
+def test_a_conflict_the_pair_model_barely_reads_and_the_words_do_not_show_is_a_duplicate():
+    note, sentence = read("db is pg 15"), read("We're running PostgreSQL, major version 15.")
+    unsure = UNSURE_CONFLICT - 0.05
+
+    found = by_meaning(Kind.CONFLICT, unsure, 0.91, note, sentence)
+
+    assert found.kind is Kind.DUPLICATE and not found.sure
+    assert "only 38% sure they cannot both hold" in found.reason
+    # Surer, or with a value the words show differing, it stays a conflict.
+    assert by_meaning(Kind.CONFLICT, UNSURE_CONFLICT, 0.91, note, sentence).kind is Kind.CONFLICT
+    valued = by_meaning(Kind.CONFLICT, unsure, 0.91, note, read("We run PostgreSQL 16."))
+    assert valued.kind is Kind.CONFLICT and "the number differs" in valued.reason
 
 
 def test_a_duplicate_read_by_meaning_says_so():
