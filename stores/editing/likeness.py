@@ -231,12 +231,15 @@ AVERSIONS = ("hate", "hating", "detest", "dislik", "loath")
 # How many content words may stand between a negation and the restriction it lifts ("no
 # food allergies"; "does not eat peanuts: an allergy" restricts).
 _NEGATED_RESTRICTION_REACH = 1
-# Time words that set a statement at another time than now: in the past, or planned.
+# Time words that set a statement at another time than now: in the past, or planned. An age
+# does so only after a verb in the past ("was 170 cm at age 14"): "a peanut allergy
+# (anaphylaxis at age 3)" says what holds now.
 _ANOTHER_TIME = re.compile(
     r"\b(?:used to|previously|formerly|former|in the past|back in|growing up"
     r"|as a (?:child|kid|teenager|teen)|when the user was (?:young|younger|little|small|a kid)"
     r"|(?:before|until|till) (?:19|20)\d\d|years ago|(?:until|till) last"
-    r"|last (?:year|month|week|spring|summer|autumn|fall|winter)|at (?:the )?age (?:of )?\d+"
+    r"|last (?:year|month|week|spring|summer|autumn|fall|winter)"
+    r"|(?:was|were)\b[^;!?]{0,40}\bat (?:the )?age (?:of )?\d+"
     r"|before (?:i|he|she|they|we|it|the user) (?:was|were)"
     r"|plans? to|planning to|intends? to|next (?:year|month|week|quarter))\b"
 )

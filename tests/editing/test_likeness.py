@@ -713,6 +713,8 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
             "Joan moved into a care home last month, lives there now.",
         ),
         ("Ola drinks coffee every morning.", "Ola gave up coffee years ago, hasn't had one since."),
+        # An age beside what holds now is no other time.
+        ("Ada has a severe egg allergy (a reaction at age 2).", "Ada is allergic to eggs."),
     ],
 )
 def test_structure_leaves_to_meaning_what_it_cannot_tell(first, second):
