@@ -2,7 +2,7 @@
 
 `normalise(text)` rewrites, in this order:
 
-1. **Person**: "I", "me", "my", "mine", "I'm", "we", "our" → "the user", "the user's": a
+1. **Person**: "I", "me", "my", "mine", "I'm", "we", "us", "our" → "the user", "the user's": a
    memory written in the first person is about the user, as one written in the third.
 2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
    twenty", "twice", "six and a half percent", "type one" → "45", "27", "12", "120", "2
@@ -70,7 +70,10 @@ _PERSON = (
     (re.compile(r"\b[Ww]e were\b"), "the user was"),
     (re.compile(r"\b[Ww]e\b"), "the user"),
     (re.compile(r"\b[Oo]ur\b"), "the user's"),
+    (re.compile(r"\b[Oo]urs\b"), "the user's"),
     (re.compile(r"\b[Mm]e\b"), "the user"),
+    # Not "US", the United States, nor a part of a name ("us-east-1").
+    (re.compile(r"(?<![\w-])[Uu]s(?![\w-])"), "the user"),
 )
 # Who a memory about its user opens with when it does not say "the user": a pronoun, the
 # role a support agent writes ("Customer has 25 seats"), or nobody at all ("Lives in Oslo",
@@ -884,7 +887,7 @@ def _rewrite(
 
 
 # Whether a group of rewrites can apply at all: one search instead of each of its patterns.
-_ANY_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself|[Ww]e|[Oo]ur)\b")
+_ANY_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|[Uu]s)\b")
 _ANY_PER = re.compile(r"(?i)/|\b(?:per|each|every|yo|yrs?|aged)\b|ly\b")
 
 

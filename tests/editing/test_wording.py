@@ -18,6 +18,12 @@ from stores.editing.wording import TERSE_KEYS, TERSE_VERB_KEYS, normalise
         ("My sister lives in Oslo.", "the user's sister lives in Oslo."),
         ("I don't drink.", "the user doesn't drink."),
         ("Call me on Fridays.", "Call the user on Fridays."),
+        (
+            "Gran lives with us; the piano is ours.",
+            "Gran lives with the user; the piano is the user's.",
+        ),
+        # "US" is a country, and "us-east-1" a region's name.
+        ("Ships to the US from us-east-1.", "Ships to the United States from us-east-1."),
     ],
 )
 def test_the_first_person_is_the_user(written, read):
@@ -131,7 +137,7 @@ def test_money_and_periods_read_one_way(first, second):
         ("Deploys to k8s.", "Deploys to Kubernetes."),
         ("Gym on Mon.", "Gym on Monday."),
         # Case is kept: "us" is a pronoun, "US" a country.
-        ("Visit us in the US.", "Visit us in the United States."),
+        ("Visit us in the US.", "Visit the user in the United States."),
         ("2FA on for GitHub.", "2-factor authentication on for GitHub."),
         ("WFH on Fri.", "The user works from home on Friday."),
         ("BSc from Leeds.", "bachelor's degree from Leeds."),
