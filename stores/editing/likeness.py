@@ -214,6 +214,9 @@ _SCALES_TEXT = (
     ("full-tim", "part-tim"),
     ("public", "privat"),
     ("spicy", "mild bland"),
+    ("north northern north-facing", "south southern south-facing"),
+    ("singl", "doubl"),
+    ("shar", "separat isolat dedicat"),
 )
 # A scale's word → (the scale's number, its end).
 SCALE_ENDS: dict[str, tuple[int, int]] = {
@@ -224,7 +227,7 @@ SCALE_ENDS: dict[str, tuple[int, int]] = {
 }
 
 # Words that say a thing is kept away from (by their cut form's start).
-RESTRICTIONS = ("avoid", "allerg", "intoler", "abstain", "refrain")
+RESTRICTIONS = ("avoid", "allerg", "intoler", "abstain", "refrain", "refus")
 # Words of aversion, as written ("hat" is also a hat): "hates being called 'buddy'" and
 # "don't call the user 'buddy'" say one thing.
 AVERSIONS = ("hate", "hating", "detest", "dislik", "loath")

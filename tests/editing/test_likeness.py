@@ -165,6 +165,7 @@ def both_ways(first: str, second: str, similarity: float | None) -> list[Likenes
         # An aversion reads as a restriction; "instead of" as "not".
         ("I hate being called 'buddy'.", "Don't address the user as 'buddy': they dislike it."),
         ("The user dislikes cilantro.", "The user avoids cilantro."),
+        ("Ana refuses to eat meat.", "Ana does not eat meat."),  # a refusal restricts
         # An hour without its half of the day is the other's clock where it may be.
         ("A table at Dishoom for Saturday at 8.", "A Dishoom reservation on Saturday, 8pm."),
         ("Standup at 9:30.", "Standup at 9:30am."),
@@ -265,6 +266,9 @@ def test_fine_together_even_when_alike(first, second):
         ("I'm left-handed.", "The user is right-handed."),
         ("The user is an introvert.", "The user is an extrovert."),
         ("The user wants temperatures in Celsius.", "The user wants temperatures in °F."),
+        ("The user's garden faces south.", "The user's garden is north-facing."),
+        ("The staging database is shared with dev.", "The staging database is isolated from dev."),
+        ("The user books a single room.", "The user books a double room."),
     ],
 )
 def test_two_ends_of_one_scale_conflict(first, second):
