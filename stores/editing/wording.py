@@ -35,7 +35,8 @@
 8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
    brings a date ("on", "due", "appointment", "Friday"), so "1/2 cup" and "24/7" stay;
-   "'18" → 2018; "03/2026" → "March 2026".
+   "'18" → 2018; "03/2026" → "March 2026"; a month's short name beside a day, "22nd nov",
+   "jan 5th"; "the third quarter" → "Q3".
 9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set).
 10. **The opening**: a memory that opens on "They", "She", "Customer" or "Client", or on its
@@ -735,7 +736,13 @@ _MONTH_NAMES = [
     *("January", "February", "March", "April", "May", "June"),
     *("July", "August", "September", "October", "November", "December"),
 ]
-_MONTH = "|".join(_MONTH_NAMES)
+# A month's short name reads as the month only beside a day ("22nd nov", "jan 5th"): alone,
+# "mar" and "dec" may be other words.
+_MONTH_SHORT = {
+    **{name[:3].casefold(): number for number, name in enumerate(_MONTH_NAMES, 1)},
+    "sept": 9,
+}
+_MONTH = "|".join([*_MONTH_NAMES, *sorted(_MONTH_SHORT, key=len, reverse=True)])
 # The ordinal words a day may still be written in once `_digits` has read the others as
 # digits ("the fifteenth" → "15th").
 _DAY_WORDS = {"first": 1, "second": 2, "third": 3}
@@ -758,6 +765,19 @@ _SLASH_DATE = re.compile(
 )
 
 
+# A quarter of the year by its number: "the third quarter" and "3rd quarter" are "Q3".
+_QUARTERS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
+_QUARTER = re.compile(rf"(?i)\b(?:the\s)?({'|'.join(_QUARTERS)})\squarter\b(?!-)")
+
 # A month and its year ("exp 03/2026", "since 9/2019"), as a card's or passport's expiry is.
 _MONTH_YEAR = re.compile(r"(?<![\w/.])(\d{1,2})/((?:19|20)\d\d)(?![\w/]|\.\d)")
 
@@ -779,7 +799,8 @@ def _date(month: int, day: int, year: str | None, written: str) -> str:
 
 
 def _month_number(name: str) -> int:
-    return [month.casefold() for month in _MONTH_NAMES].index(name.casefold()) + 1
+    short = _MONTH_SHORT.get(name.casefold())
+    return short or [month.casefold() for month in _MONTH_NAMES].index(name.casefold()) + 1
 
 
 def _spelled_date(match: re.Match[str]) -> str:
@@ -936,6 +957,7 @@ def normalise(text: str) -> str:
     text = _MONTH_YEAR.sub(_month_year, text)
     text = _DAY_MONTH.sub(_spelled_date, text)
     text = _MONTH_DAY.sub(_spelled_date, text)
+    text = _QUARTER.sub(lambda m: f"Q{_QUARTERS[m.group(1).casefold()]}", text)
     text = _rewrite(text, _CONVERSE)
     # Last, so an opening written out above ("WFH" → "works from home") is read too.
     return _opening_subject(text)

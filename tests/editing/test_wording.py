@@ -285,6 +285,13 @@ def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, rea
         ("Born 3/14/85.", "Born March 14, 1985."),
         ("Passport expires 03/2026.", "Passport expires March 2026."),
         ("Vet: Tue 09/08, 10:00", "Vet: Tuesday 8 September, 10:00"),
+        # A month's short name beside a day, however it is cased.
+        ("bday 22nd nov", "bday November 22"),
+        ("renews jan 5th", "renews January 5"),
+        ("due sept 3, 2027", "due September 3 2027"),
+        # A quarter by its number.
+        ("Churned in the third quarter.", "Churned in Q3."),
+        ("Launch in the 4th quarter.", "Launch in Q4."),
     ],
 )
 def test_a_date_reads_the_same_however_it_is_written(first, second):
@@ -299,6 +306,8 @@ def test_a_date_reads_the_same_however_it_is_written(first, second):
         "Runs version 1.2.2024.",
         "You may 2x the dose.",
         "Scored 31/12 on the test.",
+        "Fixed the dec in mar 2.0.",
+        "Through to the first quarter-final.",
     ],
 )
 def test_a_fraction_a_version_or_a_verb_is_no_date(written):
