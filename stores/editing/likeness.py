@@ -227,7 +227,17 @@ SCALE_ENDS: dict[str, tuple[int, int]] = {
 }
 
 # Words that say a thing is kept away from (by their cut form's start).
-RESTRICTIONS = ("avoid", "allerg", "intoler", "abstain", "refrain", "refus")
+RESTRICTIONS = (
+    "avoid",
+    "allerg",
+    "intoler",
+    "abstain",
+    "refrain",
+    "refus",
+    "forbid",
+    "prohibit",
+    "off-limit",
+)
 # Words of aversion, as written ("hat" is also a hat): "hates being called 'buddy'" and
 # "don't call the user 'buddy'" say one thing.
 AVERSIONS = ("hate", "hating", "detest", "dislik", "loath")

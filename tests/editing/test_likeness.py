@@ -166,6 +166,8 @@ def both_ways(first: str, second: str, similarity: float | None) -> list[Likenes
         ("I hate being called 'buddy'.", "Don't address the user as 'buddy': they dislike it."),
         ("The user dislikes cilantro.", "The user avoids cilantro."),
         ("Ana refuses to eat meat.", "Ana does not eat meat."),  # a refusal restricts
+        ("Phones are forbidden in class.", "No phones in class."),  # so does a rule
+        ("Meetings on Sundays are off-limits.", "No meetings on Sundays."),
         # An hour without its half of the day is the other's clock where it may be.
         ("A table at Dishoom for Saturday at 8.", "A Dishoom reservation on Saturday, 8pm."),
         ("Standup at 9:30.", "Standup at 9:30am."),
