@@ -238,9 +238,9 @@ RESTRICTIONS = (
     "prohibit",
     "off-limit",
 )
-# Words of aversion, as written ("hat" is also a hat): "hates being called 'buddy'" and
-# "don't call the user 'buddy'" say one thing.
-AVERSIONS = ("hate", "hating", "detest", "dislik", "loath")
+# Words of aversion, and a ban, as written ("hat" is also a hat, "ban" the start of a bank):
+# "hates being called 'buddy'" and "don't call the user 'buddy'" say one thing.
+AVERSIONS = ("hate", "hating", "detest", "dislik", "loath", "banned")
 # How many content words may stand between a negation and the restriction it lifts ("no
 # food allergies"; "does not eat peanuts: an allergy" restricts).
 _NEGATED_RESTRICTION_REACH = 1
@@ -278,6 +278,10 @@ ENTITY_NOUNS = frozenset(_ENTITY_NOUNS_TEXT.split())
 # The word a memory's owner reads as once `stores.editing.wording` has written "I", "they",
 # "Customer" and the like as "the user".
 _OWNER = "user"
+# Words of age or size a relative is named with ("little brother", "eldest daughter").
+_RELATIVE_MODIFIERS = frozenset(
+    {"littl", "big", "older", "oldest", "younger", "youngest", "elder", "eldest", "baby", "twin"}
+)
 # Those that name a kind the others belong to: "no pets" speaks of the parrot too.
 _KINDS_OF_OTHERS = frozenset({"pet", "sibl", "parent", "child"})
 
@@ -1203,8 +1207,9 @@ def _opening(reading: Reading) -> frozenset[str]:
         start += 1  # "The user's python is 3.12" is about the python: a memory's owner
     opening = [words[start].canon]
     for word in words[start + 1 :]:
-        # "The user's laptop": what the user has is the subject, not the user.
-        owned = word.lead == "s"
+        # "The user's laptop": what the user has is the subject, not the user. "The user's
+        # little brother": so is the relative a word of age or size comes before.
+        owned = word.lead == "s" or opening[-1] in _RELATIVE_MODIFIERS
         if not owned and (word.lead or not word.written[:1].isupper()):
             break
         opening.append(word.canon)

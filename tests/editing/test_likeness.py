@@ -168,6 +168,7 @@ def both_ways(first: str, second: str, similarity: float | None) -> list[Likenes
         ("Ana refuses to eat meat.", "Ana does not eat meat."),  # a refusal restricts
         ("Phones are forbidden in class.", "No phones in class."),  # so does a rule
         ("Meetings on Sundays are off-limits.", "No meetings on Sundays."),
+        ("Floats are banned for money.", "Never use floats for money."),
         # An hour without its half of the day is the other's clock where it may be.
         ("A table at Dishoom for Saturday at 8.", "A Dishoom reservation on Saturday, 8pm."),
         ("Standup at 9:30.", "Standup at 9:30am."),
@@ -684,8 +685,9 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         # Two people, named where each text opens, however alike the rest.
         ("Tara Nair's favourite colour is blue.", "Dana Nair's favourite colour is red."),
         ("Lena Ueda has a dog called Juno.", "Lena Lund has a dog called Juno."),
-        # A relative one names and the other does not.
+        # A relative one names and the other does not, with a word of age or size too.
         ("The user's son is allergic to peanuts.", "The user is not allergic to peanuts."),
+        ("The user's little brother is allergic to eggs.", "The user is allergic to eggs."),
         # Another time on one side.
         ("The user used to live in Oslo.", "The user lives in Rome."),
         ("Before 2020 the user worked at a bank.", "The user works at a school."),
