@@ -278,9 +278,11 @@ ENTITY_NOUNS = frozenset(_ENTITY_NOUNS_TEXT.split())
 # The word a memory's owner reads as once `stores.editing.wording` has written "I", "they",
 # "Customer" and the like as "the user".
 _OWNER = "user"
-# Words of age or size a relative is named with ("little brother", "eldest daughter").
+# Words of age, size or standing a relative is named with ("little brother", "eldest
+# daughter", "best friend": "best" reads as "prefer", as "favourite" does).
 _RELATIVE_MODIFIERS = frozenset(
     {"littl", "big", "older", "oldest", "younger", "youngest", "elder", "eldest", "baby", "twin"}
+    | {"prefer"}
 )
 # Those that name a kind the others belong to: "no pets" speaks of the parrot too.
 _KINDS_OF_OTHERS = frozenset({"pet", "sibl", "parent", "child"})

@@ -688,6 +688,7 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         # A relative one names and the other does not, with a word of age or size too.
         ("The user's son is allergic to peanuts.", "The user is not allergic to peanuts."),
         ("The user's little brother is allergic to eggs.", "The user is allergic to eggs."),
+        ("Ava is in Grade 4.", "Ava's best friend Leo is in Grade 3."),
         # Another time on one side.
         ("The user used to live in Oslo.", "The user lives in Rome."),
         ("Before 2020 the user worked at a bank.", "The user works at a school."),
