@@ -281,8 +281,19 @@ _OWNER = "user"
 # Words of age, size or standing a relative is named with ("little brother", "eldest
 # daughter", "best friend": "best" reads as "prefer", as "favourite" does).
 _RELATIVE_MODIFIERS = frozenset(
-    {"littl", "big", "older", "oldest", "younger", "youngest", "elder", "eldest", "baby", "twin"}
-    | {"prefer"}
+    {
+        "littl",
+        "big",
+        "older",
+        "oldest",
+        "younger",
+        "youngest",
+        "elder",
+        "eldest",
+        "baby",
+        "twin",
+        "prefer",
+    }
 )
 # Those that name a kind the others belong to: "no pets" speaks of the parrot too.
 _KINDS_OF_OTHERS = frozenset({"pet", "sibl", "parent", "child"})
@@ -1210,7 +1221,8 @@ def _opening(reading: Reading) -> frozenset[str]:
     opening = [words[start].canon]
     for word in words[start + 1 :]:
         # "The user's laptop": what the user has is the subject, not the user. "The user's
-        # little brother": so is the relative a word of age or size comes before.
+        # little brother", "Ben's best friend": so is who a word of age, size or standing
+        # comes before.
         owned = word.lead == "s" or opening[-1] in _RELATIVE_MODIFIERS
         if not owned and (word.lead or not word.written[:1].isupper()):
             break
