@@ -23,7 +23,7 @@
    "number 884112907"); a version by its number ("v20" → "20").
 5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
    "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
-   (case kept, so "US" is a country and "us" stays a pronoun).
+   (case kept, so "US" is a country, while "us" is the user, step 1).
 6. **Terse notes** to the statement they abbreviate: "editor: vim", "tz=Europe/Berlin",
    "diet - vegetarian" → "The user's editor is vim", "The user's time zone is
    Europe/Berlin", "The user's diet is vegetarian"; "pref: dark mode" and a note that opens
