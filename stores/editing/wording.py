@@ -70,8 +70,7 @@ _PERSON = (
     (re.compile(r"\b[Ww]e've\b"), "the user has"),
     (re.compile(r"\b[Ww]e were\b"), "the user was"),
     (re.compile(r"\b[Ww]e\b"), "the user"),
-    (re.compile(r"\b[Oo]ur\b"), "the user's"),
-    (re.compile(r"\b[Oo]urs\b"), "the user's"),
+    (re.compile(r"\b[Oo]urs?\b"), "the user's"),
     (re.compile(r"\b[Mm]e\b"), "the user"),
     # Not "US", the United States, nor a part of a name ("us-east-1").
     (re.compile(r"(?<![\w-])[Uu]s(?![\w-])"), "the user"),
@@ -736,13 +735,15 @@ _MONTH_NAMES = [
     *("January", "February", "March", "April", "May", "June"),
     *("July", "August", "September", "October", "November", "December"),
 ]
-# A month's short name reads as the month only beside a day ("22nd nov", "jan 5th"): alone,
-# "mar" and "dec" may be other words.
-_MONTH_SHORT = {
-    **{name[:3].casefold(): number for number, name in enumerate(_MONTH_NAMES, 1)},
+# Each way a month is written beside a day → its number. A short name reads as the month
+# only there ("22nd nov", "jan 5th"): alone, "mar" and "dec" may be other words.
+_MONTH_NUMBERS = {
+    **{name.casefold(): number for number, name in enumerate(_MONTH_NAMES, 1)},
     "sept": 9,
+    **{name[:3].casefold(): number for number, name in enumerate(_MONTH_NAMES, 1)},
 }
-_MONTH = "|".join([*_MONTH_NAMES, *sorted(_MONTH_SHORT, key=len, reverse=True)])
+# Longest first: an alternation takes the first spelling that fits.
+_MONTH = "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True))
 # The ordinal words a day may still be written in once `_digits` has read the others as
 # digits ("the fifteenth" → "15th").
 _DAY_WORDS = {"first": 1, "second": 2, "third": 3}
@@ -765,18 +766,11 @@ _SLASH_DATE = re.compile(
 )
 
 
-# A quarter of the year by its number: "the third quarter" and "3rd quarter" are "Q3".
-_QUARTERS = {
-    "first": 1,
-    "1st": 1,
-    "second": 2,
-    "2nd": 2,
-    "third": 3,
-    "3rd": 3,
-    "fourth": 4,
-    "4th": 4,
-}
-_QUARTER = re.compile(rf"(?i)\b(?:the\s)?({'|'.join(_QUARTERS)})\squarter\b(?!-)")
+# A quarter of the year by its number: "the third quarter" and "3rd quarter" are "Q3"
+# ("fourth" is "4th" by then, as `_digits` writes every ordinal but the day words).
+_QUARTER = re.compile(
+    rf"(?i)\b(?:the\s)?([1-4](?:st|nd|rd|th)|{'|'.join(_DAY_WORDS)})\squarter\b(?!-)"
+)
 
 # A month and its year ("exp 03/2026", "since 9/2019"), as a card's or passport's expiry is.
 _MONTH_YEAR = re.compile(r"(?<![\w/.])(\d{1,2})/((?:19|20)\d\d)(?![\w/]|\.\d)")
@@ -798,17 +792,14 @@ def _date(month: int, day: int, year: str | None, written: str) -> str:
     return f"{_MONTH_NAMES[month - 1]} {day}{f' {year}' if year else ''}"
 
 
-def _month_number(name: str) -> int:
-    short = _MONTH_SHORT.get(name.casefold())
-    return short or [month.casefold() for month in _MONTH_NAMES].index(name.casefold()) + 1
-
-
 def _spelled_date(match: re.Match[str]) -> str:
     """A date whose month is written as its name, the day before or after it."""
     month = match["month"]
     if month == "may":
         return match.group()  # the verb, not the month
-    return _date(_month_number(month), _day_number(match["day"]), match["year"], match.group())
+    return _date(
+        _MONTH_NUMBERS[month.casefold()], _day_number(match["day"]), match["year"], match.group()
+    )
 
 
 def _iso_date(match: re.Match[str]) -> str:
@@ -957,7 +948,7 @@ def normalise(text: str) -> str:
     text = _MONTH_YEAR.sub(_month_year, text)
     text = _DAY_MONTH.sub(_spelled_date, text)
     text = _MONTH_DAY.sub(_spelled_date, text)
-    text = _QUARTER.sub(lambda m: f"Q{_QUARTERS[m.group(1).casefold()]}", text)
+    text = _QUARTER.sub(lambda m: f"Q{_day_number(m.group(1))}", text)
     text = _rewrite(text, _CONVERSE)
     # Last, so an opening written out above ("WFH" → "works from home") is read too.
     return _opening_subject(text)
