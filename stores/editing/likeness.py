@@ -217,6 +217,8 @@ _SCALES_TEXT = (
     ("north northern north-facing", "south southern south-facing"),
     ("singl", "doubl"),
     ("shar", "separat isolat dedicat"),
+    ("weekday weeknight", "weekend"),
+    ("production", "stag development"),
 )
 # A scale's word → (the scale's number, its end).
 SCALE_ENDS: dict[str, tuple[int, int]] = {
@@ -244,9 +246,10 @@ AVERSIONS = ("hate", "hating", "detest", "dislik", "loath", "banned")
 # How many content words may stand between a negation and the restriction it lifts ("no
 # food allergies"; "does not eat peanuts: an allergy" restricts).
 _NEGATED_RESTRICTION_REACH = 1
-# Time words that set a statement at another time than now: in the past, or planned. An age
-# does so only after a verb in the past ("was 170 cm at age 14"): "a peanut allergy
-# (anaphylaxis at age 3)" says what holds now.
+# Time words that set a statement at another time than now: in the past, or planned ("the
+# next visit", not "in the next two years", which runs from now). An age does so only after
+# a verb in the past ("was 170 cm at age 14"): "a peanut allergy (anaphylaxis at age 3)"
+# says what holds now.
 _ANOTHER_TIME = re.compile(
     r"\b(?:used to|previously|formerly|former|in the past|back in|growing up"
     r"|as a (?:child|kid|teenager|teen)|when the user was (?:young|younger|little|small|a kid)"
@@ -254,7 +257,8 @@ _ANOTHER_TIME = re.compile(
     r"|last (?:year|month|week|spring|summer|autumn|fall|winter)"
     r"|(?:was|were)\b[^;!?]{0,40}\bat (?:the )?age (?:of )?\d+"
     r"|before (?:i|he|she|they|we|it|the user) (?:was|were)"
-    r"|plans? to|planning to|intends? to|next (?:year|month|week|quarter))\b"
+    r"|plans? to|planning to|intends? to|planned for|upcoming"
+    r"|next(?! (?:\d+|two|three|four|five|six|few|several|couple)\b))\b"
 )
 # Time words that set it now, against another time.
 _PRESENT = re.compile(
@@ -711,6 +715,8 @@ def kept_apart(first: Reading, second: Reading) -> bool:
     # Another time only: "now" beside no time word is one fact changed, a conflict.
     if first.when[0] != second.when[0] and not _one_year(first, second):
         return True
+    if _scopes_apart(first, second) and differing_values(first, second):
+        return True  # "7 hours on weeknights" / "9 hours at weekends": one value at each end
     first, second, _ = _opposites(first, second)
     _, only_first, only_second = _shared_and_only(first, second)
     return (
@@ -718,6 +724,21 @@ def kept_apart(first: Reading, second: Reading) -> bool:
         or _someone_else(first, only_first, only_second)
         or _someone_else(second, only_second, only_first)
         or _names_apart(first, second)
+    )
+
+
+def _scopes_apart(first: Reading, second: Reading) -> bool:
+    """Whether the two take the two ends of a scale that is not a number's unit: where each
+    also gives a value of its own, the scale tells where each value holds ("prod" /
+    "staging"), while "180 celsius" / "350 fahrenheit" is one value in two units."""
+
+    def unit(reading: Reading, word: Word) -> bool:
+        at = next(number for number, said in enumerate(reading.words) if said is word)
+        return at > 0 and not word.lead and reading.words[at - 1].value is ValueKind.NUMBER
+
+    return any(
+        not unit(first, ours) and not unit(second, theirs)
+        for ours, theirs in _scales_apart(first, second).values()
     )
 
 
@@ -966,8 +987,12 @@ def _compare_read(
                 f"one negates what the other says: {said}"
                 f"{' (an opposite word)' if opposites else ''}",
             )
+        other = second if negated is first else first
+        if _allowed_elsewhere(other, negated):
+            return None  # "no markdown in emails" / "markdown is fine in chat"
+        if _likings_apart(first, second, shared):
+            return None  # "doesn't like horror films" / "loves Stephen King novels"
         if similarity is not None and similarity >= trusted.negation:
-            other = second if negated is first else first
             return Likeness(
                 Kind.CONFLICT,
                 round(similarity, 2),
@@ -1001,6 +1026,35 @@ def _compare_read(
     if found is None and similarity is not None and similarity >= trusted.same:
         found = _same_meaning(first, second, similarity, trusted)
     return found
+
+
+# A liking or a dislike, read (opposites already read as negations: "dislikes" is "likes"
+# negated).
+_LIKINGS = frozenset({"lik", "hat", "prefer", "happy", "fin", "stand", "ador"})
+
+
+def _likings_apart(first: Reading, second: Reading, shared: frozenset[str]) -> bool:
+    """Whether one likes what the other does not, each of another thing: the two share no
+    word but whose liking it is and the liking itself."""
+    if not (first.canon & _LIKINGS and second.canon & _LIKINGS):
+        return False
+    whose = _opening(first) | _opening(second) | {_OWNER}
+    return not shared - _LIKINGS - whose
+
+
+_ALLOWING = re.compile(r"\b(?:fine|ok|okay|allowed|permitted|acceptable)\b")
+# Words that open where or when a thing holds ("in chat", "for hotfixes", "if signed off").
+_SCOPING = frozenset({"in", "for", "if", "when", "during", "after", "unless", "except"})
+
+
+def _allowed_elsewhere(allowing: Reading, denying: Reading) -> bool:
+    """Whether `allowing` allows a thing where `denying` never says: within a scope of its
+    own, an exception to the other's rule ("markdown is fine in chat" / "no markdown in
+    emails"), while "markdown is fine in emails" meets the rule head on."""
+    return bool(_ALLOWING.search(allowing.normalised)) and any(
+        word.lead.rpartition(" ")[2] in _SCOPING and word.canon not in denying.reachable
+        for word in allowing.words
+    )
 
 
 # Words that say a thing has one value at a time: "the user's only phone", "primary contact".

@@ -666,12 +666,31 @@ def test_one_saying_more_beside_a_changed_value_conflicts_without_the_embeddings
 @pytest.mark.parametrize(
     ("first", "second"),
     [
+        # A plan beside the present.
         ("Plans to migrate CI from Jenkins to GitHub Actions next quarter.", "CI runs on Jenkins."),
         ("The user plans to move to Lisbon.", "The user lives in Porto."),
+        ("Dad's next dentist visit is 6 June.", "Dad went to the dentist on 6 May."),
+        # A rule and an exception allowed within it.
+        ("Don't use markdown in emails.", "Markdown is fine in chat responses here."),
+        ("No feature deploys on Fridays.", "friday hotfixes are allowed if the IC signs off"),
+        # A liking and a dislike, each of another thing.
+        ("Doesn't like horror films", "Loves Stephen King novels."),
+        ("Rosa doesn't like flying.", "Rosa is happy to take long train journeys."),
     ],
 )
-def test_a_plan_and_the_present_are_fine_together(first, second):
+def test_a_plan_an_exception_or_another_liking_is_fine_together(first, second):
     assert all(found is None for found in both_ways(first, second, ALIKE))
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Markdown is fine in emails.", "Don't use markdown in emails."),
+        ("Loves musicals, sees one a month", "User can't bear musicals of any kind."),
+    ],
+)
+def test_an_unqualified_allowance_or_a_liking_of_one_thing_still_meets_its_negation(first, second):
+    assert all(found and found.kind is Kind.CONFLICT for found in both_ways(first, second, ALIKE))
 
 
 def test_an_acronym_as_a_notes_key_is_written_out():
@@ -694,6 +713,9 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         ("Before 2020 the user worked at a bank.", "The user works at a school."),
         # One year, told as the start of now by one and the end of a past by the other.
         ("Has coached the team since 2022.", "Before 2022 Ana coached the team."),
+        # Two ends of a scale, each with a value of its own: where each value holds.
+        ("Sleeps about 7 hours on weeknights.", "On weekends I get around nine hours of sleep."),
+        ("Gateway runs 8 replicas in prod.", "in staging, gateway has 2 replicas"),
     ],
 )
 def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
@@ -724,6 +746,12 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         ("Ola drinks coffee every morning.", "Ola gave up coffee years ago, hasn't had one since."),
         # An age beside what holds now is no other time.
         ("Ada has a severe egg allergy (a reaction at age 2).", "Ada is allergic to eggs."),
+        # A period to come is no other time than now.
+        ("Wants to be a manager within 2 years.", "Aims to manage a team in the next two years."),
+        # A scale that is a number's unit is one value said in two units.
+        ("Bakes the sponge at 180°C.", "The sponge goes in the oven at 350°F."),
+        # Two ends of a scale with no value beside them: the scale is what differs.
+        ("I only go to the gym on weekends.", "gym: weekdays only, before work"),
     ],
 )
 def test_structure_leaves_to_meaning_what_it_cannot_tell(first, second):
