@@ -91,8 +91,12 @@ STOPWORDS = (ENGLISH_STOPWORDS - {"no", "nor", "not", "own"}) | frozenset(
 )
 
 _ARTICLES = frozenset({"a", "an", "the"})
+# "stopped" and "quit" say a thing holds no longer: "quit smoking" negates "smokes". So does
+# "gave up", read as "quit".
+_GIVING_UP = re.compile(r"(?i)\b(?:gave|give|gives|given|giving) up\b")
 NEGATORS = frozenset(
     {"not", "no", "never", "nobody", "nothing", "neither", "nor", "none", "cannot"}
+    | {"stopped", "quit"}
 )
 # What ends a clause: punctuation between two words, or a word joining two clauses.
 _CLAUSE_BREAK = re.compile(r"[,;:.!?()\u2013\u2014]")
@@ -251,14 +255,14 @@ _NEGATED_RESTRICTION_REACH = 1
 # a verb in the past ("was 170 cm at age 14"): "a peanut allergy (anaphylaxis at age 3)"
 # says what holds now.
 _ANOTHER_TIME = re.compile(
-    r"\b(?:used to|previously|formerly|former|in the past|back in|growing up"
+    r"\b(?:used to|previously|formerly|former|prior(?! to)|in the past|back in|growing up"
     r"|as a (?:child|kid|teenager|teen)|when the user was (?:young|younger|little|small|a kid)"
     r"|(?:before|until|till) (?:19|20)\d\d|years ago|(?:until|till) last"
-    r"|last (?:year|month|week|spring|summer|autumn|fall|winter)"
+    r"|(?<!the )last (?:year|month|week|spring|summer|autumn|fall|winter)"
     r"|(?:was|were)\b[^;!?]{0,40}\bat (?:the )?age (?:of )?\d+"
     r"|before (?:i|he|she|they|we|it|the user) (?:was|were)"
     r"|plans? to|planning to|intends? to|planned for|upcoming"
-    r"|next(?! (?:\d+|two|three|four|five|six|few|several|couple)\b))\b"
+    r"|next(?! (?:to|door|\d+|two|three|four|five|six|few|several|couple)\b))\b"
 )
 # Time words that set it now, against another time.
 _PRESENT = re.compile(
@@ -491,6 +495,7 @@ def read(text: str) -> Reading:
     `stores.editing.wording` has put it in one wording."""
     text = normalise(text[:MAX_COMPARED_CHARS])
     text = _NOT_CONTRACTION.sub(lambda m: f"{m.group(1) or ''} not", text)
+    text = _GIVING_UP.sub("quit", text)
     words: list[Word] = []
     # Negations are counted clause by clause: two in one clause cancel ("not unlike"), one in
     # each of two ("won't eat olives; can't stand them") still negates.

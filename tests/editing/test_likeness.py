@@ -479,6 +479,13 @@ def test_a_negation_in_each_of_two_clauses_still_negates(written):
     assert read(written).negative
 
 
+@pytest.mark.parametrize(
+    "written", ["Quit smoking in 2019.", "Gave up coffee.", "Her sertraline was stopped."]
+)
+def test_what_was_stopped_or_given_up_is_negated(written):
+    assert read(written).negative
+
+
 def test_two_negations_in_one_clause_cancel():
     assert not read("It is not that they do not care.").negative
 
@@ -716,6 +723,8 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         # Two ends of a scale, each with a value of its own: where each value holds.
         ("Sleeps about 7 hours on weeknights.", "On weekends I get around nine hours of sleep."),
         ("Gateway runs 8 replicas in prod.", "in staging, gateway has 2 replicas"),
+        # A job before this one.
+        ("Prior job: Deloitte, audit.", "Works at Deloitte as an auditor."),
     ],
 )
 def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
@@ -746,6 +755,10 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         ("Ola drinks coffee every morning.", "Ola gave up coffee years ago, hasn't had one since."),
         # An age beside what holds now is no other time.
         ("Ada has a severe egg allergy (a reaction at age 2).", "Ada is allergic to eggs."),
+        # Where someone sits, what comes before a time, and a year up to now.
+        ("Matilda sits next to Jonah in class.", "Jonah is Matilda's desk neighbour."),
+        ("Do not call before 10am.", "No phone calls prior to ten in the morning."),
+        ("Has stopped eating red meat over the last year.", "No longer eats red meat."),
         # A period to come is no other time than now.
         ("Wants to be a manager within 2 years.", "Aims to manage a team in the next two years."),
         # A scale that is a number's unit is one value said in two units.
