@@ -769,10 +769,11 @@ UNSURE_CONFLICT = 0.43
 
 def by_meaning(
     kind: Kind, sureness: float, similarity: float, first: Reading, second: Reading
-) -> Likeness:
+) -> Likeness | None:
     """The verdict a reading of the pair's meaning gave (the pair model of
     stores.embeddings.pairs, `sureness` its probability) where the words decided nothing,
-    worded with what the words show for it."""
+    worded with what the words show for it; None where it reads a duplicate the words cannot
+    be, one word swapped for another."""
     evidence: list[str] = []
     if kind is Kind.CONFLICT:
         evidence = [f"the {value} differs" for value in differing_values(first, second)]
@@ -780,6 +781,8 @@ def by_meaning(
             negated = first if first.negative else second
             evidence.append(f"{_quote(negated.words[:8])!r} is said not to hold")
         if not evidence and sureness < UNSURE_CONFLICT:
+            if _one_word_swapped(first, second):
+                return None
             return Likeness(
                 Kind.DUPLICATE,
                 round(similarity, 2),
@@ -789,6 +792,8 @@ def by_meaning(
                 sure=False,
             )
     if kind is Kind.DUPLICATE:
+        if _one_word_swapped(first, second):
+            return None
         said = "say the same thing in other words"
     else:
         said = "cannot both hold" + (f" ({', '.join(evidence)})" if evidence else "")
@@ -799,6 +804,18 @@ def by_meaning(
         f"{sureness:.0%} sure",
         sure=False,
     )
+
+
+def _one_word_swapped(first: Reading, second: Reading) -> bool:
+    """Whether the two are one sentence, of two words or more beside it, with one word
+    swapped for another ("The user likes tea" / "The user likes coffee", "The kitchen light
+    is smart" / "The bedroom light is smart"): two things of one shape, never one thing said
+    twice, however alike their embeddings."""
+    first, second, _ = _opposites(first, second)
+    if not _one_part_swapped(first, second):
+        return False
+    i1, i2, j1, j2 = _spans(first, second)[0]
+    return i2 - i1 == 1 and j2 - j1 == 1 and len(first.words) > 2
 
 
 def _shared_and_only(
