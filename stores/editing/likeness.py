@@ -723,9 +723,10 @@ def kept_apart(first: Reading, second: Reading) -> bool:
     if _scopes_apart(first, second) and differing_values(first, second):
         return True  # "7 hours on weeknights" / "9 hours at weekends": one value at each end
     first, second, _ = _opposites(first, second)
-    _, only_first, only_second = _shared_and_only(first, second)
+    shared, only_first, only_second = _shared_and_only(first, second)
     return (
-        (_opens_on_another(first, second) and _opens_on_another(second, first))
+        _negated_of_another_thing(first, second, shared)
+        or (_opens_on_another(first, second) and _opens_on_another(second, first))
         or _someone_else(first, only_first, only_second)
         or _someone_else(second, only_second, only_first)
         or _names_apart(first, second)
@@ -1009,12 +1010,10 @@ def _compare_read(
                 f"one negates what the other says: {said}"
                 f"{' (an opposite word)' if opposites else ''}",
             )
-        other = second if negated is first else first
-        if _allowed_elsewhere(other, negated):
+        if _negated_of_another_thing(first, second, shared):
             return None  # "no markdown in emails" / "markdown is fine in chat"
-        if _likings_apart(first, second, shared):
-            return None  # "doesn't like horror films" / "loves Stephen King novels"
         if similarity is not None and similarity >= trusted.negation:
+            other = second if negated is first else first
             return Likeness(
                 Kind.CONFLICT,
                 round(similarity, 2),
@@ -1050,6 +1049,15 @@ def _compare_read(
     return found
 
 
+def _negated_of_another_thing(first: Reading, second: Reading, shared: frozenset[str]) -> bool:
+    """Whether one text negates what the other does not say: it allows a thing in a scope of
+    its own, or likes another thing than the other dislikes."""
+    if first.negative == second.negative:
+        return False
+    allowing, denying = (second, first) if first.negative else (first, second)
+    return _allowed_elsewhere(allowing, denying) or _likings_apart(first, second, shared)
+
+
 # A liking or a dislike, read (opposites already read as negations: "dislikes" is "likes"
 # negated).
 _LIKINGS = frozenset({"lik", "hat", "prefer", "happy", "fin", "stand", "ador"})
@@ -1057,11 +1065,12 @@ _LIKINGS = frozenset({"lik", "hat", "prefer", "happy", "fin", "stand", "ador"})
 
 def _likings_apart(first: Reading, second: Reading, shared: frozenset[str]) -> bool:
     """Whether one likes what the other does not, each of another thing: the two share no
-    word but whose liking it is and the liking itself."""
+    word but the liking and whose it is (the user, or a name both open with)."""
     if not (first.canon & _LIKINGS and second.canon & _LIKINGS):
         return False
-    whose = _opening(first) | _opening(second) | {_OWNER}
-    return not shared - _LIKINGS - whose
+    both_open = _opening(first) & _opening(second)
+    named = {word.canon for word in first.words if word.written[:1].isupper()}
+    return not shared - _LIKINGS - (both_open & named) - {_OWNER}
 
 
 _ALLOWING = re.compile(r"\b(?:fine|ok|okay|allowed|permitted|acceptable)\b")

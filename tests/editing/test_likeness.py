@@ -725,6 +725,9 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         ("Gateway runs 8 replicas in prod.", "in staging, gateway has 2 replicas"),
         # A job before this one.
         ("Prior job: Deloitte, audit.", "Works at Deloitte as an auditor."),
+        # A negation of another thing than the other says: an exception, another liking.
+        ("No meetings on Fridays.", "Friday is fine for async updates by email."),
+        ("Rosa doesn't like flying.", "Rosa is happy to take long train journeys."),
     ],
 )
 def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
@@ -759,6 +762,8 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         ("Matilda sits next to Jonah in class.", "Jonah is Matilda's desk neighbour."),
         ("Do not call before 10am.", "No phone calls prior to ten in the morning."),
         ("Has stopped eating red meat over the last year.", "No longer eats red meat."),
+        # A liking of the very thing the other dislikes.
+        ("Favourite city: Kyoto.", "No city beats Barcelona for me, my all-time favourite."),
         # A period to come is no other time than now.
         ("Wants to be a manager within 2 years.", "Aims to manage a team in the next two years."),
         # A scale that is a number's unit is one value said in two units.
