@@ -223,6 +223,8 @@ _SCALES_TEXT = (
     ("shar", "separat isolat dedicat"),
     ("weekday weeknight", "weekend"),
     ("production", "stag development"),
+    ("personal", "work business"),
+    ("mobil mob", "landlin"),
 )
 # A scale's word → (the scale's number, its end).
 SCALE_ENDS: dict[str, tuple[int, int]] = {

@@ -723,6 +723,8 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         # Two ends of a scale, each with a value of its own: where each value holds.
         ("Sleeps about 7 hours on weeknights.", "On weekends I get around nine hours of sleep."),
         ("Gateway runs 8 replicas in prod.", "in staging, gateway has 2 replicas"),
+        ("Work email: j.kim@acme.io", "Personal email: jiwoo.kim@gmail.com"),
+        ("mob: 07700 900321", "Landline at home is 020 7946 0018."),
         # A job before this one.
         ("Prior job: Deloitte, audit.", "Works at Deloitte as an auditor."),
         # A negation of another thing than the other says: an exception, another liking.
