@@ -139,6 +139,10 @@ _SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("email", "mail"),
     ("doctor", "physician"),
     ("movi", "film"),
+    # The ordinals the wording leaves as words, as their digits: "the first" is "the 1st".
+    ("1st", "first"),
+    ("2nd", "second"),
+    ("3rd", "third"),
 )
 SYNONYMS: dict[str, str] = {word: group[0] for group in _SYNONYM_GROUPS for word in group}
 
@@ -224,7 +228,7 @@ _SCALES_TEXT = (
     ("weekday weeknight", "weekend"),
     ("production", "stag development"),
     ("personal", "work business"),
-    ("mobil mob", "landlin"),
+    ("mob", "landlin"),  # "mobile" reads as "phone"
 )
 # A scale's word → (the scale's number, its end).
 SCALE_ENDS: dict[str, tuple[int, int]] = {

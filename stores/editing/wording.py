@@ -5,17 +5,18 @@
 1. **Person**: "I", "me", "my", "mine", "I'm", "we", "us", "our" → "the user", "the user's": a
    memory written in the first person is about the user, as one written in the third.
 2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
-   twenty", "twice", "six and a half percent", "type one" → "45", "27", "12", "120", "2
-   times", "6.5%", "type 1"; "2x daily" → "2 times a day"; ordinals, "fifteenth",
-   "twenty-first" → "15th", "21st" (a lone "one" used as a pronoun, and "first", "second",
-   "third" alone, stay).
+   twenty", "twice", "six and a half percent", "four and a quarter", "type one" → "45",
+   "27", "12", "120", "2 times", "6.5%", "4.25", "type 1"; "2x daily" → "2 times a day";
+   ordinals, "fifteenth", "twenty-first" → "15th", "21st" (a lone "one" used as a pronoun,
+   and "first", "second", "third" alone, stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon", "7:42" →
    "19:00", "19:30", "20:30", "12:00", "07:42"; a range whose half of the day is said once,
    "6-7pm" → "18:00-19:00", and a dash between two clocks as that hyphen.
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
    years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "25 mcg" → "0.025 mg"; "half an
-   hour" → "30 minutes"; "21°C" → "21 celsius"), "/mo", "monthly", "per month", "every
+   hour", "three quarters of an hour", "2h 10m" → "30 minutes", "45 minutes", "130 minutes";
+   "21°C" → "21 celsius"; "130 over 80" → "130/80"), "/mo", "monthly", "per month", "every
    day" → "a month", "a day" (also hour, week, year); "15 dollars", "USD 15", "1,200 USD",
    "15 bucks" → "$15", "$1,200"; a phone number as dialled within its country
    ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
@@ -274,10 +275,29 @@ _NUMBERED_ONE = re.compile(
     r"(?i)\b(type|level|grade|stage|phase|class|category|size|step|version|number|tier)"
     r"[\s-]+one\b(?![\s-]+(?:hundred|thousand|million))"
 )
-# "6 and a half", "two-and-a-half" once its words are digits.
-_AND_A_HALF = re.compile(r"(?i)\b(\d+)(?:\s+|-)and(?:\s+|-)a(?:\s+|-)half\b")
-# Half of a unit said in words ("half an hour", "half a mile"): a quantity in digits.
-_HALF_A = re.compile(r"(?i)\bhalf an? (hour|mile|kilo|litre|liter|day)\b")
+# "6 and a half", "two-and-a-half", "four and a quarter" once its words are digits.
+_AND_A_FRACTION = re.compile(r"(?i)\b(\d+)(?:\s+|-)and(?:\s+|-)(a|3)(?:\s+|-)(half|quarters?)\b")
+_FRACTIONS = {"half": 0.5, "quarter": 0.25, "quarters": 0.25}
+# Half or quarters of a unit said in words ("half an hour", "a quarter of an hour", "three
+# quarters of an hour" once "three" is "3"): a quantity in digits.
+_UNIT_SAID = r"(hour|mile|kilo|litre|liter|day)"
+_HALF_A = re.compile(rf"(?i)\bhalf an? {_UNIT_SAID}\b")
+_QUARTERS_OF = re.compile(rf"(?i)\b(a|3) quarters? of an? {_UNIT_SAID}\b")
+
+
+def _and_a_fraction(match: re.Match[str]) -> str:
+    whole, count, fraction = match.groups()
+    share = _FRACTIONS[fraction.casefold()] * (3 if count == "3" else 1)
+    if (count == "3") != fraction.casefold().endswith("s"):
+        return match.group()  # "and a quarters", "and 3 quarter": not a number said
+    return f"{int(whole) + share:g}"
+
+
+def _quarters_of(match: re.Match[str]) -> str:
+    count, unit = match.groups()
+    return f"{0.75 if count == '3' else 0.25} {unit}"
+
+
 _PERCENT = re.compile(r"(?i)(\d)\s?(?:percent|per cent|pct)\b")
 
 
@@ -435,6 +455,15 @@ _FEET_INCHES = re.compile(
     r"(?i)(?<![\w.])(\d)\s?(?:'|\u2019|ft|feet|foot)\s?(\d{1,2})\s?(?:\"|\u201d|''|in\b|inch(?:es)?\b)?"
     r"(?!\d)"
 )
+
+
+# A duration in hours and minutes ("2h 10m", "1 hr 30 mins"): one quantity, where "m" alone
+# would read as metres.
+_HOURS_MINUTES = re.compile(
+    r"(?i)(?<![\w.])(\d{1,3})\s?(?:h|hrs?|hours?)\s?(?:and\s)?(\d{1,2})\s?(?:m|mins?|minutes?)\b"
+)
+# Two readings said "over" one another ("130 over 80"), as a blood pressure is written "130/80".
+_OVER = re.compile(r"(?<![\w.])(\d{2,3}) over (\d{2,3})(?!\w|\.\d)")
 
 
 def _feet_inches(match: re.Match[str]) -> str:
@@ -911,8 +940,9 @@ def normalise(text: str) -> str:
         text = _rewrite(text, _AGREEMENT)
     text = _NUMBERED_ONE.sub(lambda m: f"{m.group(1)} 1", text)
     text = _NUMBER_RUN.sub(_digits, text)
-    text = _AND_A_HALF.sub(lambda m: f"{m.group(1)}.5", text)
+    text = _AND_A_FRACTION.sub(_and_a_fraction, text)
     text = _HALF_A.sub(lambda m: f"0.5 {m.group(1)}", text)
+    text = _QUARTERS_OF.sub(_quarters_of, text)
     text = _PERCENT.sub(r"\1%", text)
     text = _TIMES_WORD.sub(lambda m: _TIMES_WORDS[m.group(1).casefold()], text)
     text = _HALF.sub(_half_past, text)
@@ -930,6 +960,8 @@ def normalise(text: str) -> str:
         text = _rewrite(text, _PER)
     text = _TIMES_X.sub(r"\1 times", text)
     text = _FEET_INCHES.sub(_feet_inches, text)
+    text = _HOURS_MINUTES.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} minutes", text)
+    text = _OVER.sub(r"\1/\2", text)
     text = _DEGREES.sub(lambda m: _DEGREE_SCALES[m.group(1).casefold()], text)
     text = _QUANTITY.sub(_quantity, text)
     # After every rewrite above that gives digits ("forty-five", "10k"), so that a number

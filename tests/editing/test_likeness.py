@@ -504,6 +504,11 @@ def test_a_plural_cuts_as_its_singular(word):
     assert cut(word) == cut(word.removesuffix("s"))
 
 
+def test_an_ordinal_in_digits_reads_as_in_words():
+    found = compare("1st of every month: rent reminder", "Rent reminder on the first of each month")
+    assert found and found.kind is Kind.DUPLICATE
+
+
 @pytest.mark.parametrize(
     ("first", "second", "evidence"),
     [

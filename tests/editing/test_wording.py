@@ -327,6 +327,12 @@ def test_a_fraction_a_version_or_a_verb_is_no_date(written):
         ("Uses JavaScript instead of TypeScript.", "Uses JavaScript not TypeScript."),
         ("She would rather walk than drive.", "She prefers to walk not drive."),
         ("Drives a '18 Civic, loves the '90s.", "Drives a 2018 Civic, loves the 1990s."),
+        ("Mortgage at four and a quarter percent.", "Mortgage at 4.25%."),
+        ("Commute: three quarters of an hour.", "Commute: 45 minutes."),
+        ("Walks for a quarter of an hour.", "Walks for 15 minutes."),
+        ("INC-2087 lasted 2h 10m.", "INC-2087 lasted 130 minutes."),
+        ("Ran it in 1 hr and 5 mins.", "Ran it in 65 min."),
+        ("Keep BP below 130 over 80.", "Keep BP below 130/80."),
     ],
 )
 def test_heights_durations_halves_and_restrictions_read_one_way(first, second):
