@@ -78,7 +78,10 @@ _TOKEN = re.compile(
     r"[^\W_]+(?:[.+-][^\W_]+)*@[^\W_]+(?:[.-][^\W_]+)+|[^\W_]+(?:[:./,-][^\W_]+)*", re.UNICODE
 )
 _THOUSANDS = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?")
-_NOT_CONTRACTION = re.compile(r"(?i)\b(can|won|shan)'t\b|n't\b")
+# "can't", "doesn't", and as typed in a hurry, "cant", "doesnt".
+_NOT_CONTRACTION = re.compile(
+    r"(?i)\b(can|won|shan)'?t\b|n't\b|\b(do|does|did|is|are|was|were|has|have|had)nt\b"
+)
 # Only a text's first characters are compared: a memory's subject and values are there, and
 # a long text must not make a pass slow.
 MAX_COMPARED_CHARS = 2000
@@ -500,7 +503,7 @@ def read(text: str) -> Reading:
     """The content words of `text` (its first MAX_COMPARED_CHARS characters), once
     `stores.editing.wording` has put it in one wording."""
     text = normalise(text[:MAX_COMPARED_CHARS])
-    text = _NOT_CONTRACTION.sub(lambda m: f"{m.group(1) or ''} not", text)
+    text = _NOT_CONTRACTION.sub(lambda m: f"{m.group(1) or m.group(2) or ''} not", text)
     text = _GIVING_UP.sub("quit", text)
     words: list[Word] = []
     # Negations are counted clause by clause: two in one clause cancel ("not unlike"), one in

@@ -1,9 +1,11 @@
 """One wording for what people write many ways, so two memories compare by what they say.
 
-`normalise(text)` rewrites, in this order:
+`normalise(text)` rewrites, in this order (a typographer's apostrophe read as a keyboard's
+first):
 
 1. **Person**: "I", "me", "my", "mine", "I'm", "we", "us", "our" → "the user", "the user's": a
-   memory written in the first person is about the user, as one written in the third.
+   memory written in the first person is about the user, as one written in the third; so
+   are "i", "im" and "ive", as typed in a hurry.
 2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
    twenty", "twice", "six and a half percent", "four and a quarter", "type one" → "45",
    "27", "12", "120", "2 times", "6.5%", "4.25", "type 1"; "2x daily" → "2 times a day";
@@ -56,13 +58,15 @@ import phonenumbers
 
 # --- person ----------------------------------------------------------------------------
 
+# "I" as people type it in a hurry too: "i", "im", "ive" (but not the "i" of "i.e.").
+_I = r"(?<![\w.])[Ii]"
 _PERSON = (
-    (re.compile(r"\bI'm\b|\bI am\b"), "the user is"),
-    (re.compile(r"\bI've\b"), "the user has"),
-    (re.compile(r"\bI'd\b"), "the user would"),
-    (re.compile(r"\bI'll\b"), "the user will"),
-    (re.compile(r"\bI was\b"), "the user was"),
-    (re.compile(r"\bI\b"), "the user"),
+    (re.compile(rf"{_I}'?m\b|{_I} am\b"), "the user is"),
+    (re.compile(rf"{_I}'?ve\b"), "the user has"),
+    (re.compile(rf"{_I}'d\b"), "the user would"),
+    (re.compile(rf"{_I}'ll\b"), "the user will"),
+    (re.compile(rf"{_I} was\b"), "the user was"),
+    (re.compile(rf"{_I}(?![\w'.]|\.\w)"), "the user"),
     (re.compile(r"\b[Mm]y\b"), "the user's"),
     (re.compile(r"\b[Mm]ine\b"), "the user's"),
     (re.compile(r"\b[Mm]yself\b"), "the user"),
@@ -928,12 +932,19 @@ def _rewrite(
 
 
 # Whether a group of rewrites can apply at all: one search instead of each of its patterns.
-_ANY_PERSON = re.compile(r"\b(?:I|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|[Uu]s)\b")
+_ANY_PERSON = re.compile(
+    r"\b(?:[Ii]|[Ii]m|[Ii]ve|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|[Uu]s)\b"
+)
 _ANY_PER = re.compile(r"(?i)/|\b(?:per|each|every|yo|yrs?|aged)\b|ly\b")
+
+
+# A typographer's apostrophe (U+2019, "doesn\u2019t"), and its opening twin, as a keyboard's.
+_CURLY_APOSTROPHE = re.compile("[\u2018\u2019]")
 
 
 def normalise(text: str) -> str:
     """`text` in one wording (this module's docstring says which)."""
+    text = _CURLY_APOSTROPHE.sub("'", text)
     text = _terse(text)
     if _ANY_PERSON.search(text):
         text = _rewrite(text, _PERSON)

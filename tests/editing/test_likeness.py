@@ -480,9 +480,18 @@ def test_a_negation_in_each_of_two_clauses_still_negates(written):
 
 
 @pytest.mark.parametrize(
-    "written", ["Quit smoking in 2019.", "Gave up coffee.", "Her sertraline was stopped."]
+    "written",
+    [
+        "Quit smoking in 2019.",
+        "Gave up coffee.",
+        "Her sertraline was stopped.",
+        # A negation typed without its apostrophe, or with a typographer's.
+        "cant stand country music",
+        "doesnt eat meat",
+        "Doesn\u2019t eat meat.",
+    ],
 )
-def test_what_was_stopped_or_given_up_is_negated(written):
+def test_what_was_stopped_given_up_or_typed_without_an_apostrophe_is_negated(written):
     assert read(written).negative
 
 

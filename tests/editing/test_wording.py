@@ -24,6 +24,11 @@ from stores.editing.wording import TERSE_KEYS, TERSE_VERB_KEYS, normalise
         ),
         # "US" is a country, and "us-east-1" a region's name.
         ("Ships to the US from us-east-1.", "Ships to the United States from us-east-1."),
+        # As typed in a hurry, or set with a typographer's apostrophe.
+        ("i have two cats", "the user has 2 cats"),
+        ("im aws certified", "the user is aws certified"),
+        ("I\u2019m a nurse.", "the user is a nurse."),
+        ("Mum\u2019s flat, i.e. hers.", "Mum's flat, i.e. hers."),
     ],
 )
 def test_the_first_person_is_the_user(written, read):
