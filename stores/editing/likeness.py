@@ -260,15 +260,15 @@ AVERSIONS = ("hate", "hating", "detest", "dislik", "loath", "banned")
 # food allergies"; "does not eat peanuts: an allergy" restricts).
 _NEGATED_RESTRICTION_REACH = 1
 # Time words that set a statement at another time than now: in the past, or planned ("the
-# next visit", not "in the next two years", which runs from now). An age does so only after
-# a verb in the past ("was 170 cm at age 14"): "a peanut allergy (anaphylaxis at age 3)"
-# says what holds now.
+# next visit", not "in the next two years", which runs from now). An age, or "until", does so
+# only after a verb in the past ("was 170 cm at age 14", "was 500 mg until March"): "a
+# peanut allergy (anaphylaxis at age 3)" and "the lease runs until May" say what holds now.
 _ANOTHER_TIME = re.compile(
     r"\b(?:used to|previously|formerly|former|prior(?! to)|in the past|back in|growing up"
     r"|as a (?:child|kid|teenager|teen)|when the user was (?:young|younger|little|small|a kid)"
     r"|(?:before|until|till) (?:19|20)\d\d|years ago|(?:until|till) last"
     r"|(?<!the )last (?:year|month|week|spring|summer|autumn|fall|winter)"
-    r"|(?:was|were)\b[^;!?]{0,40}\bat (?:the )?age (?:of )?\d+"
+    r"|(?:was|were)\b[^;!?]{0,40}\b(?:at (?:the )?age (?:of )?\d+|until|till)"
     r"|before (?:i|he|she|they|we|it|the user) (?:was|were)"
     r"|plans? to|planning to|intends? to|planned for|upcoming"
     r"|next(?! (?:to|door|\d+|two|three|four|five|six|few|several|couple)\b))\b"
@@ -1001,7 +1001,8 @@ def _compare_read(
         return _same_meaning(first, second, similarity, trusted)
     shared, only_first, only_second = _shared_and_only(first, second)
     share = _shared_share(first, second)
-    timed = first.when[0] != second.when[0]  # one speaks of another time than now
+    # One speaks of another time than now.
+    timed = first.when[0] != second.when[0] and not _one_year(first, second)
     if _someone_else(first, only_first, only_second) or _someone_else(
         second, only_second, only_first
     ):
@@ -1043,6 +1044,8 @@ def _compare_read(
                 _alike(similarity, round(share, 2)),
                 f"one says all the other says and adds {_quote(extra)!r}",
             )
+        if similarity is not None and similarity >= trusted.same:
+            return _same_meaning(first, second, similarity, trusted)
         return None
     if timed:
         return None  # "used to live in Oslo" / "lives in Rome now": both can be true

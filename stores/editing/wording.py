@@ -13,7 +13,7 @@ first):
    and "first", "second", "third" alone, stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon", "7:42" →
    "19:00", "19:30", "20:30", "12:00", "07:42"; a range whose half of the day is said once,
-   "6-7pm" → "18:00-19:00", and a dash between two clocks as that hyphen.
+   "6-7pm" → "18:00-19:00", and a dash or "to" between two clocks as that hyphen.
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
    years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "25 mcg" → "0.025 mg"; "half an
@@ -404,8 +404,11 @@ def _noon(match: re.Match[str]) -> str:
 
 # A clock written with a one-digit hour ("the 7:42 train") as the two-digit one above gives.
 _ONE_DIGIT_HOUR = re.compile(r"(?<![\d:.,])(\d):([0-5]\d)(?![\d:])")
-# A dash between two clocks ("09:00 \u2013 17:30") as the hyphen of a range.
-_DASH_BETWEEN_CLOCKS = re.compile(r"(?<=\d:\d\d)\s?[\u2013\u2014]\s?(?=\d{1,2}:\d\d)")
+# A dash or a "to" between two clocks ("09:00 \u2013 17:30", "22:00 to 06:00") as the hyphen
+# of a range.
+_DASH_BETWEEN_CLOCKS = re.compile(
+    r"(?<=\d:\d\d)(?:\s?[\u2013\u2014-]\s?|\s(?:to|till|until)\s)(?=\d{1,2}:\d\d)"
+)
 
 
 # --- units -----------------------------------------------------------------------------

@@ -176,6 +176,8 @@ def both_ways(first: str, second: str, similarity: float | None) -> list[Likenes
         # A relative by a familiar name; a season last year told two ways.
         ("My gran lives with me.", "The user's grandmother lives with the user."),
         ("Ivo gave up judo last summer.", "Ivo stopped judo in the summer of last year."),
+        # One says all the other does, and more than as much again in other words.
+        ("No calls on Fridays.", "The user doesn't take phone or video calls on Fridays."),
     ],
 )
 def test_duplicates_in_other_wordings(first, second):
@@ -739,6 +741,11 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         ("Gateway runs 8 replicas in prod.", "in staging, gateway has 2 replicas"),
         ("Work email: j.kim@acme.io", "Personal email: jiwoo.kim@gmail.com"),
         ("mob: 07700 900321", "Landline at home is 020 7946 0018."),
+        # A dose until a month, and the dose since.
+        (
+            "Harold's metformin was 500 mg until March.",
+            "Since March, Harold takes 1000 mg metformin daily.",
+        ),
         # A job before this one.
         ("Prior job: Deloitte, audit.", "Works at Deloitte as an auditor."),
         # A negation of another thing than the other says: an exception, another liking.
@@ -774,6 +781,8 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         ("Ola drinks coffee every morning.", "Ola gave up coffee years ago, hasn't had one since."),
         # An age beside what holds now is no other time.
         ("Ada has a severe egg allergy (a reaction at age 2).", "Ada is allergic to eggs."),
+        # What holds until a date, said in the present.
+        ("The lease runs until December 2025.", "Tenancy ends 30/06/2025."),
         # Where someone sits, what comes before a time, and a year up to now.
         ("Matilda sits next to Jonah in class.", "Jonah is Matilda's desk neighbour."),
         ("Do not call before 10am.", "No phone calls prior to ten in the morning."),

@@ -338,6 +338,7 @@ def test_a_fraction_a_version_or_a_verb_is_no_date(written):
         ("INC-2087 lasted 2h 10m.", "INC-2087 lasted 130 minutes."),
         ("Ran it in 1 hr and 5 mins.", "Ran it in 65 min."),
         ("Keep BP below 130 over 80.", "Keep BP below 130/80."),
+        ("Works night shifts, 10pm\u20136am.", "Works night shifts, 22:00 to 06:00."),
     ],
 )
 def test_heights_durations_halves_and_restrictions_read_one_way(first, second):
