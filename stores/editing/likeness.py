@@ -449,7 +449,12 @@ _IDENTIFIER = re.compile(r"[a-z]+(?:-[a-z]+)*-\d+(?:\.\d+)*[a-z]?")
 _UNIT_WORDS = frozenset(cut(unit) for unit in UNITS)
 # Words a number after them labels rather than counts or dates ("port 2022", "room 1984").
 _NUMBERING_WORDS = frozenset(
-    cut(word) for word in ("port", "room", "number", "extension", "ext", "flat", "unit", "pin")
+    cut(word)
+    for word in (
+        *("port", "room", "number", "extension", "ext", "flat", "unit", "pin"),
+        *("incident", "ticket", "case", "order", "invoice", "issue", "flight", "bus", "route"),
+        *("gate", "platform", "policy", "claim", "ref"),
+    )
 )
 # A person's title, written with its full stop.
 _TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof"})
@@ -1160,8 +1165,13 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
         was = {word.canon for word in first.words if word.value is kind}
         now = {word.canon for word in second.words if word.value is kind}
         if kind is ValueKind.NAME:
-            # "MBP" beside "MacBook Pro": one name, once shortened to its capitals.
+            # "MBP" beside "MacBook Pro": one name, once shortened to its capitals. Names
+            # each of which the other says, where it is not read as one (opening a sentence,
+            # in lower case: "Priya books through Marco" / "Marco is Priya's agent"), are
+            # the same names.
             was, now = was - initials(second), now - initials(first)
+            if was <= second.canon and now <= first.canon:
+                continue
         if (was and now and was.isdisjoint(now)) or (
             kind is ValueKind.DATE and _date_parts_apart(was, now)
         ):

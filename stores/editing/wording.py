@@ -38,8 +38,8 @@ first):
 8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
    brings a date ("on", "due", "appointment", "Friday"), so "1/2 cup" and "24/7" stay;
-   "'18" → 2018; "03/2026" → "March 2026"; a month's short name beside a day, "22nd nov",
-   "jan 5th"; "the third quarter" → "Q3".
+   "'18" → 2018; "03/2026" → "March 2026"; a month's short name beside a day or a year,
+   "22nd nov", "jan 5th", "jan 2024"; "the third quarter" → "Q3".
 9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set).
 10. **The opening**: a memory that opens on "They", "She", "Customer" or "Client", or on its
@@ -812,6 +812,11 @@ _QUARTER = re.compile(
 _MONTH_YEAR = re.compile(r"(?<![\w/.])(\d{1,2})/((?:19|20)\d\d)(?![\w/]|\.\d)")
 
 
+# A month by its name, short or long, before its year ("jan 2024", "Sept 2019"): beside a
+# year a short name is the month too.
+_NAMED_MONTH_YEAR = re.compile(rf"(?i)\b({_MONTH})\.?\s((?:19|20)\d\d)\b")
+
+
 def _month_year(match: re.Match[str]) -> str:
     month = int(match.group(1))
     return f"{_MONTH_NAMES[month - 1]} {match.group(2)}" if 1 <= month <= 12 else match.group()
@@ -992,6 +997,9 @@ def normalise(text: str) -> str:
     text = _ISO_DATE.sub(_iso_date, text)
     text = _SLASH_DATE.sub(_slash_date, text)
     text = _MONTH_YEAR.sub(_month_year, text)
+    text = _NAMED_MONTH_YEAR.sub(
+        lambda m: f"{_MONTH_NAMES[_MONTH_NUMBERS[m[1].casefold()] - 1]} {m[2]}", text
+    )
     text = _DAY_MONTH.sub(_spelled_date, text)
     text = _MONTH_DAY.sub(_spelled_date, text)
     text = _QUARTER.sub(lambda m: f"Q{_day_number(m.group(1))}", text)

@@ -176,6 +176,8 @@ def both_ways(first: str, second: str, similarity: float | None) -> list[Likenes
         # A relative by a familiar name; a season last year told two ways.
         ("My gran lives with me.", "The user's grandmother lives with the user."),
         ("Ivo gave up judo last summer.", "Ivo stopped judo in the summer of last year."),
+        # The same names, one opening its sentence where it is not read as a name.
+        ("Marco is Priya's travel agent.", "Priya books her trips through her agent, Marco."),
         # One says all the other does, and more than as much again in other words.
         ("No calls on Fridays.", "The user doesn't take phone or video calls on Fridays."),
     ],
@@ -504,6 +506,10 @@ def test_two_negations_in_one_clause_cancel():
 def test_a_titles_full_stop_ends_no_sentence():
     words = read("Their form tutor is Mr. Adeyemi.").words
     assert [word.value for word in words][-1] is ValueKind.NAME
+
+
+def test_an_incidents_number_is_no_year():
+    assert read("Incident 2087 lasted an hour.").words[1].value is ValueKind.NUMBER
 
 
 def test_a_year_alone_is_still_a_date():

@@ -294,6 +294,8 @@ def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, rea
         ("bday 22nd nov", "bday November 22"),
         ("renews jan 5th", "renews January 5"),
         ("due sept 3, 2027", "due September 3 2027"),
+        # Or beside a year.
+        ("became TL jan '24", "became TL January 2024"),
         # A quarter by its number.
         ("Churned in the third quarter.", "Churned in Q3."),
         ("Launch in the 4th quarter.", "Launch in Q4."),
