@@ -24,9 +24,10 @@ first):
    ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
    "2079460011"), and a card's or an account's digits in one run ("No. 884 112 907" →
    "number 884112907"); a version by its number ("v20" → "20").
-5. **Abbreviations** people write for places, jobs, tools and days ("NYC" → "New York City",
-   "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday"), written as they are
-   (case kept, so "US" is a country, while "us" is the user, step 1).
+5. **Abbreviations** people write for places, jobs, tools, days and doses ("NYC" → "New York
+   City", "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday", "BID" → "2
+   times a day"), written as they are (case kept, so "US" is a country, while "us" is the
+   user, step 1).
 6. **Terse notes** to the statement they abbreviate: "editor: vim", "tz=Europe/Berlin",
    "diet - vegetarian" → "The user's editor is vim", "The user's time zone is
    Europe/Berlin", "The user's diet is vegetarian"; "pref: dark mode" and a note that opens
@@ -708,6 +709,12 @@ ABBREVIATIONS = {
     "bc": "because",
     "approx.": "about",
     "approx": "about",
+    # How often a dose is taken, as prescriptions and care notes write it.
+    **dict.fromkeys(("BID", "bd", "BD", "b.d."), "2 times a day"),
+    **dict.fromkeys(("TID", "tds", "TDS", "t.d.s."), "3 times a day"),
+    **dict.fromkeys(("QID", "qds", "QDS", "q.d.s."), "4 times a day"),
+    **dict.fromkeys(("QD", "qd"), "once a day"),
+    **dict.fromkeys(("PRN", "prn"), "as needed"),
     "Mon": "Monday",
     "Tue": "Tuesday",
     "Tues": "Tuesday",

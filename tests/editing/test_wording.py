@@ -149,6 +149,8 @@ def test_money_and_periods_read_one_way(first, second):
         ("Works on PST.", "The user works on Pacific time."),
         ("Opened a PR in the repo.", "Opened a pull request in the repository."),
         ("Edits prod config in nvim.", "Edits production configuration in Neovim."),
+        ("Metformin 500 mg BID.", "Metformin 500 mg 2 times a day."),
+        ("Paracetamol prn.", "Paracetamol as needed."),
     ],
 )
 def test_abbreviations_are_written_out(written, read):
