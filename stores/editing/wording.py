@@ -178,6 +178,8 @@ _TENS_WORDS = {
     "ninety": 90,
 }
 _SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+# The first half of a year said in two ("nineteen ninety").
+_CENTURIES = {"nineteen": 19, "twenty": 20}
 _NUMBER_WORD = "|".join([*_UNITS_WORDS, *_TENS_WORDS, *_SCALES, "a dozen", "dozen", "and"])
 
 
@@ -323,8 +325,16 @@ def _digits_of(text: str) -> str:
         return _digits_of(head.group(1)) + head.group(2) if head else text
     if words == ["one"]:
         return text  # "the one closest": a pronoun as often as a number
-    number = _number_of(words)
+    number = _year_of(words) or _number_of(words)
     return text if number is None else str(number)
+
+
+def _year_of(words: list[str]) -> int | None:
+    """A year said as its two halves ("nineteen ninety", "twenty twenty-four"), or None."""
+    if len(words) < 2 or words[0] not in _CENTURIES or "and" in words:
+        return None
+    rest = _number_of(words[1:])
+    return _CENTURIES[words[0]] * 100 + rest if rest is not None and 10 <= rest <= 99 else None
 
 
 # --- times of day ----------------------------------------------------------------------
@@ -648,6 +658,8 @@ ABBREVIATIONS = {
     "JS": "JavaScript",
     "TS": "TypeScript",
     "k8s": "Kubernetes",
+    "GH": "GitHub",
+    "TL": "team lead",
     "CI": "continuous integration",
     "nvim": "Neovim",
     "vscode": "VS Code",
@@ -716,12 +728,10 @@ ABBREVIATIONS = {
     **dict.fromkeys(("QD", "qd"), "once a day"),
     **dict.fromkeys(("PRN", "prn"), "as needed"),
     "Mon": "Monday",
-    "Tue": "Tuesday",
-    "Tues": "Tuesday",
+    **dict.fromkeys(("Tue", "Tues", "tue", "tues"), "Tuesday"),
     "Wed": "Wednesday",
-    "Thu": "Thursday",
-    "Thurs": "Thursday",
-    "Fri": "Friday",
+    **dict.fromkeys(("Thu", "Thurs", "thu", "thurs"), "Thursday"),
+    **dict.fromkeys(("Fri", "fri"), "Friday"),
     "Sat": "Saturday",
     "Sun": "Sunday",
     "Jan": "January",

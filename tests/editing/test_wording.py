@@ -43,6 +43,10 @@ def test_the_first_person_is_the_user(written, read):
         ("A dozen eggs a week.", "12 eggs a week."),
         ("One hundred and twenty pages.", "120 pages."),
         ("Walked twice a day.", "Walked 2 times a day."),
+        # A year said in two halves; "twenty one" is no year.
+        ("Born in nineteen ninety.", "Born in 1990."),
+        ("Moved in twenty twenty-four.", "Moved in 2024."),
+        ("Twenty one candles.", "21 candles."),
         # "Once" is as often "formerly": it stays.
         ("Once lived in Rome.", "Once lived in Rome."),
         # A lone "one" is as often a pronoun; two numbers in a row are not one number.
@@ -151,6 +155,8 @@ def test_money_and_periods_read_one_way(first, second):
         ("Edits prod config in nvim.", "Edits production configuration in Neovim."),
         ("Metformin 500 mg BID.", "Metformin 500 mg 2 times a day."),
         ("Paracetamol prn.", "Paracetamol as needed."),
+        ("Became TL; uses GH Actions.", "Became team lead; uses GitHub Actions."),
+        ("Gym on tues and fri.", "Gym on Tuesday and Friday."),
     ],
 )
 def test_abbreviations_are_written_out(written, read):
