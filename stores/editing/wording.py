@@ -7,10 +7,10 @@ first):
    memory written in the first person is about the user, as one written in the third; so
    are "i", "im" and "ive", as typed in a hurry.
 2. **Numbers written as words**: "forty-five", "twenty seven", "a dozen", "one hundred and
-   twenty", "twice", "six and a half percent", "four and a quarter", "type one" → "45",
-   "27", "12", "120", "2 times", "6.5%", "4.25", "type 1"; "2x daily" → "2 times a day";
-   ordinals, "fifteenth", "twenty-first" → "15th", "21st" (a lone "one" used as a pronoun,
-   and "first", "second", "third" alone, stay).
+   twenty", "twice", "six and a half percent", "four and a quarter", "type one", "nineteen
+   ninety" → "45", "27", "12", "120", "2 times", "6.5%", "4.25", "type 1", "1990"; "2x
+   daily" → "2 times a day"; ordinals, "fifteenth", "twenty-first" → "15th", "21st" (a lone
+   "one" used as a pronoun, and "first", "second", "third" alone, stay).
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon", "7:42" →
    "19:00", "19:30", "20:30", "12:00", "07:42"; a range whose half of the day is said once,
    "6-7pm" → "18:00-19:00", and a dash or "to" between two clocks as that hyphen.
