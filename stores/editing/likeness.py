@@ -1477,6 +1477,10 @@ def _someone_else(reading: Reading, only: list[Word], others: list[Word]) -> boo
     named = {word.canon for word in only if word.canon in ENTITY_NOUNS}
     if not named or any(word.canon in _KINDS_OF_OTHERS for word in others):
         return False  # the other speaks of a kind of them: "no siblings" / "her brother"
+    if named <= _KINDS_OF_OTHERS and any(
+        word.canon in ENTITY_NOUNS - _KINDS_OF_OTHERS for word in reading.words
+    ):
+        return False  # the kind heads those the text names: "pets: 2 cats"
     opening = _opening(reading)
     if named & opening:
         # "The user's son Noah" beside "Noah is allergic ...": the other names that relative.

@@ -42,7 +42,8 @@ first):
    "'18" → 2018; "03/2026" → "March 2026"; a month's short name beside a day or a year,
    "22nd nov", "jan 5th", "jan 2024"; "the third quarter" → "Q3".
 9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
-   X's manager" reads once its words are compared as a set).
+   X's manager" reads once its words are compared as a set); a spouse's parent or sibling
+   as an in-law, "my wife's mum" → "my mother-in-law".
 10. **The opening**: a memory that opens on "They", "She", "Customer" or "Client", or on its
     verb with no subject ("Lives in Oslo", "Currently pays for ..."), opens on "The user".
 
@@ -942,6 +943,18 @@ def _terse(text: str) -> str:
 
 # --- converse relations ----------------------------------------------------------------
 
+# A spouse's parent or sibling is an in-law ("my wife's mum" is "my mother-in-law").
+_IN_LAW = re.compile(
+    r"(?i)\b(?:wife|husband|partner|spouse)'s (mum|mom|mother|dad|father|sister|brother)\b"
+)
+_IN_LAW_OF = {"mum": "mother", "mom": "mother", "dad": "father"}
+
+
+def _in_law(match: re.Match[str]) -> str:
+    relative = match[1].casefold()
+    return f"{_IN_LAW_OF.get(relative, relative)}-in-law"
+
+
 _CONVERSE = (
     (re.compile(r"(?i)\breports? to\b"), "is managed by"),
     (re.compile(r"(?i)\bworks? (?:for|under)\b"), "is managed by"),
@@ -1021,5 +1034,6 @@ def normalise(text: str) -> str:
     text = _MONTH_DAY.sub(_spelled_date, text)
     text = _QUARTER.sub(lambda m: f"Q{_day_number(m.group(1))}", text)
     text = _rewrite(text, _CONVERSE)
+    text = _IN_LAW.sub(_in_law, text)
     # Last, so an opening written out above ("WFH" → "works from home") is read too.
     return _opening_subject(text)

@@ -178,6 +178,8 @@ def both_ways(first: str, second: str, similarity: float | None) -> list[Likenes
         ("Ivo gave up judo last summer.", "Ivo stopped judo in the summer of last year."),
         # The same names, one opening its sentence where it is not read as a name.
         ("Marco is Priya's travel agent.", "Priya books her trips through her agent, Marco."),
+        # A kind that heads those the text names is no one else.
+        ("I've got two cats, Miso and Pepper.", "pets: 2 cats (Pepper, Miso)"),
         # One says all the other does, and more than as much again in other words.
         ("No calls on Fridays.", "The user doesn't take phone or video calls on Fridays."),
     ],

@@ -181,6 +181,17 @@ def test_a_letter_beside_a_sign_in_other_words_is_no_blood_group(written):
     assert "positive" not in normalise(written) and "negative" not in normalise(written)
 
 
+@pytest.mark.parametrize(
+    ("written", "read"),
+    [
+        ("My wife's mum visits on Sundays.", "the user's mother-in-law visits on Sundays."),
+        ("Her husband's brother is a nurse.", "Her brother-in-law is a nurse."),
+    ],
+)
+def test_a_spouses_parent_or_sibling_is_an_in_law(written, read):
+    assert normalise(written) == read
+
+
 def test_a_converse_relation_reads_one_way():
     assert normalise("Tom reports to Hannah.") == "Tom is managed by Hannah."
 
