@@ -660,6 +660,7 @@ ABBREVIATIONS = {
     "TS": "TypeScript",
     "k8s": "Kubernetes",
     "GH": "GitHub",
+    "F1": "Formula 1",
     "TL": "team lead",
     "CI": "continuous integration",
     "nvim": "Neovim",

@@ -156,6 +156,7 @@ def test_money_and_periods_read_one_way(first, second):
         ("Metformin 500 mg BID.", "Metformin 500 mg 2 times a day."),
         ("Paracetamol prn.", "Paracetamol as needed."),
         ("Became TL; uses GH Actions.", "Became team lead; uses GitHub Actions."),
+        ("An F1 fan.", "An Formula 1 fan."),
         ("Gym on tues and fri.", "Gym on Tuesday and Friday."),
     ],
 )
