@@ -212,7 +212,10 @@ OPPOSITES = {
 # scales whose ends exclude each other whatever the thing is ("hot" and "cold" coffee may
 # both be liked; a verb that gathers, as "likes", is never read so).
 _SCALES_TEXT = (
-    ("short brief concis succinct ters", "long detail lengthy verbos thorough in-depth"),
+    (
+        "short brief concis succinct ters short-haul",
+        "long detail lengthy verbos thorough in-depth long-haul",
+    ),
     ("dark", "light"),
     ("left-handed lefty", "right-handed righty"),
     ("junior", "senior"),
@@ -718,6 +721,8 @@ def compare(
     second = _measures_as_the_others(second, first)
     trusted = thresholds or Thresholds()
     apart = _scales_apart(first, second)
+    if len(apart) > 1:
+        return None  # "aisle on long-haul" / "window on short hops": one end where each holds
     if apart:  # two ends of one scale never say the same thing
         return _ends_conflict(first, second, apart, similarity, trusted)
     return _compare_read(first, second, similarity, trusted, opposites)
@@ -736,6 +741,8 @@ def kept_apart(first: Reading, second: Reading) -> bool:
         return True
     if _scopes_apart(first, second) and differing_values(first, second):
         return True  # "7 hours on weeknights" / "9 hours at weekends": one value at each end
+    if len(_scales_apart(first, second)) > 1:
+        return True  # "aisle on long-haul" / "window on short hops": so with a scale
     first, second, _ = _opposites(first, second)
     shared, only_first, only_second = _shared_and_only(first, second)
     return (

@@ -749,6 +749,8 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         ("Gateway runs 8 replicas in prod.", "in staging, gateway has 2 replicas"),
         ("Work email: j.kim@acme.io", "Personal email: jiwoo.kim@gmail.com"),
         ("mob: 07700 900321", "Landline at home is 020 7946 0018."),
+        # Two scales apart at once: one end of each where the other's end holds.
+        ("Prefers aisle seats on long-haul flights.", "On short hops I like the window."),
         # A dose until a month, and the dose since.
         (
             "Harold's metformin was 500 mg until March.",
