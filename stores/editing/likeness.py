@@ -263,15 +263,19 @@ AVERSIONS = ("hate", "hating", "detest", "dislik", "loath", "banned")
 # food allergies"; "does not eat peanuts: an allergy" restricts).
 _NEGATED_RESTRICTION_REACH = 1
 # Time words that set a statement at another time than now: in the past, or planned ("the
-# next visit", not "in the next two years", which runs from now). An age, or "until", does so
-# only after a verb in the past ("was 170 cm at age 14", "was 500 mg until March"): "a
-# peanut allergy (anaphylaxis at age 3)" and "the lease runs until May" say what holds now.
+# next visit", not "in the next two years", which runs from now), or an age of life ("in
+# his twenties"). An age, "until", a school or a start do so only after a verb in the past
+# ("was 170 cm at age 14", "was 500 mg until March", "was close to Tom in school", "was an
+# analyst when she joined"): "a peanut allergy (anaphylaxis at age 3)" and "the lease runs
+# until May" say what holds now.
 _ANOTHER_TIME = re.compile(
     r"\b(?:used to|previously|formerly|former|prior(?! to)|in the past|back in|growing up"
     r"|as a (?:child|kid|teenager|teen)|when the user was (?:young|younger|little|small|a kid)"
     r"|(?:before|until|till) (?:19|20)\d\d|years ago|(?:until|till) last"
     r"|(?<!the )last (?:year|month|week|spring|summer|autumn|fall|winter)"
-    r"|(?:was|were)\b[^;!?]{0,40}\b(?:at (?:the )?age (?:of )?\d+|until|till)"
+    r"|(?:was|were)\b[^;!?]{0,40}\b(?:at (?:the )?age (?:of )?\d+|until|till"
+    r"|in (?:high )?(?:school|college|university)|when (?:i|he|she|they|we|the user) \w+ed)"
+    r"|in (?:his|her|their|the user s) (?:teens|twenties|thirties|forties|fifties|sixties)"
     r"|before (?:i|he|she|they|we|it|the user) (?:was|were)"
     r"|plans? to|planning to|intends? to|planned for|upcoming"
     r"|next(?! (?:to|door|\d+|two|three|four|five|six|few|several|couple)\b))\b"

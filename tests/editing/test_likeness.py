@@ -756,6 +756,11 @@ def test_an_acronym_as_a_notes_key_is_written_out():
             "Harold's metformin was 500 mg until March.",
             "Since March, Harold takes 1000 mg metformin daily.",
         ),
+        # A past told by an age of life, a school, or a start.
+        ("Smoked a pack a day in his twenties.", "User is a non-smoker."),
+        ("I was vegan for three years in my twenties.", "I eat fish twice a week."),
+        ("User was close to Tom in school.", "User rarely talks to Tom."),
+        ("Her title was Data Analyst when she joined.", "Her title is Senior Data Scientist."),
         # A job before this one.
         ("Prior job: Deloitte, audit.", "Works at Deloitte as an auditor."),
         # A negation of another thing than the other says: an exception, another liking.
