@@ -286,6 +286,15 @@ _PRESENT = re.compile(
     r"|this (?:year|month|week))\b"
 )
 
+# Words that say a text tells one more fact beside another ("I also take vitamin D", "has an
+# egg allergy too"): not the other said again, nor the other changed.
+_ADDS_TO_ANOTHER = re.compile(r"\b(?:also|as well)\b|\btoo$")
+
+
+def _one_adds_to_another(first: Reading, second: Reading) -> bool:
+    return any(_ADDS_TO_ANOTHER.search(reading.normalised) for reading in (first, second))
+
+
 # Words that say a thing is so now, and so may not have been: said by one text only, the two
 # are not one fact said twice.
 _NOW = re.compile(r"\b(?:now|nowadays|these days|any ?more|no longer)\b")
@@ -724,6 +733,8 @@ def compare(
     first, second = _hours_as_clocks(first, second), _hours_as_clocks(second, first)
     second = _measures_as_the_others(second, first)
     trusted = thresholds or Thresholds()
+    if _one_adds_to_another(first, second):
+        return None
     apart = _scales_apart(first, second)
     if len(apart) > 1:
         return None  # "aisle on long-haul" / "window on short hops": one end where each holds
@@ -747,6 +758,8 @@ def kept_apart(first: Reading, second: Reading) -> bool:
         return True  # "7 hours on weeknights" / "9 hours at weekends": one value at each end
     if len(_scales_apart(first, second)) > 1:
         return True  # "aisle on long-haul" / "window on short hops": so with a scale
+    if _one_adds_to_another(first, second):
+        return True
     first, second, _ = _opposites(first, second)
     shared, only_first, only_second = _shared_and_only(first, second)
     return (

@@ -706,10 +706,12 @@ def test_one_saying_more_beside_a_changed_value_conflicts_without_the_embeddings
         ("No feature deploys on Fridays.", "friday hotfixes are allowed if the IC signs off"),
         # A liking and a dislike, each of another thing.
         ("Doesn't like horror films", "Loves Stephen King novels."),
+        # One more fact beside the other.
+        ("Weekly 1:1 with my manager on Tuesdays.", "Monthly skip-level, also on a Tuesday."),
         ("Rosa doesn't like flying.", "Rosa is happy to take long train journeys."),
     ],
 )
-def test_a_plan_an_exception_or_another_liking_is_fine_together(first, second):
+def test_a_plan_an_exception_another_liking_or_one_more_fact_is_fine_together(first, second):
     assert all(found is None for found in both_ways(first, second, ALIKE))
 
 
@@ -749,6 +751,9 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         ("Gateway runs 8 replicas in prod.", "in staging, gateway has 2 replicas"),
         ("Work email: j.kim@acme.io", "Personal email: jiwoo.kim@gmail.com"),
         ("mob: 07700 900321", "Landline at home is 020 7946 0018."),
+        # One tells a fact beside another.
+        ("The user takes metformin twice a day.", "I also take vitamin D every morning."),
+        ("Hazel is allergic to eggs.", "Hazel's friend Jim has an egg allergy too."),
         # Two scales apart at once: one end of each where the other's end holds.
         ("Prefers aisle seats on long-haul flights.", "On short hops I like the window."),
         # A dose until a month, and the dose since.
