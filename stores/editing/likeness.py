@@ -760,6 +760,8 @@ def kept_apart(first: Reading, second: Reading) -> bool:
         return True  # "aisle on long-haul" / "window on short hops": so with a scale
     if _one_adds_to_another(first, second):
         return True
+    if _years_apart_with_values(first, second):
+        return True  # "the 2025 budget: $200k" / "spent $90k in 2024": two years' figures
     first, second, _ = _opposites(first, second)
     shared, only_first, only_second = _shared_and_only(first, second)
     return (
@@ -786,16 +788,28 @@ def _scopes_apart(first: Reading, second: Reading) -> bool:
     )
 
 
+def _years_apart_with_values(first: Reading, second: Reading) -> bool:
+    """Whether each names a year the other does not, beside a value of another kind that
+    differs too: each gives that year's figure. A year told as the start of now ("since
+    2021") is no other year's figure."""
+    if first.when[1] or second.when[1]:
+        return False
+    ours, theirs = _years(first), _years(second)
+    if not (ours and theirs) or ours & theirs:
+        return False
+    return any(kind is not ValueKind.DATE for kind in differing_values(first, second))
+
+
+def _years(reading: Reading) -> set[str]:
+    return {word.canon for word in reading.words if FULL_YEAR.fullmatch(word.canon)}
+
+
 def _one_year(first: Reading, second: Reading) -> bool:
     """Whether the two name one year and neither says "now": "bought in 2016" and "bought
     back in 2016" tell one time, the time word only saying it is past."""
     if first.when[1] or second.when[1]:
         return False
-    years = [
-        {word.canon for word in reading.words if FULL_YEAR.fullmatch(word.canon)}
-        for reading in (first, second)
-    ]
-    return bool(years[0] & years[1])
+    return bool(_years(first) & _years(second))
 
 
 # Below this sureness a conflict the pair model reads, with no value or negation in the words

@@ -751,6 +751,8 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         ("Gateway runs 8 replicas in prod.", "in staging, gateway has 2 replicas"),
         ("Work email: j.kim@acme.io", "Personal email: jiwoo.kim@gmail.com"),
         ("mob: 07700 900321", "Landline at home is 020 7946 0018."),
+        # Each year's figure.
+        ("Onyx Home's 2025 CRM budget: $200k", "Onyx Home spent just $90k on CRM tools in 2024."),
         # One tells a fact beside another.
         ("The user takes metformin twice a day.", "I also take vitamin D every morning."),
         ("Hazel is allergic to eggs.", "Hazel's friend Jim has an egg allergy too."),
@@ -801,6 +803,8 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         ("Ola drinks coffee every morning.", "Ola gave up coffee years ago, hasn't had one since."),
         # An age beside what holds now is no other time.
         ("Ada has a severe egg allergy (a reaction at age 2).", "Ada is allergic to eggs."),
+        # A year told as the start of now, beside another value.
+        ("Manager: Ines Duarte (since 2023)", "Has had the same manager, Rob Patel, since 2021."),
         # What holds until a date, said in the present.
         ("The lease runs until December 2025.", "Tenancy ends 30/06/2025."),
         # Where someone sits, what comes before a time, and a year up to now.
