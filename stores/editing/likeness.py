@@ -1088,6 +1088,7 @@ def _compare_read(
                 f"one says all the other says and adds {_quote(extra)!r}",
             )
         if similarity is not None and similarity >= trusted.same:
+            # More said beside it than the two share: one thing reworded, if meant alike.
             return _same_meaning(first, second, similarity, trusted)
         return None
     if timed:
