@@ -801,7 +801,16 @@ def _years_apart_with_values(first: Reading, second: Reading) -> bool:
 
 
 def _years(reading: Reading) -> set[str]:
-    return {word.canon for word in reading.words if FULL_YEAR.fullmatch(word.canon)}
+    """The years a text names, alone or as a run ("2015-2018")."""
+    return {
+        year
+        for word in reading.words
+        if _YEARS.fullmatch(word.canon)
+        for year in word.canon.split("-")
+    }
+
+
+_YEARS = re.compile(rf"{FULL_YEAR.pattern}(?:-{FULL_YEAR.pattern})?")
 
 
 def _one_year(first: Reading, second: Reading) -> bool:

@@ -17,9 +17,10 @@ first):
 4. **Units and money**: a quantity in one unit of each measure ("188 cm", "1.88 metres",
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
    years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "25 mcg" → "0.025 mg"; "half an
-   hour", "three quarters of an hour", "2h 10m" → "30 minutes", "45 minutes", "130 minutes";
-   "21°C" → "21 celsius"; "130 over 80" → "130/80"), "/mo", "monthly", "per month", "every
-   day" → "a month", "a day" (also hour, week, year); "15 dollars", "USD 15", "1,200 USD",
+   hour", "three quarters of an hour", "2h 10m", "one week" → "30 minutes", "45 minutes",
+   "130 minutes", "7 days"; "21°C" → "21 celsius"; "130 over 80" → "130/80"), "/mo",
+   "monthly", "per month", "every day" → "a month", "a day" (also hour, week, year); "15
+   dollars", "USD 15", "1,200 USD",
    "15 bucks" → "$15", "$1,200"; a phone number as dialled within its country
    ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
    "2079460011"), and a card's or an account's digits in one run ("No. 884 112 907" →
@@ -40,7 +41,8 @@ first):
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
    brings a date ("on", "due", "appointment", "Friday"), so "1/2 cup" and "24/7" stay;
    "'18" → 2018; "03/2026" → "March 2026"; a month's short name beside a day or a year,
-   "22nd nov", "jan 5th", "jan 2024"; "the third quarter" → "Q3".
+   "22nd nov", "jan 5th", "jan 2024"; "the third quarter" → "Q3"; a run of years with a dash of
+   any kind, its end shortened or not ("2015 - 18") → "2015-2018".
 9. **Converse relations** to one direction: "X reports to Y" → "X is managed by Y" (as "Y is
    X's manager" reads once its words are compared as a set); a spouse's parent or sibling
    as an in-law, "my wife's mum" → "my mother-in-law".
@@ -282,6 +284,10 @@ def _ordinal_meant(match: re.Match[str]) -> bool:
 _NUMBERED_ONE = re.compile(
     r"(?i)\b(type|level|grade|stage|phase|class|category|size|step|version|number|tier)"
     r"[\s-]+one\b(?![\s-]+(?:hundred|thousand|million))"
+)
+# "One" before a unit is the number ("one week", "one hour"); "one day" is as often "some day".
+_ONE_MEASURED = re.compile(
+    r"(?i)\bone(?=[\s-](?:week|month|year|hour|minute|mile|kilo(?:metre|gram)?|litre|metre)s?\b)"
 )
 # "6 and a half", "two-and-a-half", "four and a quarter" once its words are digits.
 _AND_A_FRACTION = re.compile(r"(?i)\b(\d+)(?:\s+|-)and(?:\s+|-)(a|3)(?:\s+|-)(half|quarters?)\b")
@@ -781,6 +787,20 @@ _WOULD_RATHER = re.compile(r"(?i)\bwould rather\b(?P<chosen>[^.;!?]*?)\bthan\b")
 _SHORT_YEAR = re.compile(r"(?<![\w'\u2019])['\u2019](\d\d)(?=s?\b)(?!['\u2019])")
 
 
+# A run of years with a dash, its end maybe shortened ("2015\u201318", "2016 - 2020"), as
+# one form: "2015-2018".
+_YEAR_RANGE = re.compile(
+    r"(?<![\w.])((?:19|20)\d\d)\s?[\u2013\u2014-]\s?((?:19|20)?\d\d)(?![\w.:/])"
+)
+
+
+def _year_range(match: re.Match[str]) -> str:
+    start, end = match.groups()
+    if len(end) == 2:
+        end = start[:2] + end
+    return f"{start}-{end}" if end > start else match.group()
+
+
 def _short_year_of(two_digits: int) -> str:
     """The year a person means by its last two digits: the last century's past 40."""
     return f"{19 if two_digits > 40 else 20}{two_digits:02d}"
@@ -813,7 +833,8 @@ _ISO_DATE = re.compile(r"(?<![\w/.-])((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})(?![\w/-
 _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 _SLASH_DATE = re.compile(
     r"(?<![\w/.])(?:(?<=\bon )|(?<=\bby )|(?<=\bdue )|(?<=\buntil )|(?<=\bbefore )"
-    r"|(?<=\bafter )|(?<=\bappointment )|(?<=\bdate )|(?<=\bis )|(?<=: )|"
+    r"|(?<=\bafter )|(?<=\bappointment )|(?<=\bdate )|(?<=\bis )|(?<=: )|(?<=\bstarting )"
+    r"|(?<=\bfrom )|(?<=\bsince )|"
     + "|".join(f"(?<={day} )" for day in _WEEKDAYS)
     + r")(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)"
     r"|(?<![\w/.])(?:(\d{1,2})/(\d{1,2})/((?:19|20)?\d\d)|(\d\d)\.(\d\d)\.((?:19|20)\d\d))"
@@ -989,6 +1010,7 @@ def normalise(text: str) -> str:
         text = _rewrite(text, _PERSON)
         text = _rewrite(text, _AGREEMENT)
     text = _NUMBERED_ONE.sub(lambda m: f"{m.group(1)} 1", text)
+    text = _ONE_MEASURED.sub("1", text)
     text = _NUMBER_RUN.sub(_digits, text)
     text = _AND_A_FRACTION.sub(_and_a_fraction, text)
     text = _HALF_A.sub(lambda m: f"0.5 {m.group(1)}", text)
@@ -1024,6 +1046,7 @@ def normalise(text: str) -> str:
     text = _VERSION.sub(r"\1", text)
     text = _WOULD_RATHER.sub(lambda m: f"prefers to{m.group('chosen')}not", text)
     text = _RATHER_THAN.sub("not", text)
+    text = _YEAR_RANGE.sub(_year_range, text)
     text = _SHORT_YEAR.sub(lambda m: _short_year_of(int(m.group(1))), text)
     text = _ISO_DATE.sub(_iso_date, text)
     text = _SLASH_DATE.sub(_slash_date, text)

@@ -793,8 +793,9 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         # A name only one text opens with, about what the other opens with.
         ("Priya Shah leads the billing team.", "The billing team is led by Priya."),
         ("Mateo's piano teacher is Ms Grant.", "Piano: Mateo, with Ms Grant on Mondays"),
-        # One year told by both, one saying it is past.
+        # One year told by both, one saying it is past, and one run of years.
         ("The flat was bought in 2019.", "We bought the flat back in 2019."),
+        ("I lived in Lisbon from 2015 until 2018.", "spent 3 yrs in lisbon (2015\u201318)"),
         # Another time told beside now: the change, and what holds since.
         (
             "Joan lives alone in her flat.",

@@ -316,6 +316,9 @@ def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, rea
         ("due sept 3, 2027", "due September 3 2027"),
         # Or beside a year.
         ("became TL jan '24", "became TL January 2024"),
+        # A day after a word that starts a period; a run of years, its end shortened or not.
+        ("On call for the wk starting 3/3.", "On call for the wk starting March 3."),
+        ("Lived in Lisbon (2015\u201318).", "Lived in Lisbon (2015 - 2018)."),
         # A quarter by its number.
         ("Churned in the third quarter.", "Churned in Q3."),
         ("Launch in the 4th quarter.", "Launch in Q4."),
@@ -360,6 +363,9 @@ def test_a_fraction_a_version_or_a_verb_is_no_date(written):
         ("INC-2087 lasted 2h 10m.", "INC-2087 lasted 130 minutes."),
         ("Ran it in 1 hr and 5 mins.", "Ran it in 65 min."),
         ("Keep BP below 130 over 80.", "Keep BP below 130/80."),
+        ("Holds the pager for one week.", "Holds the pager for 7 days."),
+        # "One day" is as often "some day".
+        ("One day I'll see Japan.", "One day I'll see Japan."),
         ("Works night shifts, 10pm\u20136am.", "Works night shifts, 22:00 to 06:00."),
     ],
 )
