@@ -706,9 +706,9 @@ def test_one_saying_more_beside_a_changed_value_conflicts_without_the_embeddings
         ("No feature deploys on Fridays.", "friday hotfixes are allowed if the IC signs off"),
         # A liking and a dislike, each of another thing.
         ("Doesn't like horror films", "Loves Stephen King novels."),
+        ("Rosa doesn't like flying.", "Rosa is happy to take long train journeys."),
         # One more fact beside the other.
         ("Weekly 1:1 with my manager on Tuesdays.", "Monthly skip-level, also on a Tuesday."),
-        ("Rosa doesn't like flying.", "Rosa is happy to take long train journeys."),
     ],
 )
 def test_a_plan_an_exception_another_liking_or_one_more_fact_is_fine_together(first, second):
