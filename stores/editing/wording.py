@@ -66,7 +66,7 @@ import phonenumbers
 _I = r"(?<![\w.])[Ii]"
 _PERSON = (
     (re.compile(rf"{_I}'?m\b|{_I} am\b"), "the user is"),
-    (re.compile(rf"{_I}'?ve\b"), "the user has"),
+    (re.compile(rf"{_I}'ve\b|(?<![\w.])ive\b"), "the user has"),
     (re.compile(rf"{_I}'d\b"), "the user would"),
     (re.compile(rf"{_I}'ll\b"), "the user will"),
     (re.compile(rf"{_I} was\b"), "the user was"),
@@ -788,9 +788,9 @@ _SHORT_YEAR = re.compile(r"(?<![\w'\u2019])['\u2019](\d\d)(?=s?\b)(?!['\u2019])"
 
 
 # A run of years with a dash, its end maybe shortened ("2015\u201318", "2016 - 2020"), as
-# one form: "2015-2018".
+# one form: "2015-2018"; not the year and month of a date ("2010-12-25").
 _YEAR_RANGE = re.compile(
-    r"(?<![\w.])((?:19|20)\d\d)\s?[\u2013\u2014-]\s?((?:19|20)?\d\d)(?![\w.:/])"
+    r"(?<![\w.])((?:19|20)\d\d)\s?[\u2013\u2014-]\s?((?:19|20)?\d\d)(?![\w.:/]|-\d)"
 )
 
 

@@ -27,6 +27,7 @@ from stores.editing.wording import TERSE_KEYS, TERSE_VERB_KEYS, normalise
         # As typed in a hurry, or set with a typographer's apostrophe.
         ("i have two cats", "the user has 2 cats"),
         ("im aws certified", "the user is aws certified"),
+        ("ive got a cat, like Jony Ive", "the user has got a cat, like Jony Ive"),
         ("I\u2019m a nurse.", "the user is a nurse."),
         ("Mum\u2019s flat, i.e. hers.", "Mum's flat, i.e. hers."),
     ],
@@ -319,6 +320,7 @@ def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, rea
         # A day after a word that starts a period; a run of years, its end shortened or not.
         ("On call for the wk starting 3/3.", "On call for the wk starting March 3."),
         ("Lived in Lisbon (2015\u201318).", "Lived in Lisbon (2015 - 2018)."),
+        ("Married 2010-12-25.", "Married 25 December 2010."),
         # A quarter by its number.
         ("Churned in the third quarter.", "Churned in Q3."),
         ("Launch in the 4th quarter.", "Launch in Q4."),
