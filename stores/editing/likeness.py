@@ -290,11 +290,6 @@ _PRESENT = re.compile(
 # egg allergy too"): not the other said again, nor the other changed.
 _ADDS_TO_ANOTHER = re.compile(r"\b(?:also|as well)\b|\btoo$")
 
-
-def _one_adds_to_another(first: Reading, second: Reading) -> bool:
-    return any(_ADDS_TO_ANOTHER.search(reading.normalised) for reading in (first, second))
-
-
 # Words that say a thing is so now, and so may not have been: said by one text only, the two
 # are not one fact said twice.
 _NOW = re.compile(r"\b(?:now|nowadays|these days|any ?more|no longer)\b")
@@ -733,11 +728,9 @@ def compare(
     first, second = _hours_as_clocks(first, second), _hours_as_clocks(second, first)
     second = _measures_as_the_others(second, first)
     trusted = thresholds or Thresholds()
-    if _one_adds_to_another(first, second):
-        return None
     apart = _scales_apart(first, second)
-    if len(apart) > 1:
-        return None  # "aisle on long-haul" / "window on short hops": one end where each holds
+    if _side_by_side(first, second, apart):
+        return None
     if apart:  # two ends of one scale never say the same thing
         return _ends_conflict(first, second, apart, similarity, trusted)
     return _compare_read(first, second, similarity, trusted, opposites)
@@ -754,12 +747,11 @@ def kept_apart(first: Reading, second: Reading) -> bool:
     # Another time only: "now" beside no time word is one fact changed, a conflict.
     if first.when[0] != second.when[0] and not _one_year(first, second):
         return True
-    if _scopes_apart(first, second) and differing_values(first, second):
-        return True  # "7 hours on weeknights" / "9 hours at weekends": one value at each end
-    if len(_scales_apart(first, second)) > 1:
-        return True  # "aisle on long-haul" / "window on short hops": so with a scale
-    if _one_adds_to_another(first, second):
+    apart = _scales_apart(first, second)
+    if _side_by_side(first, second, apart):
         return True
+    if _scopes_apart(first, second, apart) and differing_values(first, second):
+        return True  # "7 hours on weeknights" / "9 hours at weekends": one value at each end
     if _years_apart_with_values(first, second):
         return True  # "the 2025 budget: $200k" / "spent $90k in 2024": two years' figures
     first, second, _ = _opposites(first, second)
@@ -773,18 +765,27 @@ def kept_apart(first: Reading, second: Reading) -> bool:
     )
 
 
-def _scopes_apart(first: Reading, second: Reading) -> bool:
-    """Whether the two take the two ends of a scale that is not a number's unit: where each
-    also gives a value of its own, the scale tells where each value holds ("prod" /
-    "staging"), while "180 celsius" / "350 fahrenheit" is one value in two units."""
+def _side_by_side(first: Reading, second: Reading, apart: dict[int, tuple[Word, Word]]) -> bool:
+    """Whether the two tell two facts side by side, whatever they mean: one tells one more
+    fact ("I also take vitamin D"), or they are `apart` (`_scales_apart`) on two scales at
+    once, each end saying where the other holds ("aisle seats on long-haul" / "the window on
+    short hops")."""
+    return len(apart) > 1 or any(
+        _ADDS_TO_ANOTHER.search(reading.normalised) for reading in (first, second)
+    )
+
+
+def _scopes_apart(first: Reading, second: Reading, apart: dict[int, tuple[Word, Word]]) -> bool:
+    """Whether the two take the two ends of a scale (of those `apart`) that is not a number's
+    unit: where each also gives a value of its own, the scale tells where each value holds
+    ("prod" / "staging"), while "180 celsius" / "350 fahrenheit" is one value in two units."""
 
     def unit(reading: Reading, word: Word) -> bool:
         at = next(number for number, said in enumerate(reading.words) if said is word)
         return at > 0 and not word.lead and reading.words[at - 1].value is ValueKind.NUMBER
 
     return any(
-        not unit(first, ours) and not unit(second, theirs)
-        for ours, theirs in _scales_apart(first, second).values()
+        not unit(first, ours) and not unit(second, theirs) for ours, theirs in apart.values()
     )
 
 
@@ -800,6 +801,9 @@ def _years_apart_with_values(first: Reading, second: Reading) -> bool:
     return any(kind is not ValueKind.DATE for kind in differing_values(first, second))
 
 
+_YEARS = re.compile(rf"{FULL_YEAR.pattern}(?:-{FULL_YEAR.pattern})?")
+
+
 def _years(reading: Reading) -> set[str]:
     """The years a text names, alone or as a run ("2015-2018")."""
     return {
@@ -808,9 +812,6 @@ def _years(reading: Reading) -> set[str]:
         if _YEARS.fullmatch(word.canon)
         for year in word.canon.split("-")
     }
-
-
-_YEARS = re.compile(rf"{FULL_YEAR.pattern}(?:-{FULL_YEAR.pattern})?")
 
 
 def _one_year(first: Reading, second: Reading) -> bool:
@@ -837,25 +838,25 @@ def by_meaning(
     worded with what the words show for it; None where it reads a duplicate the words cannot
     be, one word swapped for another."""
     evidence: list[str] = []
+    unsure = False
     if kind is Kind.CONFLICT:
         evidence = [f"the {value} differs" for value in differing_values(first, second)]
         if first.negative != second.negative:
             negated = first if first.negative else second
             evidence.append(f"{_quote(negated.words[:8])!r} is said not to hold")
-        if not evidence and sureness < UNSURE_CONFLICT:
-            if _one_word_swapped(first, second):
-                return None
-            return Likeness(
-                Kind.DUPLICATE,
-                round(similarity, 2),
-                f"say the same thing in other words, read by their meaning: {similarity:.2f} "
-                f"alike, the pair model only {sureness:.0%} sure they cannot both hold and "
-                "no value or negation differing",
-                sure=False,
-            )
+        unsure = not evidence and sureness < UNSURE_CONFLICT
+    if (kind is Kind.DUPLICATE or unsure) and _one_word_swapped(first, second):
+        return None
+    if unsure:
+        return Likeness(
+            Kind.DUPLICATE,
+            round(similarity, 2),
+            f"say the same thing in other words, read by their meaning: {similarity:.2f} "
+            f"alike, the pair model only {sureness:.0%} sure they cannot both hold and "
+            "no value or negation differing",
+            sure=False,
+        )
     if kind is Kind.DUPLICATE:
-        if _one_word_swapped(first, second):
-            return None
         said = "say the same thing in other words"
     else:
         said = "cannot both hold" + (f" ({', '.join(evidence)})" if evidence else "")
