@@ -875,10 +875,12 @@ def _one_word_swapped(first: Reading, second: Reading) -> bool:
     is smart" / "The bedroom light is smart"): two things of one shape, never one thing said
     twice, however alike their embeddings."""
     first, second, _ = _opposites(first, second)
-    if not _one_part_swapped(first, second):
+    # One word for one word, the rest alike: the two stand word for word but in one place
+    # (read in step, so two long texts cost their length, not an alignment's product).
+    if len(first.words) != len(second.words) or len(first.words) <= 2:
         return False
-    i1, i2, j1, j2 = _spans(first, second)[0]
-    return i2 - i1 == 1 and j2 - j1 == 1 and len(first.words) > 2
+    pairs = zip(first.words, second.words, strict=True)
+    return sum(ours.canon != theirs.canon for ours, theirs in pairs) == 1
 
 
 def _shared_and_only(

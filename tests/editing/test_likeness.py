@@ -30,6 +30,7 @@ from stores.editing.likeness import (
     swapped,
 )
 from stores.editing.wording import ABBREVIATIONS
+from tests.work import python_lines
 
 PAIRS = Path(__file__).parent.parent / "fixtures" / "suggestions" / "pairs.json"
 
@@ -872,3 +873,11 @@ def test_a_duplicate_read_by_meaning_says_so():
 def test_one_word_swapped_in_one_sentence_is_no_duplicate_whatever_its_meaning(first, second):
     assert by_meaning(Kind.DUPLICATE, 0.9, 0.96, read(first), read(second)) is None
     assert by_meaning(Kind.CONFLICT, UNSURE_CONFLICT - 0.1, 0.96, read(first), read(second)) is None
+
+
+def test_one_word_swapped_is_read_in_step_in_the_longest_texts():
+    # A thousand words alike but one: an alignment of the two ran five million lines.
+    first = read("i " * (MAX_COMPARED_CHARS // 2))
+    second = read("i " * (MAX_COMPARED_CHARS // 2 - 1) + "x")
+    with python_lines(20_000):
+        assert by_meaning(Kind.DUPLICATE, 0.9, 0.96, first, second) is None
