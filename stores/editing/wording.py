@@ -463,6 +463,17 @@ _UNIT_FORMS: dict[str, tuple[str, float]] = {
     **dict.fromkeys(("wk", "wks", "week", "weeks"), ("days", 7.0)),
     **dict.fromkeys(("month", "months"), ("months", 1.0)),
     **dict.fromkeys(("yr", "yrs", "year", "years"), ("years", 1.0)),
+    # Data as people say it, a broadband's bits and a disk's bytes alike ("500Mb", "500 meg").
+    **dict.fromkeys(("kb", "kbps", "kilobyte", "kilobytes"), ("megabytes", 0.001)),
+    **dict.fromkeys(
+        ("mb", "mbps", "meg", "megs", "megabit", "megabits", "megabyte", "megabytes"),
+        ("megabytes", 1.0),
+    ),
+    **dict.fromkeys(
+        ("gb", "gbps", "gig", "gigs", "gigabit", "gigabits", "gigabyte", "gigabytes"),
+        ("megabytes", 1000.0),
+    ),
+    **dict.fromkeys(("tb", "terabyte", "terabytes"), ("megabytes", 1_000_000.0)),
 }
 # The one unit of each measure a quantity is written in once read: "metres", "kg", ...
 UNITS = frozenset(unit for unit, _ in _UNIT_FORMS.values())
@@ -475,6 +486,16 @@ _QUANTITY = re.compile(
 # A temperature's scale by its symbol ("21°C", "temps in °F") as its name reads.
 _DEGREES = re.compile(r"(?i)\s?(?:°|\u00ba|degrees?\s)\s?([CF])\b")
 _DEGREE_SCALES = {"c": " celsius", "f": " fahrenheit"}
+_FAHRENHEIT = re.compile(r"(?i)(?<![\w.])(-?\d{1,3}(?:\.\d)?)\s?fahrenheit\b")
+
+
+def _in_celsius(match: re.Match[str]) -> str:
+    """A Fahrenheit temperature in Celsius as people convert it: an oven's to the nearest ten
+    ("350°F" is "180°C"), a body's or the weather's to the degree ("98.6°F" is "37°C")."""
+    celsius = (float(match.group(1)) - 32) * 5 / 9
+    return f"{round(celsius, -1 if celsius >= 100 else 0):g} celsius"
+
+
 # A height in feet and inches ("5'4\"", "5 ft 4 in", "5 feet 4 inches"): one length.
 _FEET_INCHES = re.compile(
     r"(?i)(?<![\w.])(\d)\s?(?:'|\u2019|ft|feet|foot)\s?(\d{1,2})\s?(?:\"|\u201d|''|in\b|inch(?:es)?\b)?"
@@ -825,8 +846,8 @@ _DAY_WORDS = {"first": 1, "second": 2, "third": 3}
 _DAY = rf"(?P<day>\d{{1,2}}(?:st|nd|rd|th)?|{'|'.join(_DAY_WORDS)})"
 _YEAR = r"(?:,?\s(?P<year>(?:19|20)\d\d)\b)?"
 # "3 March", "the 3rd of March 2015", "March 3rd, 2015", "2015-03-03", "3/14/2015", and
-# "3/14" after a word that brings a date ("on", "due", "appointment", a day of the week), so
-# "1/2 cup" and "24/7" stay as written.
+# "3/14" after a word that brings a date ("on", "due", "appointment", a day of the week) or
+# with a leading zero ("14/03"), so "1/2 cup" and "24/7" stay as written.
 _DAY_MONTH = re.compile(rf"(?i)\b(?:the\s)?{_DAY}(?:\sof)?\s(?P<month>{_MONTH})\b{_YEAR}")
 _MONTH_DAY = re.compile(rf"(?i)\b(?P<month>{_MONTH})\s(?:the\s)?{_DAY}\b(?![:.]?\d){_YEAR}")
 _ISO_DATE = re.compile(r"(?<![\w/.-])((?:19|20)\d\d)-(\d{1,2})-(\d{1,2})(?![\w/-])")
@@ -834,7 +855,7 @@ _WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday",
 _SLASH_DATE = re.compile(
     r"(?<![\w/.])(?:(?<=\bon )|(?<=\bby )|(?<=\bdue )|(?<=\buntil )|(?<=\bbefore )"
     r"|(?<=\bafter )|(?<=\bappointment )|(?<=\bdate )|(?<=\bis )|(?<=: )|(?<=\bstarting )"
-    r"|(?<=\bfrom )|(?<=\bsince )|"
+    r"|(?<=\bfrom )|(?<=\bsince )|(?=0\d/\d\d|\d\d/0\d)|"
     + "|".join(f"(?<={day} )" for day in _WEEKDAYS)
     + r")(\d{1,2})/(\d{1,2})(?![\w/]|\.\d)"
     r"|(?<![\w/.])(?:(\d{1,2})/(\d{1,2})/((?:19|20)?\d\d)|(\d\d)\.(\d\d)\.((?:19|20)\d\d))"
@@ -1035,6 +1056,7 @@ def normalise(text: str) -> str:
     text = _HOURS_MINUTES.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} minutes", text)
     text = _OVER.sub(r"\1/\2", text)
     text = _DEGREES.sub(lambda m: _DEGREE_SCALES[m.group(1).casefold()], text)
+    text = _FAHRENHEIT.sub(_in_celsius, text)
     text = _QUANTITY.sub(_quantity, text)
     # After every rewrite above that gives digits ("forty-five", "10k"), so that a number
     # they leave beside another is read as a phone number at once, not in a second reading.

@@ -110,6 +110,15 @@ def test_times_of_day_are_one_clock(written, read):
         ("Takes 25 mcg of vitamin D.", "Takes 25\u00b5g of vitamin D."),
         ("Walks for half an hour.", "Walks for 30 minutes."),
         ("Open 10:00 \u2013 16:30.", "Open 10:00-16:30."),
+        # Fahrenheit as a cook or a thermometer rounds it to Celsius.
+        ("Bakes the sponge at 350°F.", "Bakes the sponge at 180°C."),
+        ("Oven to 425 degrees F.", "Oven to 220 degrees C."),
+        ("A fever is 100.4°F.", "A fever is 38°C."),
+        ("Keep the room at 68°F.", "Keep the room at 20 °C."),
+        # Data as people say it.
+        ("Broadband: 500Mb fibre.", "Broadband: 500 meg fibre."),
+        ("A 1TB disk.", "A 1,000 GB disk."),
+        ("A 2 gig plan.", "A 2000 MB plan."),
     ],
 )
 def test_a_quantity_reads_the_same_in_any_unit(first, second):
@@ -311,6 +320,9 @@ def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, rea
         ("Born 3/14/85.", "Born March 14, 1985."),
         ("Passport expires 03/2026.", "Passport expires March 2026."),
         ("Vet: Tue 09/08, 10:00", "Vet: Tuesday 8 September, 10:00"),
+        # A day and month with a leading zero, wherever it stands.
+        ("Flight to Tokyo 14/03.", "Flight to Tokyo 14 March."),
+        ("Flight to Tokyo 03/14.", "Flight to Tokyo March 14."),
         # A month's short name beside a day, however it is cased.
         ("bday 22nd nov", "bday November 22"),
         ("renews jan 5th", "renews January 5"),
@@ -338,6 +350,8 @@ def test_a_date_reads_the_same_however_it_is_written(first, second):
         "Runs version 1.2.2024.",
         "You may 2x the dose.",
         "Scored 31/12 on the test.",
+        "Rated it 10/10.",
+        "Split it 50/50.",
         "Fixed the dec in mar 2.0.",
         "Through to the first quarter-final.",
     ],
