@@ -386,6 +386,8 @@ class Word:
     value: ValueKind | None
     # The function words just before it, articles left out ("as" in "works as a teacher").
     lead: str = ""
+    # What a number counts, where the text says: its currency, "%" or its unit.
+    measure: str = ""
 
 
 @dataclass(frozen=True)
@@ -575,7 +577,7 @@ def read(text: str) -> Reading:
             negations -= 1
             negated_at = None
             lifted = True
-        words.append(Word(canon, written, value, " ".join(lead)))
+        words.append(Word(canon, written, value, " ".join(lead), _measure_beside(text, match)))
         lead = []
     negations = int(negative_clause or negations % 2 == 1)
     words = _values_by_their_neighbours(words)
@@ -587,6 +589,30 @@ def read(text: str) -> Reading:
     present = bool(_PRESENT.search(normalised))
     when = (bool(_ANOTHER_TIME.search(normalised)) and not present, present)
     return Reading(tuple(words), negations, normalised, restricted, when)
+
+
+_CURRENCY_SIGNS = frozenset("£$€¥₹")
+
+
+_UNIT_AFTER = re.compile(r"[\s-]?([^\W\d_]+)")
+# Measures of one thing: a dose in mg and a weight in kg are both a mass, "a 12-month term"
+# and "a three-year agreement" both a length of time.
+_MEASURE_OF = {"mg": "kg", "day": "year", "month": "year", "minut": "year"}
+
+
+def _measure_beside(text: str, token: re.Match[str]) -> str:
+    """What a number counts, as the text beside it says: the currency sign before it, "%"
+    or the unit right after it ("25 years", not "110k a year": that is how often)."""
+    if not token.group()[:1].isdigit():
+        return ""
+    before = text[token.start() - 1 : token.start()]
+    if before in _CURRENCY_SIGNS:
+        return before
+    if text[token.end() : token.end() + 1] == "%":
+        return "%"
+    after = _UNIT_AFTER.match(text, token.end())
+    unit = cut(after.group(1).casefold()) if after else ""
+    return _MEASURE_OF.get(unit, unit) if unit in _UNIT_WORDS else ""
 
 
 def _values_by_their_neighbours(words: list[Word]) -> list[Word]:
@@ -631,7 +657,7 @@ def _opposites(first: Reading, second: Reading) -> tuple[Reading, Reading, int]:
                 continue
             found += 1
             negations += 1
-            words.append(Word(SYNONYMS.get(stem, stem), word.written, word.value, word.lead))
+            words.append(replace(word, canon=SYNONYMS.get(stem, stem)))
         return replace(reading, words=tuple(words), negations=negations)
 
     return unprefixed(first), unprefixed(second), found
@@ -759,8 +785,8 @@ def kept_apart(first: Reading, second: Reading) -> bool:
     return (
         _negated_of_another_thing(first, second, shared)
         or (_opens_on_another(first, second) and _opens_on_another(second, first))
-        or _someone_else(first, only_first, only_second)
-        or _someone_else(second, only_second, only_first)
+        or _someone_else(first, second, only_first, only_second)
+        or _someone_else(second, first, only_second, only_first)
         or _names_apart(first, second)
     )
 
@@ -769,9 +795,12 @@ def _side_by_side(first: Reading, second: Reading, apart: dict[int, tuple[Word, 
     """Whether the two tell two facts side by side, whatever they mean: one tells one more
     fact ("I also take vitamin D"), or they are `apart` (`_scales_apart`) on two scales at
     once, each end saying where the other holds ("aisle seats on long-haul" / "the window on
-    short hops")."""
-    return len(apart) > 1 or any(
-        _ADDS_TO_ANOTHER.search(reading.normalised) for reading in (first, second)
+    short hops"), or each counts in a measure the other never gives ("a bonus of 10%" /
+    "a salary of $95k")."""
+    return (
+        len(apart) > 1
+        or any(_ADDS_TO_ANOTHER.search(reading.normalised) for reading in (first, second))
+        or _numbers_of_other_measures(first, second)
     )
 
 
@@ -1058,8 +1087,8 @@ def _compare_read(
     share = _shared_share(first, second)
     # One speaks of another time than now.
     timed = first.when[0] != second.when[0] and not _one_year(first, second)
-    if _someone_else(first, only_first, only_second) or _someone_else(
-        second, only_second, only_first
+    if _someone_else(first, second, only_first, only_second) or _someone_else(
+        second, first, only_second, only_first
     ):
         return None  # "The user's son is allergic to peanuts" / "I'm not allergic"
 
@@ -1223,11 +1252,43 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
             was, now = was - initials(second), now - initials(first)
             if was <= second.canon and now <= first.canon:
                 continue
-        if (was and now and was.isdisjoint(now)) or (
+        if kind is ValueKind.NUMBER:
+            if _numbers_apart(first, second):
+                kinds.append(kind)
+        elif (was and now and was.isdisjoint(now)) or (
             kind is ValueKind.DATE and _date_parts_apart(was, now)
         ):
             kinds.append(kind)
     return kinds
+
+
+def _aligned_numbers(first: Reading, second: Reading) -> list[tuple[str, str]]:
+    """Each number of one beside each of the other that may count one thing: in one measure,
+    or in a measure one of them does not say."""
+    ours = [word for word in first.words if word.value is ValueKind.NUMBER]
+    theirs = [word for word in second.words if word.value is ValueKind.NUMBER]
+    return [
+        (one.canon, other.canon)
+        for one in ours
+        for other in theirs
+        if one.measure == other.measure or not (one.measure and other.measure)
+    ]
+
+
+def _numbers_apart(first: Reading, second: Reading) -> bool:
+    """Whether the two give numbers that count one thing and share none: "£30" / "£45",
+    "30" / "£45", never "10% of base" / "$95k" or "a 25-year term" / "£1,120 a month"."""
+    aligned = _aligned_numbers(first, second)
+    return bool(aligned) and all(one != other for one, other in aligned)
+
+
+def _numbers_of_other_measures(first: Reading, second: Reading) -> bool:
+    """Whether both give numbers and none of one may count what one of the other does."""
+    return (
+        any(word.value is ValueKind.NUMBER for word in first.words)
+        and any(word.value is ValueKind.NUMBER for word in second.words)
+        and not _aligned_numbers(first, second)
+    )
 
 
 def _date_part(canon: str) -> str | None:
@@ -1520,7 +1581,7 @@ def _attribute_named(reading: Reading, at: int) -> bool:
     return owned and bool(_COPULAS & set(lead))
 
 
-def _someone_else(reading: Reading, only: list[Word], others: list[Word]) -> bool:
+def _someone_else(reading: Reading, other: Reading, only: list[Word], others: list[Word]) -> bool:
     """Whether `reading` is about a person, relative or animal the other text never names:
     one it opens with ("The user's daughter has asthma" beside "The user has asthma"), or
     one beside another in the other text ("the user's aunt" / "the user's uncle"). Named
@@ -1534,6 +1595,8 @@ def _someone_else(reading: Reading, only: list[Word], others: list[Word]) -> boo
         return False  # the kind heads those the text names: "pets: 2 cats"
     opening = _opening(reading)
     if named & opening:
+        if _opens_on_a_name_instead(other, reading):
+            return False  # "Pepper weighs 19 kg" / "the dog's weight": Pepper may be the dog
         # "The user's son Noah" beside "Noah is allergic ...": the other names that relative.
         alone = {word.canon for word in only}
         return not any(
@@ -1542,6 +1605,19 @@ def _someone_else(reading: Reading, only: list[Word], others: list[Word]) -> boo
         )
     return not named <= _KINDS_OF_OTHERS and any(
         word.canon in ENTITY_NOUNS and word.canon not in _KINDS_OF_OTHERS for word in others
+    )
+
+
+def _opens_on_a_name_instead(other: Reading, reading: Reading) -> bool:
+    """Whether `other` opens on a word written as a name is ("Pepper's food"), that `reading`
+    never says, and names no relative or animal: the one `reading` names by what they are to
+    the user."""
+    opening = _opening(other)
+    first = next(word for word in other.words if word.canon in opening)
+    return (
+        (first.written[:1].isupper() or first.lead == "s")
+        and first.canon not in ENTITY_NOUNS | {_OWNER} | reading.canon
+        and not any(word.canon in ENTITY_NOUNS for word in other.words)
     )
 
 

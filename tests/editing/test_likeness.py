@@ -774,6 +774,10 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         # A negation of another thing than the other says: an exception, another liking.
         ("No meetings on Fridays.", "Friday is fine for async updates by email."),
         ("Rosa doesn't like flying.", "Rosa is happy to take long train journeys."),
+        # Numbers each counting what the other's never does: two figures side by side.
+        ("Annual bonus up to 10% of base.", "Base salary $95k."),
+        ("Mortgage: 25-year term.", "mortgage: monthly payment £1,120"),
+        ("Bread recipe: 500 g flour.", "bread recipe: 350 ml water"),
     ],
 )
 def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
@@ -821,6 +825,12 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         ("Bakes the sponge at 180°C.", "The sponge goes in the oven at 350°F."),
         # Two ends of a scale with no value beside them: the scale is what differs.
         ("I only go to the gym on weekends.", "gym: weekdays only, before work"),
+        # A pet or a relative by name in one, by what they are in the other.
+        ("Pepper weighs 19 kg", "dog's weight: roughly 42 lbs"),
+        ("Pepper's food: salmon kibble", "The dog eats salmon kibble."),
+        # Numbers in one measure, or one of them in none, count one thing.
+        ("Rent is £1,450 a month.", "The user pays 1650 in rent monthly."),
+        ("Alder Media contract: 12-month term", "Alder locked in a three-year agreement."),
     ],
 )
 def test_structure_leaves_to_meaning_what_it_cannot_tell(first, second):
