@@ -288,7 +288,7 @@ _PRESENT = re.compile(
 
 # Words that say a text tells one more fact beside another ("I also take vitamin D", "has an
 # egg allergy too"): not the other said again, nor the other changed.
-_ADDS_TO_ANOTHER = re.compile(r"\b(?:also|as well)\b|\btoo$")
+_ADDS_TO_ANOTHER = re.compile(r"\b(?:also|as well|on top of|in addition to)\b|\btoo$")
 
 # Words that say a thing is so now, and so may not have been: said by one text only, the two
 # are not one fact said twice.

@@ -878,6 +878,14 @@ _MONTH_YEAR = re.compile(r"(?<![\w/.])(\d{1,2})/((?:19|20)\d\d)(?![\w/]|\.\d)")
 _NAMED_MONTH_YEAR = re.compile(rf"(?i)\b({_MONTH})\.?\s((?:19|20)\d\d)\b")
 
 
+# A run of months ("Oct-Nov", "Apr - Sept"): short names are months beside one another too.
+_MONTH_RANGE = re.compile(rf"(?i)\b({_MONTH})\.?\s?[\u2013\u2014-]\s?({_MONTH})\b")
+
+
+def _month_named(written: str) -> str:
+    return _MONTH_NAMES[_MONTH_NUMBERS[written.casefold()] - 1]
+
+
 def _month_year(match: re.Match[str]) -> str:
     month = int(match.group(1))
     return f"{_MONTH_NAMES[month - 1]} {match.group(2)}" if 1 <= month <= 12 else match.group()
@@ -1026,6 +1034,8 @@ _CURLY_APOSTROPHE = re.compile("[\u2018\u2019]")
 def normalise(text: str) -> str:
     """`text` in one wording (this module's docstring says which)."""
     text = _CURLY_APOSTROPHE.sub("'", text)
+    # Before a note's "key - value" is read: the dash of "Apr - Sept" joins two months.
+    text = _MONTH_RANGE.sub(lambda m: f"{_month_named(m[1])} to {_month_named(m[2])}", text)
     text = _terse(text)
     if _ANY_PERSON.search(text):
         text = _rewrite(text, _PERSON)
@@ -1073,9 +1083,7 @@ def normalise(text: str) -> str:
     text = _ISO_DATE.sub(_iso_date, text)
     text = _SLASH_DATE.sub(_slash_date, text)
     text = _MONTH_YEAR.sub(_month_year, text)
-    text = _NAMED_MONTH_YEAR.sub(
-        lambda m: f"{_MONTH_NAMES[_MONTH_NUMBERS[m[1].casefold()] - 1]} {m[2]}", text
-    )
+    text = _NAMED_MONTH_YEAR.sub(lambda m: f"{_month_named(m[1])} {m[2]}", text)
     text = _DAY_MONTH.sub(_spelled_date, text)
     text = _MONTH_DAY.sub(_spelled_date, text)
     text = _QUARTER.sub(lambda m: f"Q{_day_number(m.group(1))}", text)

@@ -757,6 +757,7 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         # One tells a fact beside another.
         ("The user takes metformin twice a day.", "I also take vitamin D every morning."),
         ("Hazel is allergic to eggs.", "Hazel's friend Jim has an egg allergy too."),
+        ("Allotment rent £45/yr", "There's an £8 a year water charge on top of the rent."),
         # Two scales apart at once: one end of each where the other's end holds.
         ("Prefers aisle seats on long-haul flights.", "On short hops I like the window."),
         # A dose until a month, and the dose since.

@@ -333,6 +333,9 @@ def test_a_memory_opening_on_its_user_another_way_opens_on_the_user(written, rea
         ("On call for the wk starting 3/3.", "On call for the wk starting March 3."),
         ("Lived in Lisbon (2015\u201318).", "Lived in Lisbon (2015 - 2018)."),
         ("Married 2010-12-25.", "Married 25 December 2010."),
+        # A run of months, short names or long.
+        ("Plant garlic Oct-Nov.", "Plant garlic October to November."),
+        ("Mown weekly apr \u2013 sept", "Mown weekly April to September"),
         # A quarter by its number.
         ("Churned in the third quarter.", "Churned in Q3."),
         ("Launch in the 4th quarter.", "Launch in Q4."),
