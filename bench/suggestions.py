@@ -6,8 +6,9 @@
 Loads the labelled pairs (by default tests/fixtures/suggestions/labelled.json, made by
 make_labelled.py beside it, unseen.json beside it, written by two authors who never saw the
 rule, blind.json, by three more, and authored.json, authored_second.json, authored_third.json,
-authored_fourth.json, authored_fifth.json and authored_sixth.json, by four more each who never
-saw the rule or the pair model; or any files of the same shape, --pairs once
+authored_fourth.json, authored_fifth.json, authored_sixth.json and authored_seventh.json, by
+four more each who never saw the rule or the pair model; or any files of the same shape,
+--pairs once
 for each:
 `{"pairs": [{"label": "duplicate" | "conflict" | "fine", "first": ..., "second": ...,
 "half": ...}]}`) into a fresh
@@ -55,6 +56,7 @@ PAIRS = [
     FIXTURES / "authored_fourth.json",
     FIXTURES / "authored_fifth.json",
     FIXTURES / "authored_sixth.json",
+    FIXTURES / "authored_seventh.json",
 ]
 UNRELATED = FIXTURES / "unrelated.json"
 STORES = sorted((FIXTURES / "stores").glob("*.json"))
@@ -296,7 +298,10 @@ and a ninth** (`authored_fifth.json`, `authored_sixth.json`): 480 each by four m
 authors: pets and garden, money and tax, study and research, a companion chatbot's notes
 typed as people chat (seed 53); cars and commuting, a product team, food and the kitchen,
 a social calendar (seed 54). The ninth's tuning half was only counted, never read pair by
-pair, before the pair model learned it.
+pair, before the pair model learned it. **A tenth** (`authored_seventh.json`): 480 by four
+more such authors: documents and legal matters, an athlete's training, a smart home, a baby's
+care (seed 55); the pair model never learned it and its tuning half was only counted, so
+both its halves read wording nothing here was fitted to.
 
 **The pair model** (`stores/embeddings/pairs.py`, on by default) reads the pairs the rule
 leaves alone from their two embeddings. It was fitted (`manage.py
