@@ -591,9 +591,9 @@ def read(text: str) -> Reading:
     return Reading(tuple(words), negations, normalised, restricted, when)
 
 
+# What a number counts, where the text says: the currency sign before it, "%" after it, or
+# the word right after it when that is a unit.
 _CURRENCY_SIGNS = frozenset("£$€¥₹")
-
-
 _UNIT_AFTER = re.compile(r"[\s-]?([^\W\d_]+)")
 # Measures of one thing: a dose in mg and a weight in kg are both a mass, "a 12-month term"
 # and "a three-year agreement" both a length of time.
@@ -1262,33 +1262,38 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
     return kinds
 
 
-def _aligned_numbers(first: Reading, second: Reading) -> list[tuple[str, str]]:
-    """Each number of one beside each of the other that may count one thing: in one measure,
-    or in a measure one of them does not say."""
-    ours = [word for word in first.words if word.value is ValueKind.NUMBER]
-    theirs = [word for word in second.words if word.value is ValueKind.NUMBER]
-    return [
-        (one.canon, other.canon)
-        for one in ours
-        for other in theirs
-        if one.measure == other.measure or not (one.measure and other.measure)
-    ]
+def _numbers_by_measure(reading: Reading) -> dict[str, set[str]]:
+    """A text's numbers by what each counts ("" where the text does not say)."""
+    numbers: dict[str, set[str]] = {}
+    for word in reading.words:
+        if word.value is ValueKind.NUMBER:
+            numbers.setdefault(word.measure, set()).add(word.canon)
+    return numbers
+
+
+def _aligned(ours: dict[str, set[str]], theirs: dict[str, set[str]]) -> bool:
+    """Whether a number of each may count one thing: in one measure, or one of them in a
+    measure its text does not say."""
+    return bool(ours.keys() & theirs.keys()) or bool(
+        ("" in ours and theirs) or ("" in theirs and ours)
+    )
 
 
 def _numbers_apart(first: Reading, second: Reading) -> bool:
-    """Whether the two give numbers that count one thing and share none: "£30" / "£45",
+    """Whether the two give numbers that may count one thing and share none: "£30" / "£45",
     "30" / "£45", never "10% of base" / "$95k" or "a 25-year term" / "£1,120 a month"."""
-    aligned = _aligned_numbers(first, second)
-    return bool(aligned) and all(one != other for one, other in aligned)
+    ours, theirs = _numbers_by_measure(first), _numbers_by_measure(second)
+    if not _aligned(ours, theirs):
+        return False
+    every_ours, every_theirs = set().union(*ours.values()), set().union(*theirs.values())
+    shared = any(ours[measure] & theirs[measure] for measure in ours.keys() & theirs.keys())
+    return not (shared or ours.get("", set()) & every_theirs or theirs.get("", set()) & every_ours)
 
 
 def _numbers_of_other_measures(first: Reading, second: Reading) -> bool:
     """Whether both give numbers and none of one may count what one of the other does."""
-    return (
-        any(word.value is ValueKind.NUMBER for word in first.words)
-        and any(word.value is ValueKind.NUMBER for word in second.words)
-        and not _aligned_numbers(first, second)
-    )
+    ours, theirs = _numbers_by_measure(first), _numbers_by_measure(second)
+    return bool(ours and theirs) and not _aligned(ours, theirs)
 
 
 def _date_part(canon: str) -> str | None:

@@ -18,7 +18,9 @@ first):
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
    years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "25 mcg" → "0.025 mg"; "half an
    hour", "three quarters of an hour", "2h 10m", "one week" → "30 minutes", "45 minutes",
-   "130 minutes", "7 days"; "21°C" → "21 celsius"; "130 over 80" → "130/80"), "/mo",
+   "130 minutes", "7 days"; "21°C" → "21 celsius", and Fahrenheit as people convert it,
+   "350°F" → "180 celsius", "98.6°F" → "37 celsius"; "500Mb", "500 meg", "0.5 GB" → "500
+   megabytes"; "130 over 80" → "130/80"), "/mo",
    "monthly", "per month", "every day" → "a month", "a day" (also hour, week, year); "15
    dollars", "USD 15", "1,200 USD",
    "15 bucks" → "$15", "$1,200"; a phone number as dialled within its country
@@ -39,7 +41,9 @@ first):
    "42 Elm Street".
 8. **Dates** to one form, "March 3" or "March 3 2015": "3 March", "the 3rd of March",
    "March 3rd, 2015", "2015-03-03", "3/14/2015", "14.03.2015", and "3/14" after a word that
-   brings a date ("on", "due", "appointment", "Friday"), so "1/2 cup" and "24/7" stay;
+   brings a date ("on", "due", "appointment", "Friday") or with a leading zero ("14/03"),
+   so "1/2 cup" and "24/7" stay; a run of months, "Oct-Nov" → "October to November" (read
+   first, so a note's "key - value" does not take its dash);
    "'18" → 2018; "03/2026" → "March 2026"; a month's short name beside a day or a year,
    "22nd nov", "jan 5th", "jan 2024"; "the third quarter" → "Q3"; a run of years with a dash of
    any kind, its end shortened or not ("2015 - 18") → "2015-2018".
