@@ -892,3 +892,11 @@ def test_one_word_swapped_is_read_in_step_in_the_longest_texts():
     second = read("i " * (MAX_COMPARED_CHARS // 2 - 1) + "x")
     with python_lines(20_000):
         assert by_meaning(Kind.DUPLICATE, 0.9, 0.96, first, second) is None
+
+
+def test_numbers_are_aligned_by_measure_in_one_pass_over_the_longest_texts():
+    # Hundreds of numbers a side: read each beside each, they ran the product of their counts.
+    first = read(" ".join(f"£{number}" for number in range(100, 100 + MAX_COMPARED_CHARS // 5)))
+    second = read(" ".join(str(number) for number in range(600, 600 + MAX_COMPARED_CHARS // 4)))
+    with python_lines(20_000):
+        assert ValueKind.NUMBER in differing_values(first, second)
