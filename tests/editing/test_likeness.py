@@ -900,3 +900,20 @@ def test_numbers_are_aligned_by_measure_in_one_pass_over_the_longest_texts():
     second = read(" ".join(str(number) for number in range(600, 600 + MAX_COMPARED_CHARS // 4)))
     with python_lines(20_000):
         assert ValueKind.NUMBER in differing_values(first, second)
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "apart"),
+    [
+        # One measure, or one of them in none: one thing counted, given differently.
+        ("Rent is £1,450 a month.", "The user pays 1650 in rent monthly.", True),
+        ("Alder Media contract: 12-month term", "Alder locked in a three-year agreement.", True),
+        ("Takes 500 mg of metformin.", "metformin: 1,000 mg daily", True),
+        ("Takes 500 mg of metformin.", "metformin, 500mg, with breakfast", False),
+        # Measures neither gives the other: two figures, none changed.
+        ("Annual bonus up to 10% of base.", "Base salary $95k.", False),
+        ("Mortgage: 25-year term.", "mortgage: monthly payment £1,120", False),
+    ],
+)
+def test_numbers_differ_only_where_they_may_count_one_thing(first, second, apart):
+    assert (ValueKind.NUMBER in differing_values(read(first), read(second))) is apart
