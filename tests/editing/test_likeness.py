@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import assume, given
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from stores.editing.likeness import (
@@ -917,3 +917,28 @@ def test_numbers_are_aligned_by_measure_in_one_pass_over_the_longest_texts():
 )
 def test_numbers_differ_only_where_they_may_count_one_thing(first, second, apart):
     assert (ValueKind.NUMBER in differing_values(read(first), read(second))) is apart
+
+
+# Few words, often repeated, numbers and negations among them: what makes an alignment of two
+# long texts do the most work.
+_REPEATED = ("tea", "coffee", "not", "never", "12", "15", "£5", "Paris", "Berlin", "the", "user")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(1, MAX_COMPARED_CHARS // 4),
+    st.integers(0, 8),
+    st.integers(0, MAX_COMPARED_CHARS // 4),
+    st.randoms(use_true_random=False),
+)
+def test_comparing_any_two_texts_within_the_limit_does_bounded_work(size, changed, added, rng):
+    # The other text: the first with a few words changed, then more added.
+    first = [rng.choice(_REPEATED) for _ in range(size)]
+    second = list(first)
+    for _ in range(changed):
+        second[rng.randrange(size)] = rng.choice(_REPEATED)
+    second += [rng.choice(_REPEATED) for _ in range(added)]
+    first_text, second_text = " ".join(first), " ".join(second)
+    readings = (read(first_text), read(second_text))
+    with python_lines(60_000):
+        compare(first_text, second_text, 0.95, readings)
