@@ -429,6 +429,16 @@ class Reading:
         return frozenset(plain)
 
     @cached_property
+    def numbers(self) -> dict[str, frozenset[str]]:
+        """Its numbers by what each counts ("" where the text does not say), read once however
+        often a pass compares it."""
+        measures: dict[str, set[str]] = {}
+        for word in self.words:
+            if word.value is ValueKind.NUMBER:
+                measures.setdefault(word.measure, set()).add(word.canon)
+        return {measure: frozenset(canons) for measure, canons in measures.items()}
+
+    @cached_property
     def reachable(self) -> frozenset[str]:
         """Every word it can share with another text once `_opposites` has read them."""
         return self.canon | self.stems
@@ -1242,6 +1252,10 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
     name each side gives differently is what tells two alike sentences apart."""
     kinds: list[ValueKind] = []
     for kind in ValueKind:
+        if kind is ValueKind.NUMBER:
+            if _numbers_apart(first, second):
+                kinds.append(kind)
+            continue
         was = {word.canon for word in first.words if word.value is kind}
         now = {word.canon for word in second.words if word.value is kind}
         if kind is ValueKind.NAME:
@@ -1252,47 +1266,43 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
             was, now = was - initials(second), now - initials(first)
             if was <= second.canon and now <= first.canon:
                 continue
-        if kind is ValueKind.NUMBER:
-            if _numbers_apart(first, second):
-                kinds.append(kind)
-        elif (was and now and was.isdisjoint(now)) or (
+        if (was and now and was.isdisjoint(now)) or (
             kind is ValueKind.DATE and _date_parts_apart(was, now)
         ):
             kinds.append(kind)
     return kinds
 
 
-def _numbers_by_measure(reading: Reading) -> dict[str, set[str]]:
-    """A text's numbers by what each counts ("" where the text does not say)."""
-    numbers: dict[str, set[str]] = {}
-    for word in reading.words:
-        if word.value is ValueKind.NUMBER:
-            numbers.setdefault(word.measure, set()).add(word.canon)
-    return numbers
-
-
-def _aligned(ours: dict[str, set[str]], theirs: dict[str, set[str]]) -> bool:
+def _aligned(ours: dict[str, frozenset[str]], theirs: dict[str, frozenset[str]]) -> bool:
     """Whether a number of each may count one thing: in one measure, or one of them in a
     measure its text does not say."""
-    return bool(ours.keys() & theirs.keys()) or bool(
-        ("" in ours and theirs) or ("" in theirs and ours)
+    return (
+        bool(ours.keys() & theirs.keys())
+        or ("" in ours and bool(theirs))
+        or ("" in theirs and bool(ours))
     )
 
 
 def _numbers_apart(first: Reading, second: Reading) -> bool:
     """Whether the two give numbers that may count one thing and share none: "£30" / "£45",
     "30" / "£45", never "10% of base" / "$95k" or "a 25-year term" / "£1,120 a month"."""
-    ours, theirs = _numbers_by_measure(first), _numbers_by_measure(second)
+    ours, theirs = first.numbers, second.numbers
     if not _aligned(ours, theirs):
         return False
-    every_ours, every_theirs = set().union(*ours.values()), set().union(*theirs.values())
+    every_ours, every_theirs = (
+        frozenset().union(*ours.values()),
+        frozenset().union(*theirs.values()),
+    )
     shared = any(ours[measure] & theirs[measure] for measure in ours.keys() & theirs.keys())
-    return not (shared or ours.get("", set()) & every_theirs or theirs.get("", set()) & every_ours)
+    unsaid = frozenset[str]()
+    return not (
+        shared or ours.get("", unsaid) & every_theirs or theirs.get("", unsaid) & every_ours
+    )
 
 
 def _numbers_of_other_measures(first: Reading, second: Reading) -> bool:
     """Whether both give numbers and none of one may count what one of the other does."""
-    ours, theirs = _numbers_by_measure(first), _numbers_by_measure(second)
+    ours, theirs = first.numbers, second.numbers
     return bool(ours and theirs) and not _aligned(ours, theirs)
 
 
@@ -1341,9 +1351,17 @@ def _spans(first: Reading, second: Reading) -> list[tuple[int, int, int, int]]:
     ]
 
 
-def _one_part_swapped(first: Reading, second: Reading) -> bool:
+def _swapped_span(first: Reading, second: Reading) -> tuple[int, int, int, int] | None:
+    """The one span where the two differ, when they differ in one place only and each has
+    words there."""
     spans = _spans(first, second)
-    return len(spans) == 1 and spans[0][0] < spans[0][1] and spans[0][2] < spans[0][3]
+    if len(spans) == 1 and spans[0][0] < spans[0][1] and spans[0][2] < spans[0][3]:
+        return spans[0]
+    return None
+
+
+def _one_part_swapped(first: Reading, second: Reading) -> bool:
+    return _swapped_span(first, second) is not None
 
 
 def swapped(first: Reading, second: Reading, *, meant_alike: bool = False) -> bool:
@@ -1357,9 +1375,10 @@ def swapped(first: Reading, second: Reading, *, meant_alike: bool = False) -> bo
     inside for one of another length a rewording ("is training for the Chicago Marathon" /
     "is preparing to run the Chicago Marathon"): another thing said in its place takes the
     shape of what it replaces ("water the plants" / "call the bank")."""
-    if not _one_part_swapped(first, second):
+    span = _swapped_span(first, second)
+    if span is None:
         return False
-    i1, i2, j1, j2 = _spans(first, second)[0]
+    i1, i2, j1, j2 = span
     # A word swapped inside ("learns" / "studies") is a rewording; a phrase swapped, or what
     # opens or ends the sentence (its subject, its value), is another thing said.
     if i1 == 0 or (i2 == len(first.words) and j2 == len(second.words)):
@@ -1646,13 +1665,7 @@ def _differ_in_one_place(
     """A conflict when the texts differ in one span whose words are values on both sides."""
     if not shared:
         return None
-    left = [word.canon for word in first.words]
-    right = [word.canon for word in second.words]
-    spans = [
-        (i1, i2, j1, j2)
-        for tag, i1, i2, j1, j2 in SequenceMatcher(a=left, b=right, autojunk=False).get_opcodes()
-        if tag != "equal"
-    ]
+    spans = _spans(first, second)
     changed = [span for span in spans if span[1] > span[0] and span[3] > span[2]]
     if len(changed) != 1:
         return None
@@ -1679,7 +1692,7 @@ def _differ_in_one_place(
     if not before & shared:
         return None  # what differs opens the text: it is who or what the text is about
     # Where the value of a sentence goes: last ("lives in Paris", "works as a teacher").
-    last = i2 == len(left) and j2 == len(right)
+    last = i2 == len(first.words) and j2 == len(second.words)
     if was_values and now_values:
         if len(was_values) != len(was) or len(now_values) != len(now):
             return None  # a value changed beside other words: different things

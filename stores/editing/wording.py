@@ -20,10 +20,9 @@ first):
    hour", "three quarters of an hour", "2h 10m", "one week" → "30 minutes", "45 minutes",
    "130 minutes", "7 days"; "21°C" → "21 celsius", and Fahrenheit as people convert it,
    "350°F" → "180 celsius", "98.6°F" → "37 celsius"; "500Mb", "500 meg", "0.5 GB" → "500
-   megabytes"; "130 over 80" → "130/80"), "/mo",
-   "monthly", "per month", "every day" → "a month", "a day" (also hour, week, year); "15
-   dollars", "USD 15", "1,200 USD",
-   "15 bucks" → "$15", "$1,200"; a phone number as dialled within its country
+   megabytes"; "130 over 80" → "130/80"), "/mo", "monthly", "per month", "every day" → "a
+   month", "a day" (also hour, week, year); "15 dollars", "USD 15", "1,200 USD", "15 bucks"
+   → "$15", "$1,200"; a phone number as dialled within its country
    ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
    "2079460011"), and a card's or an account's digits in one run ("No. 884 112 907" →
    "number 884112907"); a version by its number ("v20" → "20").
