@@ -1256,21 +1256,35 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
             if _numbers_apart(first, second):
                 kinds.append(kind)
             continue
-        was = {word.canon for word in first.words if word.value is kind}
-        now = {word.canon for word in second.words if word.value is kind}
         if kind is ValueKind.NAME:
             # "MBP" beside "MacBook Pro": one name, once shortened to its capitals. Names
             # each of which the other says, where it is not read as one (opening a sentence,
             # in lower case: "Priya books through Marco" / "Marco is Priya's agent"), are
             # the same names.
-            was, now = was - initials(second), now - initials(first)
+            was, now = _unabbreviated(first, second), _unabbreviated(second, first)
             if was <= second.canon and now <= first.canon:
                 continue
+        else:
+            was = {word.canon for word in first.words if word.value is kind}
+            now = {word.canon for word in second.words if word.value is kind}
         if (was and now and was.isdisjoint(now)) or (
             kind is ValueKind.DATE and _date_parts_apart(was, now)
         ):
             kinds.append(kind)
     return kinds
+
+
+def _unabbreviated(reading: Reading, other: Reading) -> set[str]:
+    """The names `reading` gives that are no abbreviation of a run of `other`'s names, as
+    read or as written: "SAW" is read as the verb, yet may be Sara, Adam and Will."""
+    shortened = initials(other)
+    return {
+        word.canon
+        for word in reading.words
+        if word.value is ValueKind.NAME
+        and word.canon not in shortened
+        and word.written.casefold() not in shortened
+    }
 
 
 def _aligned(ours: dict[str, frozenset[str]], theirs: dict[str, frozenset[str]]) -> bool:

@@ -594,6 +594,12 @@ def test_an_abbreviation_of_a_name_is_never_a_differing_name(names):
     assert differing_values(read(f"The user met {written}."), read(f"The user met {short}.")) == []
 
 
+def test_an_abbreviation_spelling_a_word_is_still_an_abbreviation():
+    # "SAW" is read as the verb "see", yet spells the capitals of the three names.
+    written, short = read("The user met Sven Anke Wolff."), read("The user met SAW.")
+    assert differing_values(written, short) == []
+
+
 @given(st.integers(1000, 10**9))
 def test_a_number_with_or_without_its_thousands_commas_is_one_value(number):
     assert differing_values(read(f"It has {number:,} rows."), read(f"It has {number} rows.")) == []
