@@ -1627,6 +1627,8 @@ def _someone_else(reading: Reading, other: Reading, only: list[Word], others: li
     named = {word.canon for word in only if word.canon in ENTITY_NOUNS}
     if not named or any(word.canon in _KINDS_OF_OTHERS for word in others):
         return False  # the other speaks of a kind of them: "no siblings" / "her brother"
+    if _named_beside(reading, other, named):
+        return False  # "son Leo" / "Leo carries an EpiPen": the son is the one both name
     if named <= _KINDS_OF_OTHERS and any(
         word.canon in ENTITY_NOUNS - _KINDS_OF_OTHERS for word in reading.words
     ):
@@ -1643,6 +1645,32 @@ def _someone_else(reading: Reading, other: Reading, only: list[Word], others: li
         )
     return not named <= _KINDS_OF_OTHERS and any(
         word.canon in ENTITY_NOUNS and word.canon not in _KINDS_OF_OTHERS for word in others
+    )
+
+
+# What may stand between a relative and their name: nothing ("son Leo"), or "is" ("sons:
+# Jack", as a note's "key: value" reads).
+_NAMING_LEADS = frozenset({"", "is"})
+
+
+def _named_beside(reading: Reading, other: Reading, named: set[str]) -> bool:
+    """Whether `reading` gives one of the relatives or animals `named` the name the other
+    text says, right beside it ("son Leo", "kids: Ella", "Leo, my son"), not as its owner
+    ("Leo's sister") nor past a word ("partner has a Plan 1"): both speak of that one."""
+    names = (
+        {
+            word.canon
+            for text in (reading, other)
+            for word in text.words
+            if word.value is ValueKind.NAME and word.canon != _OWNER
+        }
+        & reading.canon
+        & other.canon
+    )
+    return any(
+        (ours.canon in named and theirs.canon in names and theirs.lead in _NAMING_LEADS)
+        or (theirs.canon in named and ours.canon in names and not theirs.lead.endswith("s"))
+        for ours, theirs in pairwise(reading.words)
     )
 
 

@@ -21,7 +21,8 @@ first):
    "130 minutes", "7 days"; "21°C" → "21 celsius", and Fahrenheit as people convert it,
    "350°F" → "180 celsius", "98.6°F" → "37 celsius"; "500Mb", "500 meg", "0.5 GB" → "500
    megabytes"; "130 over 80" → "130/80"), "/mo", "monthly", "per month", "every day" → "a
-   month", "a day" (also hour, week, year); "15 dollars", "USD 15", "1,200 USD", "15 bucks"
+   month", "a day" (also hour, week, year); an age, "4yo", "4 y/o", "four-year-old" → "4
+   years old"; "15 dollars", "USD 15", "1,200 USD", "15 bucks"
    → "$15", "$1,200"; a phone number as dialled within its country
    ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
    "2079460011"), and a card's or an account's digits in one run ("No. 884 112 907" →
@@ -551,7 +552,7 @@ _PER = (
     (re.compile(r"(?i)\b(?:an?\s)?weekly\b"), "a week"),
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(yr|year)\b"), " a year"),
     (re.compile(r"(?i)\b(?:(?:an?\s)?yearly|annually)\b"), "a year"),
-    (re.compile(r"(?i)\b(\d+)\s?(?:yo|y/o|yrs? old)\b"), r"\1 years old"),
+    (re.compile(r"(?i)\b(\d+)(?:\s?(?:yo|y/o)|[\s-](?:yrs?|years?)[\s-]old)\b"), r"\1 years old"),
     (re.compile(r"(?i)\baged (\d+)\b"), r"\1 years old"),
 )
 
@@ -1027,7 +1028,7 @@ def _rewrite(
 _ANY_PERSON = re.compile(
     r"\b(?:[Ii]|[Ii]m|[Ii]ve|[Mm]y|[Mm]e|[Mm]ine|[Mm]yself|[Ww]e|[Oo]urs?|[Uu]s)\b"
 )
-_ANY_PER = re.compile(r"(?i)/|\b(?:per|each|every|yo|yrs?|aged)\b|ly\b")
+_ANY_PER = re.compile(r"(?i)/|\b(?:per|each|every|yrs?|aged|old)\b|\d\s?yo\b|ly\b")
 
 
 # A typographer's apostrophe (U+2019, "doesn\u2019t"), and its opening twin, as a keyboard's.

@@ -785,6 +785,9 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         ("Annual bonus up to 10% of base.", "Base salary $95k."),
         ("Mortgage: 25-year term.", "mortgage: monthly payment £1,120"),
         ("Bread recipe: 500 g flour.", "bread recipe: 350 ml water"),
+        # A name both say, beside no relative, or owning the one the other does not name.
+        ("The user lives in Berlin.", "The user's grandmother lives in Berlin."),
+        ("Ben is in Year 6.", "Ben's best friend Kofi is in Year 5."),
     ],
 )
 def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
@@ -835,6 +838,9 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         # A pet or a relative by name in one, by what they are in the other.
         ("Pepper weighs 19 kg", "dog's weight: roughly 42 lbs"),
         ("Pepper's food: salmon kibble", "The dog eats salmon kibble."),
+        # A relative named in one, by the name the other calls them.
+        ("kids: Ella (9), Finn (6)", "I have a nine-year-old girl called Ella and a boy, Finn."),
+        ("Best friend: Ollie (since kindergarten).", "known ollie since kindergarten, my bff"),
         # Numbers in one measure, or one of them in none, count one thing.
         ("Rent is £1,450 a month.", "The user pays 1650 in rent monthly."),
         ("Alder Media contract: 12-month term", "Alder locked in a three-year agreement."),

@@ -137,6 +137,8 @@ def test_a_dose_reads_the_same_however_its_unit_is_written(amount, unit):
         ("Spotify costs $10 monthly.", "Spotify costs USD 10 a month."),
         ("Backs up daily.", "Backs up a day."),
         ("The user is 45 yo.", "The user is 45 years old."),
+        ("Jack is 3yo, Ollie 5yo.", "Jack is 3 years old, Ollie 5 years old."),
+        ("Has a four-year-old collie.", "Has a 4 yrs old collie."),
         ("Salary is $85k a year.", "Salary is $85000 per year."),
         ("Saving 2.5k for the trip.", "Saving 2500 for the trip."),
     ],
