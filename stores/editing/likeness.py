@@ -608,6 +608,11 @@ _UNIT_AFTER = re.compile(r"[\s-]?([^\W\d_]+)")
 # Measures of one thing: a dose in mg and a weight in kg are both a mass, "a 12-month term"
 # and "a three-year agreement" both a length of time.
 _MEASURE_OF = {"mg": "kg", "day": "year", "month": "year", "minut": "year"}
+# The units a number counts in: those `wording` converts, and those it leaves as written
+# (a temperature, a heart rate, a speed, energy, a blood test's units).
+_MEASURE_WORDS = _UNIT_WORDS | frozenset(
+    cut(unit) for unit in ("celsius", "bpm", "mph", "rpm", "kcal", "calories", "mmhg", "mmol")
+)
 
 
 def _measure_beside(text: str, token: re.Match[str]) -> str:
@@ -622,7 +627,7 @@ def _measure_beside(text: str, token: re.Match[str]) -> str:
         return "%"
     after = _UNIT_AFTER.match(text, token.end())
     unit = cut(after.group(1).casefold()) if after else ""
-    return _MEASURE_OF.get(unit, unit) if unit in _UNIT_WORDS else ""
+    return _MEASURE_OF.get(unit, unit) if unit in _MEASURE_WORDS else ""
 
 
 def _values_by_their_neighbours(words: list[Word]) -> list[Word]:
@@ -806,11 +811,13 @@ def _side_by_side(first: Reading, second: Reading, apart: dict[int, tuple[Word, 
     fact ("I also take vitamin D"), or they are `apart` (`_scales_apart`) on two scales at
     once, each end saying where the other holds ("aisle seats on long-haul" / "the window on
     short hops"), or each counts in a measure the other never gives ("a bonus of 10%" /
-    "a salary of $95k")."""
+    "a salary of $95k"), or their figures differ in two measures at once ("9.1 kg at 9
+    months" / "8.2 kg at 6 months")."""
     return (
         len(apart) > 1
         or any(_ADDS_TO_ANOTHER.search(reading.normalised) for reading in (first, second))
         or _numbers_of_other_measures(first, second)
+        or _apart_in_two_measures(first, second)
     )
 
 
@@ -838,6 +845,18 @@ def _years_apart_with_values(first: Reading, second: Reading) -> bool:
     if not (ours and theirs) or ours & theirs:
         return False
     return any(kind is not ValueKind.DATE for kind in differing_values(first, second))
+
+
+def _apart_in_two_measures(first: Reading, second: Reading) -> bool:
+    """Whether the numbers of two measures both give differ at once: each figure tells where
+    or when the other holds."""
+    ours, theirs = first.numbers, second.numbers
+    apart = [
+        measure
+        for measure in (ours.keys() & theirs.keys()) - {""}
+        if ours[measure].isdisjoint(theirs[measure])
+    ]
+    return len(apart) > 1
 
 
 _YEARS = re.compile(rf"{FULL_YEAR.pattern}(?:-{FULL_YEAR.pattern})?")

@@ -788,6 +788,9 @@ def test_an_acronym_as_a_notes_key_is_written_out():
         # A name both say, beside no relative, or owning the one the other does not name.
         ("The user lives in Berlin.", "The user's grandmother lives in Berlin."),
         ("Ben is in Year 6.", "Ben's best friend Kofi is in Year 5."),
+        # A temperature beside a humidity; a weight at one age beside a weight at another.
+        ("Keeps the nursery around 45% humidity.", "Nursery thermostat set to 20°C."),
+        ("Mia weighed 7.9 kg at her 6-month check.", "Mia: 9.4 kg at 12 months."),
     ],
 )
 def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
@@ -922,9 +925,11 @@ def test_numbers_are_aligned_by_measure_in_one_pass_over_the_longest_texts():
         ("Alder Media contract: 12-month term", "Alder locked in a three-year agreement.", True),
         ("Takes 500 mg of metformin.", "metformin: 1,000 mg daily", True),
         ("Takes 500 mg of metformin.", "metformin, 500mg, with breakfast", False),
+        ("Resting heart rate 58 bpm.", "Resting heart rate is 64 bpm.", True),
         # Measures neither gives the other: two figures, none changed.
         ("Annual bonus up to 10% of base.", "Base salary $95k.", False),
         ("Mortgage: 25-year term.", "mortgage: monthly payment £1,120", False),
+        ("Nursery humidity: 45%.", "Nursery thermostat: 20°C.", False),
     ],
 )
 def test_numbers_differ_only_where_they_may_count_one_thing(first, second, apart):
