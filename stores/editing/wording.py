@@ -10,7 +10,9 @@ first):
    twenty", "twice", "six and a half percent", "four and a quarter", "type one", "nineteen
    ninety" → "45", "27", "12", "120", "2 times", "6.5%", "4.25", "type 1", "1990"; "2x
    daily" → "2 times a day"; ordinals, "fifteenth", "twenty-first" → "15th", "21st" (a lone
-   "one" used as a pronoun, and "first", "second", "third" alone, stay).
+   "one" used as a pronoun, and "first", "second", "third" alone, stay); thousands,
+   millions and billions, "2 million", "1.5bn", "half a million", "£1.2m" (money's "m", not
+   metres) → "2000000", "1500000000", "500000", "£1200000".
 3. **Times of day**: "7 pm", "7:30 p.m.", "half past eight in the evening", "noon", "7:42" →
    "19:00", "19:30", "20:30", "12:00", "07:42"; a range whose half of the day is said once,
    "6-7pm" → "18:00-19:00", and a dash or "to" between two clocks as that hyphen.
@@ -61,6 +63,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from decimal import Decimal
 
 import phonenumbers
 
@@ -184,7 +187,7 @@ _TENS_WORDS = {
     "eighty": 80,
     "ninety": 90,
 }
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
 # The first half of a year said in two ("nineteen ninety").
 _CENTURIES = {"nineteen": 19, "twenty": 20}
 _NUMBER_WORD = "|".join([*_UNITS_WORDS, *_TENS_WORDS, *_SCALES, "a dozen", "dozen", "and"])
@@ -317,6 +320,25 @@ def _quarters_of(match: re.Match[str]) -> str:
 
 
 _PERCENT = re.compile(r"(?i)(\d)\s?(?:percent|per cent|pct)\b")
+
+# Thousands, millions and billions of a number in digits ("2 million", "1.5bn"), of an amount
+# of money ("£1.2m": never metres), or a share of one said in words ("half a million").
+_SCALE_WORDS = {**_SCALES, "mn": 1_000_000, "bn": 1_000_000_000}
+_SCALED = re.compile(r"(?i)(?<![\w.,])(\d+(?:\.\d+)?)\s?(thousand|million|billion|mn|bn)\b")
+_MONEY_IN_MILLIONS = re.compile(r"(?i)(?<=[£$€])(\d+(?:\.\d+)?)\s?m\b")
+_SHARE_OF_A_SCALE = re.compile(
+    r"(?i)\b(?:a |one )?(half|quarter of|three quarters of) an? (thousand|million|billion)\b"
+)
+_SHARES = {
+    "half": Decimal("0.5"),
+    "quarter of": Decimal("0.25"),
+    "three quarters of": Decimal("0.75"),
+}
+
+
+def _scaled(amount: Decimal, scale: str) -> str:
+    text = f"{amount * _SCALE_WORDS[scale.casefold()]:f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
 
 
 # How many times, said in one word ("twice a day" is "2 times a day"); "once" is left, being
@@ -1044,6 +1066,9 @@ def normalise(text: str) -> str:
     if _ANY_PERSON.search(text):
         text = _rewrite(text, _PERSON)
         text = _rewrite(text, _AGREEMENT)
+    text = _SCALED.sub(lambda m: _scaled(Decimal(m[1]), m[2]), text)
+    text = _MONEY_IN_MILLIONS.sub(lambda m: _scaled(Decimal(m[1]), "million"), text)
+    text = _SHARE_OF_A_SCALE.sub(lambda m: _scaled(_SHARES[m[1].casefold()], m[2]), text)
     text = _NUMBERED_ONE.sub(lambda m: f"{m.group(1)} 1", text)
     text = _ONE_MEASURED.sub("1", text)
     text = _NUMBER_RUN.sub(_digits, text)

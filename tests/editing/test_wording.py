@@ -53,6 +53,13 @@ def test_the_first_person_is_the_user(written, read):
         # A lone "one" is as often a pronoun; two numbers in a row are not one number.
         ("The one closest to home.", "The one closest to home."),
         ("Rock and roll.", "Rock and roll."),
+        # Thousands, millions and billions, in digits or in words, and money's "m".
+        ("Her life cover is quarter of a million.", "Her life cover is 250000."),
+        ("Sold for half a million.", "Sold for 500000."),
+        ("Raised 1.5 million, valued at 3bn.", "Raised 1500000, valued at 3000000000."),
+        ("Two billion rows.", "2000000000 rows."),
+        ("Quota is $1.2M.", "Quota is $1200000."),
+        ("A 2m fence.", "A 2 metres fence."),
     ],
 )
 def test_numbers_written_as_words_are_digits(written, read):
@@ -235,6 +242,8 @@ PHRASES = (
     "WFH",
     "a dozen",
     "one hundred and twenty",
+    "half a million",
+    "£1.2m",
     "the user lives in Paris",
 )
 
