@@ -20,15 +20,16 @@ first):
    "6'2\"" → "1.88 metres"; "2 hours" → "120 minutes"; "2 weeks" → "14 days"; "30yr" → "30
    years"; "70 kilograms" → "70 kg"; "11 stone" → "69.9 kg"; "25 mcg" → "0.025 mg"; "half an
    hour", "three quarters of an hour", "2h 10m", "one week" → "30 minutes", "45 minutes",
-   "130 minutes", "7 days"; "21°C" → "21 celsius", and Fahrenheit as people convert it,
-   "350°F" → "180 celsius", "98.6°F" → "37 celsius"; "500Mb", "500 meg", "0.5 GB" → "500
-   megabytes"; "130 over 80" → "130/80"), "/mo", "monthly", "per month", "every day" → "a
-   month", "a day" (also hour, week, year); an age, "4yo", "4 y/o", "four-year-old" → "4
-   years old"; "15 dollars", "USD 15", "1,200 USD", "15 bucks"
-   → "$15", "$1,200"; a phone number as dialled within its country
-   ("+1 415 555 0192", "(415) 555-0192" → "4155550192"; "020 7946 0011", "02079460011" →
-   "2079460011"), and a card's or an account's digits in one run ("No. 884 112 907" →
-   "number 884112907"); a version by its number ("v20" → "20").
+   "130 minutes", "7 days"; "7lb 8oz" → "3.4 kg"; "21°C" → "21 celsius", and Fahrenheit as
+   people convert it, "350°F" → "180 celsius", "98.6°F" → "37 celsius"; "500Mb", "500 meg",
+   "0.5 GB" → "500 megabytes"; "130 over 80" → "130/80"), "/mo", "monthly", "per month",
+   "every day" → "a month", "a day" (also hour, week, year, quarter), "fortnightly", "every
+   other week" → "every 14 days", "semi-annually" → "2 times a year"; an age, "4yo", "4 y/o",
+   "four-year-old" → "4 years old"; "15 dollars", "USD 15", "1,200 USD", "15 bucks" → "$15",
+   "$1,200"; a phone number as dialled within its country ("+1 415 555 0192", "(415)
+   555-0192" → "4155550192"; "020 7946 0011", "02079460011" → "2079460011"), and a card's or
+   an account's digits in one run ("No. 884 112 907" → "number 884112907"); a version by its
+   number ("v20" → "20").
 5. **Abbreviations** people write for places, jobs, tools, days and doses ("NYC" → "New York
    City", "SWE" → "software engineer", "k8s" → "Kubernetes", "Mon" → "Monday", "BID" → "2
    times a day"), written as they are (case kept, so "US" is a country, while "us" is the
@@ -529,6 +530,10 @@ _FEET_INCHES = re.compile(
 )
 
 
+# A weight in pounds and ounces ("7lb 8oz", a newborn's as often as not): one mass.
+_POUNDS_OUNCES = re.compile(r"(?i)(?<![\w.])(\d{1,3})\s?lbs?\s?(\d{1,2})\s?oz\b")
+
+
 # A duration in hours and minutes ("2h 10m", "1 hr 30 mins"): one quantity, where "m" alone
 # would read as metres.
 _HOURS_MINUTES = re.compile(
@@ -538,11 +543,22 @@ _HOURS_MINUTES = re.compile(
 _OVER = re.compile(r"(?<![\w.])(\d{2,3}) over (\d{2,3})(?!\w|\.\d)")
 
 
-def _feet_inches(match: re.Match[str]) -> str:
-    feet, inches = int(match.group(1)), int(match.group(2))
-    if inches >= 12:
-        return match.group()
-    return f"{_amount((feet * 12 + inches) * 0.0254)} metres"
+def _said_in_two_units(per: int, size: float, unit: str) -> Callable[[re.Match[str]], str]:
+    """The rewrite of a quantity said in a large unit and a small one ("5 ft 4", "7lb 8oz")
+    to one amount of `unit`: `per` small ones to a large one, each `size` of `unit`. A small
+    count past `per` ("5'14") is no such quantity."""
+
+    def one_amount(match: re.Match[str]) -> str:
+        large, small = int(match.group(1)), int(match.group(2))
+        if small >= per:
+            return match.group()
+        return f"{_amount((large * per + small) * size)} {unit}"
+
+    return one_amount
+
+
+_feet_inches = _said_in_two_units(12, 0.0254, "metres")
+_pounds_ounces = _said_in_two_units(16, 0.028349523125, "kg")
 
 
 _CURRENCY_WORDS = {
@@ -573,7 +589,11 @@ _PER = (
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(wk|week)\b"), " a week"),
     (re.compile(r"(?i)\b(?:an?\s)?weekly\b"), "a week"),
     (re.compile(r"(?i)(?:\s?/\s?|\s+per\s+|\s+(?:each|every)\s+)(yr|year)\b"), " a year"),
+    (re.compile(r"(?i)\b(?:semi-?annually|bi-?annually|twice yearly)\b"), "2 times a year"),
     (re.compile(r"(?i)\b(?:(?:an?\s)?yearly|annually)\b"), "a year"),
+    (re.compile(r"(?i)\b(?:per|each|every)\s+quarter\b"), "a quarter"),
+    (re.compile(r"(?i)\b(?:an?\s)?quarterly\b"), "a quarter"),
+    (re.compile(r"(?i)\b(?:fortnightly|bi-?weekly|every other week)\b"), "every 14 days"),
     (re.compile(r"(?i)\b(\d+)(?:\s?(?:yo|y/o)|[\s-](?:yrs?|years?)[\s-]old)\b"), r"\1 years old"),
     (re.compile(r"(?i)\baged (\d+)\b"), r"\1 years old"),
 )
@@ -1092,6 +1112,7 @@ def normalise(text: str) -> str:
         text = _rewrite(text, _PER)
     text = _TIMES_X.sub(r"\1 times", text)
     text = _FEET_INCHES.sub(_feet_inches, text)
+    text = _POUNDS_OUNCES.sub(_pounds_ounces, text)
     text = _HOURS_MINUTES.sub(lambda m: f"{int(m[1]) * 60 + int(m[2])} minutes", text)
     text = _OVER.sub(r"\1/\2", text)
     text = _DEGREES.sub(lambda m: _DEGREE_SCALES[m.group(1).casefold()], text)

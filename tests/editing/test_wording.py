@@ -146,6 +146,9 @@ def test_a_dose_reads_the_same_however_its_unit_is_written(amount, unit):
         ("The user is 45 yo.", "The user is 45 years old."),
         ("Jack is 3yo, Ollie 5yo.", "Jack is 3 years old, Ollie 5 years old."),
         ("Has a four-year-old collie.", "Has a 4 yrs old collie."),
+        ("Reviews the roadmap quarterly.", "Reviews the roadmap every quarter."),
+        ("Retro is fortnightly.", "Retro is every 2 weeks."),
+        ("Boiler serviced semi-annually.", "Boiler serviced twice a year."),
         ("Salary is $85k a year.", "Salary is $85000 per year."),
         ("Saving 2.5k for the trip.", "Saving 2500 for the trip."),
     ],
@@ -397,6 +400,7 @@ def test_a_fraction_a_version_or_a_verb_is_no_date(written):
         # "One day" is as often "some day".
         ("One day I'll see Japan.", "One day I'll see Japan."),
         ("Works night shifts, 10pm\u20136am.", "Works night shifts, 22:00 to 06:00."),
+        ("Theo was born at 7lb 8oz.", "Theo was born at 3.4 kg."),
     ],
 )
 def test_heights_durations_halves_and_restrictions_read_one_way(first, second):
