@@ -102,7 +102,7 @@ NEGATORS = frozenset(
     | {"stopped", "quit"}
 )
 # What ends a clause: punctuation between two words, or a word joining two clauses.
-_CLAUSE_BREAK = re.compile(r"[,;:.!?()\u2013\u2014]")
+_CLAUSE_BREAK = re.compile(r"[,;:.!?()\u2013\u2014]|\s-\s")
 _CLAUSE_WORDS = frozenset({"and", "but", "or", "nor", "so", "because", "while", "whereas"})
 # "no longer" and "not anymore" negate once, whatever the second word says.
 _NEGATION_FILLER = frozenset({"longer", "anymore", "any", "known"})

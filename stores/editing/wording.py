@@ -1023,12 +1023,19 @@ _TERSE_NOTE = re.compile(
     re.IGNORECASE,
 )
 _SHORT_VALUE_WORDS = 6
+# A key that negates is a statement, the dash after it a pause ("doesn't eat meat - not even
+# fish"), not a note's "key - value".
+_NEGATED_KEY = re.compile(r"(?i)n't\b|\b(?:not|never)\b")
 
 
 def _terse(text: str) -> str:
     """The statement a one-line note abbreviates, or `text` when it is not one."""
     note = _TERSE_NOTE.fullmatch(text)
-    if note and len(note.group(2).split()) <= _SHORT_VALUE_WORDS:
+    if (
+        note
+        and len(note.group(2).split()) <= _SHORT_VALUE_WORDS
+        and not _NEGATED_KEY.search(note.group(1))
+    ):
         key, value = note.group(1).casefold(), note.group(2)
         if key in TERSE_VERB_KEYS:
             return f"The user {TERSE_VERB_KEYS[key]} {value}."

@@ -480,7 +480,13 @@ def test_two_measures_a_little_further_apart_than_rounding_differ():
 
 @pytest.mark.parametrize(
     "written",
-    ["Won't eat mushrooms; can't stand them.", "Neither smokes nor drinks.", "Not X, not Y."],
+    [
+        "Won't eat mushrooms; can't stand them.",
+        "Neither smokes nor drinks.",
+        "Not X, not Y.",
+        "Not eligible for an HSA - her plan isn't high-deductible.",
+        "User doesn't eat meat - not even fish.",
+    ],
 )
 def test_a_negation_in_each_of_two_clauses_still_negates(written):
     assert read(written).negative

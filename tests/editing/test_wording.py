@@ -281,6 +281,8 @@ def test_a_terse_note_reads_as_the_statement_it_abbreviates(written, read):
         "Peanut allergy: keep all peanut products out of recipes for the user and the kids.",
         "Meeting at 10:00 on Friday",
         "The user lives in Paris.",
+        # A dash after a negation is a pause, not a note's "key - value".
+        "User doesn't eat meat - not even fish.",
     ],
 )
 def test_a_long_note_or_a_sentence_is_not_a_terse_note(written):
