@@ -608,6 +608,8 @@ _UNIT_AFTER = re.compile(r"[\s-]?([^\W\d_]+)")
 # Measures of one thing: a dose in mg and a weight in kg are both a mass, "a 12-month term"
 # and "a three-year agreement" both a length of time.
 _MEASURE_OF = {"mg": "kg", "day": "year", "month": "year", "minut": "year"}
+# The measures of several units, whose numbers are read as written, unconverted.
+_MERGED_MEASURES = frozenset(_MEASURE_OF.values())
 # The units a number counts in: those `wording` converts, and those it leaves as written
 # (a temperature, a heart rate, a speed, energy, a blood test's units).
 _MEASURE_WORDS = _UNIT_WORDS | frozenset(
@@ -849,14 +851,25 @@ def _years_apart_with_values(first: Reading, second: Reading) -> bool:
 
 def _apart_in_two_measures(first: Reading, second: Reading) -> bool:
     """Whether the numbers of two measures both give differ at once: each figure tells where
-    or when the other holds."""
+    or when the other holds. A measure of several units ("12 months" / "1 year") is compared
+    only where both give it in one unit."""
     ours, theirs = first.numbers, second.numbers
     apart = [
         measure
         for measure in (ours.keys() & theirs.keys()) - {""}
         if ours[measure].isdisjoint(theirs[measure])
+        and (measure not in _MERGED_MEASURES or _units(first, measure) == _units(second, measure))
     ]
     return len(apart) > 1
+
+
+def _units(reading: Reading, measure: str) -> frozenset[str]:
+    """The units `reading` gives its numbers of `measure` in, as the words after them."""
+    return frozenset(
+        after.canon
+        for word, after in pairwise(reading.words)
+        if word.value is ValueKind.NUMBER and word.measure == measure
+    )
 
 
 _YEARS = re.compile(rf"{FULL_YEAR.pattern}(?:-{FULL_YEAR.pattern})?")
