@@ -324,7 +324,13 @@ _RELATIVE_MODIFIERS = frozenset(
     }
 )
 # Those that name a kind the others belong to: "no pets" speaks of the parrot too.
-_KINDS_OF_OTHERS = frozenset({"pet", "sibl", "parent", "child"})
+_MEMBERS_OF_KIND = {
+    "pet": frozenset({"cat", "dog", "bird", "fish", "hamster", "rabbit", "hors", "parrot"}),
+    "sibl": frozenset({"sister", "brother"}),
+    "parent": frozenset({"mother", "father"}),
+    "child": frozenset({"son", "daughter", "baby"}),
+}
+_KINDS_OF_OTHERS = frozenset(_MEMBERS_OF_KIND)
 
 # Verbs under which a new value adds to the old rather than replacing it.
 _GATHERING_TEXT = """
@@ -1659,6 +1665,9 @@ def _someone_else(reading: Reading, other: Reading, only: list[Word], others: li
     named = {word.canon for word in only if word.canon in ENTITY_NOUNS}
     if not named or any(word.canon in _KINDS_OF_OTHERS for word in others):
         return False  # the other speaks of a kind of them: "no siblings" / "her brother"
+    members = frozenset().union(*(_MEMBERS_OF_KIND.get(kind, ()) for kind in named))
+    if any(word.canon in members for word in others):
+        return False  # it speaks of a kind the other's one is of: "kids: none" / "my son"
     if _named_beside(reading, other, named):
         return False  # "son Leo" / "Leo carries an EpiPen": the son is the one both name
     if named <= _KINDS_OF_OTHERS and any(

@@ -853,6 +853,9 @@ def test_structure_keeps_apart_what_meaning_alone_would_join(first, second):
         # Numbers in one measure, or one of them in none, count one thing.
         ("Rent is £1,450 a month.", "The user pays 1650 in rent monthly."),
         ("Alder Media contract: 12-month term", "Alder locked in a three-year agreement."),
+        # A kind of relative in one, one of that kind in the other.
+        ("kids: none", "I pick my daughter up from school."),
+        ("User's only sibling is a sister, Mel.", "I have an older brother, Dan."),
         # One age in two units, beside two weights: one time, one weight changed.
         ("1-year review weight: 9.6 kg", "At his 12-month check Theo weighed 10.4kg."),
     ],
