@@ -357,6 +357,7 @@ class ValueKind(StrEnum):
     NAME = "name"
     COLOUR = "colour"
     EMAIL = "email address"
+    FREQUENCY = "frequency"
 
 
 VALUE_WORDS: dict[str, ValueKind] = {
@@ -435,6 +436,11 @@ class Reading:
         return frozenset(plain)
 
     @cached_property
+    def frequencies(self) -> frozenset[str]:
+        """The periods it says a thing happens once in ("a month", "2 times a day")."""
+        return frozenset(_HOW_OFTEN.findall(self.normalised))
+
+    @cached_property
     def numbers(self) -> dict[str, frozenset[str]]:
         """Its numbers by what each counts ("" where the text does not say), read once however
         often a pass compares it."""
@@ -487,6 +493,12 @@ _NUMBERING_WORDS = frozenset(
 )
 # A person's title, written with its full stop.
 _TITLES = frozenset({"mr", "mrs", "ms", "dr", "prof"})
+# How often a thing happens, as `stores.editing.wording` writes it ("monthly", "/mo" and
+# "every month" are "a month"): not "for a month", "in a year" or "a year ago".
+_HOW_OFTEN = re.compile(
+    r"(?<!for )(?<!in )(?<!within )(?<!after )(?<!over )(?<!than )"
+    r"\b(?:a|an|per|every|each) (day|week|month|quarter|year)\b(?! ago| old| or)"
+)
 # "named" and "called", as `read` gives them.
 _NAMED = "nam"
 # The parts a date is told by, as `read` gives their words, one or many ("Mondays"); a
@@ -1266,8 +1278,8 @@ def _value_reworded(
         and not _held_one_at_a_time(first, second)
     ):
         return None
-    was = [word for word in first.words if word.value in kinds and word.canon not in shared]
-    now = [word for word in second.words if word.value in kinds and word.canon not in shared]
+    was = [word for word in _words_giving(first, kinds) if word.canon not in shared]
+    now = [word for word in _words_giving(second, kinds) if word.canon not in shared]
     if not was or not now:
         return None  # "Dana is Sam's manager" / "Sam manages Priya": Sam is said on both sides
     counted_first, counted_second = _numbers_counted(first, was), _numbers_counted(second, now)
@@ -1285,6 +1297,13 @@ def _value_reworded(
     )
 
 
+def _words_giving(reading: Reading, kinds: list[ValueKind]) -> list[Word]:
+    """The words of `reading` that give a value of `kinds`: "month" of "a month" is how
+    often."""
+    often = reading.frequencies if ValueKind.FREQUENCY in kinds else frozenset()
+    return [word for word in reading.words if word.value in kinds or word.canon in often]
+
+
 def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
     """The kinds of value both texts give and on which they share none: a price, a date, a
     name each side gives differently is what tells two alike sentences apart."""
@@ -1292,6 +1311,11 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
     for kind in ValueKind:
         if kind is ValueKind.NUMBER:
             if _numbers_apart(first, second):
+                kinds.append(kind)
+            continue
+        if kind is ValueKind.FREQUENCY:
+            ours, theirs = first.frequencies, second.frequencies
+            if ours and theirs and ours.isdisjoint(theirs):
                 kinds.append(kind)
             continue
         if kind is ValueKind.NAME:

@@ -684,6 +684,30 @@ def test_what_the_users_relative_has_is_not_what_the_user_has():
     assert compare(*pair, ALIKE, thresholds=TRUSTED) is None
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "differ"),
+    [
+        ("Backs up daily.", "Backs up weekly.", True),
+        ("Water bill paid quarterly.", "water charge: monthly DD", True),
+        ("Pays £50 a month.", "Pays £50 monthly.", False),
+        # A period that is how long, or when, is no frequency.
+        ("Stayed in Rome for a month.", "Pays rent a week.", False),
+        ("Moved house a year ago.", "Pays rent a month.", False),
+    ],
+)
+def test_how_often_is_a_value(first, second, differ):
+    differing = differing_values(read(first), read(second))
+    assert (ValueKind.FREQUENCY in differing) is differ
+
+
+def test_a_frequency_changed_in_reworded_text_conflicts():
+    found = compare(
+        "Water bill paid quarterly.", "water charge: monthly DD", 0.91, thresholds=TRUSTED
+    )
+    assert found is not None and found.kind is Kind.CONFLICT
+    assert "the frequency differs: 'quarter' → 'month'" in found.reason
+
+
 def test_a_name_held_one_at_a_time_differing_in_reworded_text_conflicts():
     found = compare(
         "Main contact at Globex is Mark Chen.",
