@@ -623,11 +623,10 @@ def read(text: str) -> Reading:
 # the word right after it when that is a unit.
 _CURRENCY_SIGNS = frozenset("£$€¥₹")
 _UNIT_AFTER = re.compile(r"[\s-]?([^\W\d_]+)")
-# Measures of one thing: a dose in mg and a weight in kg are both a mass, "a 12-month term"
-# and "a three-year agreement" both a length of time.
+# Units of one measure, whose numbers `wording` leaves unconverted: a dose in mg and a weight
+# in kg are both a mass, "a 12-month term" and "a three-year agreement" both a length of
+# time. Numbers in two such units may count one thing, but are never one amount.
 _MEASURE_OF = {"mg": "kg", "day": "year", "month": "year", "minut": "year"}
-# The measures of several units, whose numbers are read as written, unconverted.
-_MERGED_MEASURES = frozenset(_MEASURE_OF.values())
 # The units a number counts in: those `wording` converts, and those it leaves as written
 # (a temperature, a heart rate, a speed, energy, a blood test's units).
 _MEASURE_WORDS = _UNIT_WORDS | frozenset(
@@ -647,7 +646,7 @@ def _measure_beside(text: str, token: re.Match[str]) -> str:
         return "%"
     after = _UNIT_AFTER.match(text, token.end())
     unit = cut(after.group(1).casefold()) if after else ""
-    return _MEASURE_OF.get(unit, unit) if unit in _MEASURE_WORDS else ""
+    return unit if unit in _MEASURE_WORDS else ""
 
 
 def _values_by_their_neighbours(words: list[Word]) -> list[Word]:
@@ -868,26 +867,13 @@ def _years_apart_with_values(first: Reading, second: Reading) -> bool:
 
 
 def _apart_in_two_measures(first: Reading, second: Reading) -> bool:
-    """Whether the numbers of two measures both give differ at once: each figure tells where
-    or when the other holds. A measure of several units ("12 months" / "1 year") is compared
-    only where both give it in one unit."""
+    """Whether the numbers of two units both give differ at once: each figure tells where or
+    when the other holds."""
     ours, theirs = first.numbers, second.numbers
     apart = [
-        measure
-        for measure in (ours.keys() & theirs.keys()) - {""}
-        if ours[measure].isdisjoint(theirs[measure])
-        and (measure not in _MERGED_MEASURES or _units(first, measure) == _units(second, measure))
+        unit for unit in (ours.keys() & theirs.keys()) - {""} if ours[unit].isdisjoint(theirs[unit])
     ]
     return len(apart) > 1
-
-
-def _units(reading: Reading, measure: str) -> frozenset[str]:
-    """The units `reading` gives its numbers of `measure` in, as the words after them."""
-    return frozenset(
-        after.canon
-        for word, after in pairwise(reading.words)
-        if word.value is ValueKind.NUMBER and word.measure == measure
-    )
 
 
 _YEARS = re.compile(rf"{FULL_YEAR.pattern}(?:-{FULL_YEAR.pattern})?")
@@ -1353,10 +1339,14 @@ def _aligned(ours: dict[str, frozenset[str]], theirs: dict[str, frozenset[str]])
     """Whether a number of each may count one thing: in one measure, or one of them in a
     measure its text does not say."""
     return (
-        bool(ours.keys() & theirs.keys())
+        bool(_measures(ours) & _measures(theirs))
         or ("" in ours and bool(theirs))
         or ("" in theirs and bool(ours))
     )
+
+
+def _measures(numbers: dict[str, frozenset[str]]) -> set[str]:
+    return {_MEASURE_OF.get(unit, unit) for unit in numbers}
 
 
 def _numbers_apart(first: Reading, second: Reading) -> bool:

@@ -961,6 +961,8 @@ def test_numbers_are_aligned_by_measure_in_one_pass_over_the_longest_texts():
         ("Takes 500 mg of metformin.", "metformin: 1,000 mg daily", True),
         ("Takes 500 mg of metformin.", "metformin, 500mg, with breakfast", False),
         ("Resting heart rate 58 bpm.", "Resting heart rate is 64 bpm.", True),
+        # One measure in two units: one number in each is two amounts.
+        ("Log retention: 15 days", "Logs are kept for 15 months.", True),
         # Measures neither gives the other: two figures, none changed.
         ("Annual bonus up to 10% of base.", "Base salary $95k.", False),
         ("Mortgage: 25-year term.", "mortgage: monthly payment £1,120", False),
