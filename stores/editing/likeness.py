@@ -382,6 +382,8 @@ class Likeness:
     # False where the embeddings' meaning decided it, not the words: a model judge, when
     # one is set, is asked about such a pair.
     sure: bool = True
+    # True where the pair model read it from the two embeddings, the words telling nothing.
+    by_model: bool = False
 
 
 @dataclass(frozen=True)
@@ -930,6 +932,7 @@ def by_meaning(
             f"alike, the pair model only {sureness:.0%} sure they cannot both hold and "
             "no value or negation differing",
             sure=False,
+            by_model=True,
         )
     if kind is Kind.DUPLICATE:
         said = "say the same thing in other words"
@@ -941,6 +944,7 @@ def by_meaning(
         f"{said}, read by their meaning: {similarity:.2f} alike, the pair model "
         f"{sureness:.0%} sure",
         sure=False,
+        by_model=True,
     )
 
 

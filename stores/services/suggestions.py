@@ -39,6 +39,7 @@ from django.utils import timezone
 from stores.dbops import lock_feed
 from stores.editing import Status
 from stores.editing.likeness import (
+    Kind,
     Likeness,
     Reading,
     Thresholds,
@@ -230,12 +231,28 @@ def pair_model() -> PairModel | None:
     return _pair_model_at(path, get_backend().model_name) if path else None
 
 
-def standout() -> float | None:
-    """How much more alike than its neighbours a pair must be for a verdict read from its
-    meaning to stand (SUGGEST_SIMILARITY's STANDOUT for the configured embedding model; None
-    when it has none: every such verdict stands)."""
-    margin = _similarity_entry().get("STANDOUT")
-    return None if margin is None else float(margin)
+@dataclass(frozen=True)
+class Standout:
+    """How much more alike than its neighbours a pair must be for an unsure verdict to stand:
+    a duplicate the rule reads in words reworded throughout, nothing in them differing, and
+    any other (the pair model's, or the rule's trusting the embeddings for what differs)."""
+
+    reworded: float
+    other: float
+
+    def of(self, likeness: Likeness) -> float:
+        reworded = likeness.kind is Kind.DUPLICATE and not likeness.by_model
+        return self.reworded if reworded else self.other
+
+
+def standout() -> Standout | None:
+    """SUGGEST_SIMILARITY's STANDOUT_REWORDED (as STANDOUT unless given) and STANDOUT for the
+    configured embedding model; None when it has no STANDOUT: every verdict stands."""
+    entry = _similarity_entry()
+    margin = entry.get("STANDOUT")
+    if margin is None:
+        return None
+    return Standout(float(entry.get("STANDOUT_REWORDED", margin)), float(margin))
 
 
 @functools.lru_cache(maxsize=4)
@@ -358,11 +375,11 @@ def _standing_out(
     agent: Agent,
     verdicts: list[Verdict],
     neighbourhoods: dict[int, list[found.Candidate]],
-    margin: float,
+    margin: Standout,
 ) -> list[Verdict]:
-    """`verdicts` with each one read from meaning alone (an unsure one) dropped unless its
-    pair is at least `margin` more alike than either memory is, on average, to its other
-    nearest neighbours.
+    """`verdicts` with each unsure one (read from meaning, at least in part) dropped unless
+    its pair is at least `margin.of` it more alike than either memory is, on average, to its
+    other nearest neighbours.
 
     An embedding model puts any two memories about one person close (e5-small: 0.82 to 0.9
     across one user's store of compatible facts), so in a store how alike a pair is means
@@ -371,20 +388,20 @@ def _standing_out(
     memory with no other neighbour (a store of two) has no crowd to stand out from. The
     neighbours of memories `neighbourhoods` lacks are found in one query."""
     unsure = [
-        (index, first, second, similarity)
+        (index, first, second, similarity, margin.of(likeness))
         for index, (first, second, likeness, similarity) in enumerate(verdicts)
         if likeness is not None and not likeness.sure and similarity is not None
     ]
     unknown = {
         memory.pk: memory
-        for _, *pair, _ in unsure
+        for _, *pair, _, _ in unsure
         for memory in pair
         if memory.pk not in neighbourhoods
     }
     if unknown:
         neighbourhoods = neighbourhoods | found.neighbours_of_each(agent, list(unknown.values()))
     kept = list(verdicts)
-    for index, first, second, similarity in unsure:
+    for index, first, second, similarity, least in unsure:
         crowds = [
             crowd
             for crowd in (
@@ -393,7 +410,7 @@ def _standing_out(
             )
             if crowd is not None
         ]
-        if crowds and similarity - max(crowds) < margin:
+        if crowds and similarity - max(crowds) < least:
             kept[index] = (first, second, None, similarity)
     return kept
 

@@ -1,13 +1,17 @@
 """A verdict read from meaning alone stands in a store only where its pair stands out from
 the memories' other neighbours: the embedded model puts any two memories about one person
 close, so closeness alone says little there. A pair the words decide stands however crowded;
-a true paraphrase stands out from its crowd."""
+a true paraphrase stands out from its crowd. A duplicate the words read, nothing in them
+differing, needs stand out less (STANDOUT_REWORDED) than a verdict the pair model reads."""
 
 from __future__ import annotations
 
+import pytest
+
+from stores.editing.likeness import Kind, Likeness
 from stores.models import Agent, Suggestion
 from stores.services.embeddings import reembed_sweep
-from stores.services.suggestions import suggest_for_memory
+from stores.services.suggestions import standout, suggest_for_memory
 
 # Fine together, but the rule reads one as negating the other by their meaning alone.
 LACTOSE = (
@@ -68,3 +72,26 @@ def test_a_paraphrase_stands_out_from_its_crowd(local_model, suggested):
     [suggestion] = suggested((*DIET, *paraphrase))
 
     assert suggestion.kind == Suggestion.Kind.DUPLICATE
+
+
+@pytest.mark.parametrize(
+    ("likeness", "margin"),
+    [
+        (Likeness(Kind.DUPLICATE, 0.9, "reworded", sure=False), 0.02),
+        (Likeness(Kind.DUPLICATE, 0.6, "read by meaning", sure=False, by_model=True), 0.03),
+        (Likeness(Kind.CONFLICT, 0.9, "a value reworded", sure=False), 0.03),
+    ],
+)
+def test_a_duplicate_the_words_read_needs_stand_out_less(local_model, likeness, margin):
+    assert standout().of(likeness) == margin
+
+
+def test_without_a_margin_of_its_own_a_reworded_duplicate_stands_out_as_any(settings):
+    table = settings.MEMORYADMIN["SUGGEST_SIMILARITY"]
+    entry = {key: value for key, value in table["*"].items() if key != "STANDOUT_REWORDED"}
+    settings.MEMORYADMIN = {
+        **settings.MEMORYADMIN,
+        "SUGGEST_SIMILARITY": {**table, "*": {**entry, "STANDOUT": 0.05}},
+    }
+
+    assert standout().of(Likeness(Kind.DUPLICATE, 0.9, "reworded", sure=False)) == 0.05
