@@ -101,7 +101,8 @@ NEGATORS = frozenset(
     {"not", "no", "never", "nobody", "nothing", "neither", "nor", "none", "cannot"}
     | {"stopped", "quit"}
 )
-# What ends a clause: punctuation between two words, or a word joining two clauses.
+# What ends a clause: punctuation between two words (a dash with a space each side among
+# it), or a word joining two clauses.
 _CLAUSE_BREAK = re.compile(r"[,;:.!?()\u2013\u2014]|\s-\s")
 _CLAUSE_WORDS = frozenset({"and", "but", "or", "nor", "so", "because", "while", "whereas"})
 # "no longer" and "not anymore" negate once, whatever the second word says.
@@ -382,7 +383,8 @@ class Likeness:
     # False where the embeddings' meaning decided it, not the words: a model judge, when
     # one is set, is asked about such a pair.
     sure: bool = True
-    # True where the pair model read it from the two embeddings, the words telling nothing.
+    # True where the pair model read its kind from the two embeddings (the words only say
+    # what shows for it).
     by_model: bool = False
 
 
@@ -1328,7 +1330,7 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
 
 def _unabbreviated(reading: Reading, other: Reading) -> set[str]:
     """The names `reading` gives that are no abbreviation of a run of `other`'s names, as
-    read or as written: "SAW" is read as the verb, yet may be Sara, Adam and Will."""
+    read or as written: "SAW" is read as the verb, yet may be Sven, Anke and Wolff."""
     shortened = initials(other)
     return {
         word.canon
@@ -1350,6 +1352,7 @@ def _aligned(ours: dict[str, frozenset[str]], theirs: dict[str, frozenset[str]])
 
 
 def _measures(numbers: dict[str, frozenset[str]]) -> set[str]:
+    """The measures the units of `numbers` are of ("month" is of "year")."""
     return {_MEASURE_OF.get(unit, unit) for unit in numbers}
 
 
