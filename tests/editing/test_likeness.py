@@ -899,6 +899,7 @@ def test_a_verdict_read_by_meaning_is_unsure_and_names_the_words_evidence():
         "cannot both hold (the number differs), read by their meaning: 0.86 alike, the pair "
         "model 83% sure",
         sure=False,
+        by_model=True,
     )
 
 
