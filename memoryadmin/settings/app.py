@@ -176,8 +176,8 @@ MEMORYADMIN: dict[str, Any] = {
     # fit_pair_model`; it reads pairs at least NEGATION alike that their structure does not
     # keep apart. e5-small's (stores/embeddings/pair_models/) is on by default: on the
     # held-out halves of the labelled sets it raised the duplicates found from 0.42-0.80 (the
-    # rule alone, when the model was first measured) to 0.88-0.94 and the conflicts from
-    # 0.43-0.80 to 0.79-0.89, on all ten now (README, "Read by meaning").
+    # rule alone, when the model was first measured) to 0.88-0.96 and the conflicts from
+    # 0.43-0.80 to 0.80-0.89, on all ten now (README, "Read by meaning").
     # STANDOUT: in a store, a verdict read from meaning alone (the thresholds' above, and the
     # pair model's) stands only where the pair is this much more alike than either memory is, on
     # average, to its other nearest neighbours (stores/services/suggestions.py, _standing_out);
