@@ -1306,11 +1306,8 @@ def differing_values(first: Reading, second: Reading) -> list[ValueKind]:
                 kinds.append(kind)
             continue
         if kind is ValueKind.FREQUENCY:
-            ours, theirs = first.frequencies, second.frequencies
-            if ours and theirs and ours.isdisjoint(theirs):
-                kinds.append(kind)
-            continue
-        if kind is ValueKind.NAME:
+            was, now = set(first.frequencies), set(second.frequencies)
+        elif kind is ValueKind.NAME:
             # "MBP" beside "MacBook Pro": one name, once shortened to its capitals. Names
             # each of which the other says, where it is not read as one (opening a sentence,
             # in lower case: "Priya books through Marco" / "Marco is Priya's agent"), are
